@@ -1,0 +1,42 @@
+package lab.handlers
+
+import kotlinx.serialization.SerializationException
+
+/**
+ * The endpoint logic, as plain functions from validated input to a [Reply].
+ *
+ * Waiting (for a delay, a downstream call or a pinning trap) is the one thing the servers
+ * do themselves, because *how* they wait is the thread model under test. Everything before
+ * and after the wait is here.
+ */
+object Handlers {
+    fun health(): Reply = Reply.text(200, "ok")
+
+    fun hello(): Reply = LabJson.reply(200, Greeting())
+
+    fun cpu(iterations: Int): Reply = LabJson.reply(200, CpuResult(iterations, CpuWork.digest(iterations)))
+
+    fun delayed(ms: Long): Reply = LabJson.reply(200, DelayResult(ms))
+
+    fun pinned(trap: PinTrap, ms: Long): Reply = LabJson.reply(200, PinResult(trap.slug, ms))
+
+    fun stats(model: String, counters: LiveCounters): Reply = LabJson.reply(200, counters.snapshot(model))
+
+    fun webSocketWithoutUpgrade(): Reply = Reply.error(426, "/ws is a WebSocket endpoint: send an Upgrade: websocket request")
+
+    /** The answer when the server's bounded thread pool has no thread left for a request. */
+    fun overloaded(): Reply = Reply.error(503, "server thread pool exhausted; retry later or start the server with more --threads")
+
+    /** Combines the two downstream bodies; a body that is not the stub's JSON is the downstream's fault. */
+    fun dashboard(userId: String, profileBody: String, metricsBody: String): Reply = try {
+        val profile = LabJson.decode<Profile>(profileBody)
+        val metrics = LabJson.decode<Metrics>(metricsBody)
+        LabJson.reply(200, Dashboard(userId, profile, metrics))
+    } catch (e: SerializationException) {
+        downstreamFailed("an unreadable body (${e.message?.lineSequence()?.first()})")
+    } catch (e: IllegalArgumentException) {
+        downstreamFailed("an unreadable body (${e.message?.lineSequence()?.first()})")
+    }
+
+    fun downstreamFailed(what: String): Reply = Reply.error(502, "the downstream service answered with $what")
+}

@@ -1,0 +1,67 @@
+package lab.handlers
+
+import com.github.ajalt.clikt.core.CliktCommand
+import com.github.ajalt.clikt.core.Context
+import com.github.ajalt.clikt.parameters.options.default
+import com.github.ajalt.clikt.parameters.options.option
+import com.github.ajalt.clikt.parameters.types.int
+import com.github.ajalt.clikt.parameters.types.long
+import com.github.ajalt.clikt.parameters.types.restrictTo
+
+/**
+ * The command line every server shares, declared once so the three servers take the same
+ * options with the same defaults. A server adds only what is its own (the platform pool size).
+ */
+abstract class ServerCommand(private val model: String) : CliktCommand(name = "$model-server") {
+    override fun help(context: Context) = "The lab's $model server: the handler contract of DESIGN.md on $model."
+
+    private val host by option("--host", help = "address to listen on").default("127.0.0.1")
+    private val port by option("--port", help = "port to listen on; 0 picks a free one").int().restrictTo(0..65535).default(8080)
+    private val downstreamUrl by option("--downstream-url", help = "base URL of the downstream stub that /dashboard calls")
+        .default(DownstreamPaths.DEFAULT_URL)
+    private val defaults = Limits()
+    private val maxDelayMs by option("--max-delay-ms", help = "longest /delay and /pin wait").long().restrictTo(0..Long.MAX_VALUE)
+        .default(defaults.maxDelayMs)
+    private val maxCpuIterations by option("--max-cpu-iterations", help = "most /cpu rounds").int().restrictTo(1..Int.MAX_VALUE)
+        .default(defaults.maxCpuIterations)
+    private val maxBytes by option("--max-bytes", help = "largest /bytes body").long().restrictTo(0..Long.MAX_VALUE)
+        .default(defaults.maxBytes)
+    private val maxFrameBytes by option("--max-frame-bytes", help = "largest WebSocket frame; bigger ones close with 1009")
+        .int().restrictTo(1..Int.MAX_VALUE).default(defaults.maxFrameBytes)
+
+    final override fun run() {
+        val config = ServerConfig(
+            model = model,
+            host = host,
+            port = port,
+            downstreamUrl = downstreamUrl.trimEnd('/'),
+            limits = Limits(maxDelayMs, maxCpuIterations, maxBytes, maxFrameBytes),
+        )
+        serve(config)
+    }
+
+    /** Starts the server, calls [ServerConfig.announceReady], and returns once it has stopped. */
+    abstract fun serve(config: ServerConfig)
+}
+
+/** Everything a server is started with. */
+data class ServerConfig(
+    val model: String,
+    val host: String,
+    val port: Int,
+    val downstreamUrl: String,
+    val limits: Limits,
+) {
+    /**
+     * The one line a server prints when it accepts connections. Tests and the bench harness
+     * wait for it and read the bound port from it, so its shape is part of the contract.
+     */
+    fun announceReady(boundPort: Int) {
+        val pid = ProcessHandle.current().pid()
+        println("READY model=$model url=http://$host:$boundPort pid=$pid jdk=${Runtime.version()}")
+        System.out.flush()
+    }
+
+    /** How long a server may take to stop on SIGTERM before open work is cut off. */
+    val shutdownGraceMs: Long get() = 3_000
+}
