@@ -1,0 +1,41 @@
+package lab.coroutine
+
+import io.ktor.client.HttpClient
+import io.ktor.client.request.get
+import io.ktor.client.statement.bodyAsText
+import io.ktor.http.HttpStatusCode
+import kotlinx.coroutines.async
+import kotlinx.coroutines.coroutineScope
+import lab.handlers.DownstreamPaths
+import lab.handlers.Handlers
+import lab.handlers.Reply
+import java.io.IOException
+
+/**
+ * `/dashboard`'s two downstream calls, made in parallel with structured concurrency: both
+ * run as children of the call's coroutine, so when the client goes away and the call is
+ * cancelled, both in-flight requests are cancelled with it (ktor-client-java then aborts
+ * the JDK client's exchange, which closes its connection to the stub).
+ */
+internal class CoroutineDownstream(private val client: HttpClient, private val baseUrl: String) {
+    suspend fun dashboard(userId: String): Reply = try {
+        val (profile, metrics) = coroutineScope {
+            val profile = async { fetch(DownstreamPaths.profile(userId)) }
+            val metrics = async { fetch(DownstreamPaths.metrics(userId)) }
+            profile.await() to metrics.await()
+        }
+        Handlers.dashboard(userId, profile, metrics)
+    } catch (e: DownstreamStatusException) {
+        Handlers.downstreamFailed("status ${e.status}")
+    } catch (e: IOException) {
+        Handlers.downstreamFailed("no answer (${e.javaClass.simpleName}: ${e.message})")
+    }
+
+    private suspend fun fetch(path: String): String {
+        val response = client.get(baseUrl + path)
+        if (response.status != HttpStatusCode.OK) throw DownstreamStatusException(response.status.value)
+        return response.bodyAsText()
+    }
+
+    private class DownstreamStatusException(val status: Int) : Exception()
+}

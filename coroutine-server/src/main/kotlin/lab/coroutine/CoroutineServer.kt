@@ -1,0 +1,149 @@
+package lab.coroutine
+
+import io.ktor.client.HttpClient
+import io.ktor.client.engine.cio.CIO
+import io.ktor.http.ContentType
+import io.ktor.http.HttpStatusCode
+import io.ktor.http.content.OutgoingContent
+import io.ktor.server.application.Application
+import io.ktor.server.application.ApplicationCall
+import io.ktor.server.application.install
+import io.ktor.server.engine.applicationEnvironment
+import io.ktor.server.engine.connector
+import io.ktor.server.engine.embeddedServer
+import io.ktor.server.http.HttpRequestLifecycle
+import io.ktor.server.netty.Netty
+import io.ktor.server.request.httpMethod
+import io.ktor.server.request.path
+import io.ktor.server.response.respond
+import io.ktor.server.response.respondBytes
+import io.ktor.server.routing.route
+import io.ktor.server.routing.routing
+import io.ktor.server.websocket.WebSockets
+import io.ktor.server.websocket.webSocket
+import io.ktor.utils.io.ByteWriteChannel
+import io.ktor.utils.io.writeFully
+import io.ktor.websocket.Frame
+import io.ktor.websocket.readBytes
+import io.ktor.websocket.readText
+import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.delay
+import kotlinx.coroutines.runInterruptible
+import kotlinx.coroutines.runBlocking
+import kotlinx.coroutines.withContext
+import lab.handlers.Endpoint
+import lab.handlers.Handlers
+import lab.handlers.LiveCounters
+import lab.handlers.PayloadBytes
+import lab.handlers.Reply
+import lab.handlers.Router
+import lab.handlers.ServerConfig
+
+/**
+ * The coroutine server: Ktor on Netty. Every handler is `suspend` code, and waiting
+ * (a delay, a downstream call, the next WebSocket frame) suspends a coroutine instead of
+ * holding a thread. Netty's few event-loop threads are all the threads requests ever see.
+ */
+class CoroutineServer(private val config: ServerConfig) {
+    private val counters = LiveCounters()
+    private val router = Router(config.limits)
+
+    private val client = HttpClient(CIO) {
+        expectSuccess = false
+    }
+    private val downstream = CoroutineDownstream(client, config.downstreamUrl)
+
+    /** Serves until the process is told to stop; Ktor's own shutdown hook stops Netty on SIGTERM. */
+    fun serveUntilStopped() {
+        val server = embeddedServer(
+            Netty,
+            applicationEnvironment(),
+            configure = {
+                connector {
+                    host = config.host
+                    port = config.port
+                }
+                shutdownGracePeriod = config.shutdownGraceMs / 2
+                shutdownTimeout = config.shutdownGraceMs
+            },
+            module = { labModule() },
+        )
+        server.start(wait = false)
+        val boundPort = runBlocking { server.engine.resolvedConnectors().first().port }
+        config.announceReady(boundPort)
+        try {
+            Thread.currentThread().join()
+        } finally {
+            client.close()
+        }
+    }
+
+    private fun Application.labModule() {
+        // Ktor keeps running a call whose client has gone unless told otherwise; the
+        // contract says /dashboard cancels its downstream calls when the client leaves.
+        install(HttpRequestLifecycle) { cancelCallOnClose = true }
+        install(WebSockets) {
+            maxFrameSize = config.limits.maxFrameBytes.toLong()
+        }
+        routing {
+            webSocket("/ws") {
+                counters.openSockets.incrementAndGet()
+                try {
+                    // This coroutine *is* the socket's task: it suspends here until the next frame.
+                    // Pings are answered by Ktor's session before they reach this loop.
+                    for (frame in incoming) {
+                        when (frame) {
+                            is Frame.Text -> send(Frame.Text(frame.readText()))
+                            is Frame.Binary -> send(Frame.Binary(true, frame.readBytes()))
+                            else -> Unit
+                        }
+                    }
+                } finally {
+                    counters.openSockets.decrementAndGet()
+                }
+            }
+            route("{...}") {
+                handle { counters.inFlight { serve(call) } }
+            }
+        }
+    }
+
+    private suspend fun serve(call: ApplicationCall) {
+        val request = call.request
+        val endpoint = router.route(request.httpMethod.value, request.path()) { request.queryParameters[it] }
+        when (endpoint) {
+            Endpoint.Health -> call.reply(Handlers.health())
+            Endpoint.Hello -> call.reply(Handlers.hello())
+            Endpoint.Stats -> call.reply(Handlers.stats(config.model, counters))
+            Endpoint.WebSocketWithoutUpgrade -> call.reply(Handlers.webSocketWithoutUpgrade())
+            is Endpoint.Rejected -> call.reply(endpoint.reply)
+            is Endpoint.Delay -> {
+                delay(endpoint.ms)
+                call.reply(Handlers.delayed(endpoint.ms))
+            }
+            // CPU work leaves Netty's event loops, which must stay free for IO; Default has one thread per core,
+            // as many as the virtual-thread scheduler's carriers.
+            is Endpoint.Cpu -> call.reply(withContext(Dispatchers.Default) { Handlers.cpu(endpoint.iterations) })
+            // Blocking code belongs on Dispatchers.IO. Coroutines cannot pin; the traps run so every server answers them.
+            is Endpoint.Pin -> {
+                runInterruptible(Dispatchers.IO) { endpoint.trap.spring(endpoint.ms) }
+                call.reply(Handlers.pinned(endpoint.trap, endpoint.ms))
+            }
+            is Endpoint.Dashboard -> call.reply(downstream.dashboard(endpoint.userId))
+            is Endpoint.Bytes -> call.respond(PayloadContent(endpoint.size))
+        }
+    }
+
+    private suspend fun ApplicationCall.reply(reply: Reply) =
+        respondBytes(reply.body, ContentType.parse(reply.contentType), HttpStatusCode.fromValue(reply.status))
+
+    /** Streams `/bytes` with a known length, chunk by chunk, suspending while the socket is full. */
+    private class PayloadContent(private val size: Long) : OutgoingContent.WriteChannelContent() {
+        override val contentLength: Long get() = size
+        override val contentType: ContentType = ContentType.Application.OctetStream
+
+        override suspend fun writeTo(channel: ByteWriteChannel) {
+            PayloadBytes.forEachChunk(size) { bytes, offset, length -> channel.writeFully(bytes, offset, offset + length) }
+        }
+    }
+}

@@ -1,0 +1,83 @@
+package lab.jetty
+
+import lab.handlers.LiveCounters
+import org.eclipse.jetty.websocket.api.Callback
+import org.eclipse.jetty.websocket.api.Session
+import org.eclipse.jetty.websocket.api.StatusCode
+import java.nio.ByteBuffer
+import java.util.concurrent.LinkedBlockingQueue
+import java.util.concurrent.RejectedExecutionException
+
+/**
+ * One WebSocket, served by one thread of the [ThreadModel] for its whole life.
+ *
+ * Jetty's WebSocket API is callback-based: Jetty calls us on its own threads when a frame
+ * arrives, and no thread of ours needs to exist in between. That would hide the very cost
+ * the lab measures. So the callbacks only hand each frame to the socket's own task, which
+ * blocks in [LinkedBlockingQueue.take] until the next one: on vthread-server that parks a
+ * virtual thread (its stack moves to the heap), on platform-server it holds an OS thread.
+ * Explicit [Session.demand] keeps at most one frame in flight, so the queue stays tiny.
+ *
+ * Pings are not seen here: Jetty answers them itself (we do not override `onWebSocketPing`),
+ * as Ktor does on the coroutine server.
+ */
+internal class BlockingEchoSocket(private val model: ThreadModel, private val counters: LiveCounters) : Session.Listener {
+    private sealed interface Inbound {
+        class Text(val text: String) : Inbound
+
+        class Binary(val bytes: ByteBuffer) : Inbound
+
+        data object Closed : Inbound
+    }
+
+    private val inbox = LinkedBlockingQueue<Inbound>()
+
+    @Volatile
+    private var session: Session? = null
+
+    override fun onWebSocketOpen(session: Session) {
+        this.session = session
+        try {
+            model.executor.execute { serve(session) }
+        } catch (e: RejectedExecutionException) {
+            session.close(StatusCode.TRY_AGAIN_LATER, "server thread pool exhausted", Callback.NOOP)
+        }
+    }
+
+    private fun serve(session: Session) {
+        counters.openSockets.incrementAndGet()
+        try {
+            while (true) {
+                session.demand()
+                when (val next = inbox.take()) {
+                    is Inbound.Text -> Callback.Completable.with { session.sendText(next.text, it) }.get()
+                    is Inbound.Binary -> Callback.Completable.with { session.sendBinary(next.bytes, it) }.get()
+                    Inbound.Closed -> return
+                }
+            }
+        } catch (e: Exception) {
+            // A send failed because the peer went away: the socket's task is over.
+        } finally {
+            counters.openSockets.decrementAndGet()
+        }
+    }
+
+    override fun onWebSocketText(message: String) {
+        inbox.put(Inbound.Text(message))
+    }
+
+    override fun onWebSocketBinary(payload: ByteBuffer, callback: Callback) {
+        // Jetty reuses the buffer once the callback completes, so the task gets its own copy.
+        val copy = ByteBuffer.allocate(payload.remaining()).put(payload).flip()
+        callback.succeed()
+        inbox.put(Inbound.Binary(copy))
+    }
+
+    override fun onWebSocketClose(statusCode: Int, reason: String?) {
+        inbox.put(Inbound.Closed)
+    }
+
+    override fun onWebSocketError(cause: Throwable) {
+        inbox.put(Inbound.Closed)
+    }
+}

@@ -1,0 +1,15 @@
+package lab.jetty
+
+import lab.handlers.Reply
+import org.eclipse.jetty.http.HttpHeader
+import org.eclipse.jetty.server.Response
+import org.eclipse.jetty.util.Callback
+import java.nio.ByteBuffer
+
+/** Copies a core [Reply] onto a Jetty response, completing [callback] when it is written. */
+internal fun Response.send(reply: Reply, callback: Callback) {
+    status = reply.status
+    headers.put(HttpHeader.CONTENT_TYPE, reply.contentType)
+    headers.put(HttpHeader.CONTENT_LENGTH, reply.body.size.toLong())
+    write(true, ByteBuffer.wrap(reply.body), callback)
+}

@@ -1,0 +1,97 @@
+package lab.jetty
+
+import lab.handlers.ContentTypes
+import lab.handlers.Endpoint
+import lab.handlers.Handlers
+import lab.handlers.LiveCounters
+import lab.handlers.PayloadBytes
+import lab.handlers.Reply
+import lab.handlers.Router
+import org.eclipse.jetty.http.HttpHeader
+import org.eclipse.jetty.http.HttpHeaderValue
+import org.eclipse.jetty.io.EofException
+import org.eclipse.jetty.io.Content
+import org.eclipse.jetty.server.Handler
+import org.eclipse.jetty.server.Request
+import org.eclipse.jetty.server.Response
+import org.eclipse.jetty.util.Callback
+import java.util.concurrent.RejectedExecutionException
+
+/**
+ * Every HTTP request of a Jetty server. The handler itself never blocks (Jetty may call it
+ * on a selector thread): it hands the request to a thread of the [ThreadModel], where the
+ * endpoint runs as plain blocking code, one thread per request. When the model has no
+ * thread left, it answers 503 right here instead of queueing the request behind the others.
+ */
+internal class LabHandler(
+    private val router: Router,
+    private val model: ThreadModel,
+    private val counters: LiveCounters,
+    private val downstream: BlockingDownstream,
+) : Handler.Abstract.NonBlocking() {
+    override fun handle(request: Request, response: Response, callback: Callback): Boolean {
+        counters.inFlightRequests.incrementAndGet()
+        val counted = Callback.from(callback, Runnable { counters.inFlightRequests.decrementAndGet() })
+        try {
+            model.executor.execute { serve(request, response, counted) }
+        } catch (e: RejectedExecutionException) {
+            response.send(Handlers.overloaded(), counted)
+        }
+        return true
+    }
+
+    /** Runs on a thread of the model, and may block it. */
+    private fun serve(request: Request, response: Response, callback: Callback) {
+        try {
+            val query = Request.extractQueryParameters(request)
+            val endpoint = router.route(request.method, request.httpURI.path) { query.getValue(it) }
+            when (endpoint) {
+                is Endpoint.Bytes -> stream(endpoint.size, response, callback)
+                is Endpoint.Dashboard -> dashboard(endpoint.userId, request, response, callback)
+                else -> response.send(answer(endpoint), callback)
+            }
+        } catch (e: Throwable) {
+            callback.failed(e)
+        }
+    }
+
+    private fun answer(endpoint: Endpoint): Reply = when (endpoint) {
+        Endpoint.Health -> Handlers.health()
+        Endpoint.Hello -> Handlers.hello()
+        Endpoint.Stats -> Handlers.stats(model.model, counters)
+        Endpoint.WebSocketWithoutUpgrade -> Handlers.webSocketWithoutUpgrade()
+        is Endpoint.Rejected -> endpoint.reply
+        is Endpoint.Cpu -> Handlers.cpu(endpoint.iterations)
+        is Endpoint.Delay -> {
+            Thread.sleep(endpoint.ms)
+            Handlers.delayed(endpoint.ms)
+        }
+        is Endpoint.Pin -> {
+            endpoint.trap.spring(endpoint.ms)
+            Handlers.pinned(endpoint.trap, endpoint.ms)
+        }
+        is Endpoint.Dashboard, is Endpoint.Bytes -> error("$endpoint is not answered whole")
+    }
+
+    private fun dashboard(userId: String, request: Request, response: Response, callback: Callback) {
+        val watch = ClientDisconnectWatch(request)
+        val reply = downstream.start(userId).await(watch::clientGone)
+        if (reply == null) {
+            callback.failed(EofException("client closed the connection during /dashboard/$userId"))
+            return
+        }
+        if (watch.sawPipelinedBytes) response.headers.put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE)
+        response.send(reply, callback)
+    }
+
+    /** `/bytes` as blocking writes: the thread blocks whenever the client reads slower than we write. */
+    private fun stream(size: Long, response: Response, callback: Callback) {
+        response.status = 200
+        response.headers.put(HttpHeader.CONTENT_TYPE, ContentTypes.BYTES)
+        response.headers.put(HttpHeader.CONTENT_LENGTH, size)
+        Content.Sink.asOutputStream(response).use { out ->
+            PayloadBytes.forEachChunk(size) { bytes, offset, length -> out.write(bytes, offset, length) }
+        }
+        callback.succeeded()
+    }
+}

@@ -1,0 +1,22 @@
+package lab.vthread
+
+import com.github.ajalt.clikt.core.main
+import lab.handlers.ServerCommand
+import lab.handlers.ServerConfig
+import lab.jetty.JettyLabServer
+import lab.jetty.ThreadModel
+import java.util.concurrent.Executors
+
+/**
+ * The virtual-thread model: a new virtual thread for every task, without a bound. Blocking
+ * parks the virtual thread and frees its carrier; the JDK's scheduler runs all of them on
+ * one carrier thread per core.
+ */
+private class VthreadCommand : ServerCommand(model = "vthread") {
+    override fun serve(config: ServerConfig) {
+        val virtualThreads = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("vthread-", 0).factory())
+        JettyLabServer(config, ThreadModel(config.model, virtualThreads)).serveUntilStopped()
+    }
+}
+
+fun main(args: Array<String>) = VthreadCommand().main(args)
