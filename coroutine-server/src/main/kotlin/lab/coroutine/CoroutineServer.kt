@@ -24,6 +24,7 @@ import io.ktor.server.websocket.webSocket
 import io.ktor.utils.io.ByteWriteChannel
 import io.ktor.utils.io.writeFully
 import io.ktor.websocket.Frame
+import io.ktor.websocket.FrameTooBigException
 import io.ktor.websocket.readBytes
 import io.ktor.websocket.readText
 import kotlinx.coroutines.Dispatchers
@@ -98,6 +99,11 @@ class CoroutineServer(private val config: ServerConfig) {
                             else -> Unit
                         }
                     }
+                } catch (e: FrameTooBigException) {
+                    // Ktor has queued a 1009 close frame. Rethrowing would make it drop the
+                    // connection before that frame goes out (the client would see 1006), so
+                    // wait for the close handshake instead.
+                    closeReason.await()
                 } finally {
                     counters.openSockets.decrementAndGet()
                 }

@@ -1,0 +1,20 @@
+package lab.conformance
+
+import java.util.concurrent.ConcurrentHashMap
+
+/**
+ * The processes the conformance suites share: one stub and one of each server, started on
+ * first use and stopped when the test JVM exits (see [LabProcess]).
+ */
+object ConformanceLab {
+    /** Frames above this many bytes must close the socket with 1009. */
+    const val MAX_FRAME_BYTES = 4096
+
+    val stub: LabProcess by lazy { LabProcess.start("stub", "--latency-ms", "5") }
+
+    private val servers = ConcurrentHashMap<ServerKind, LabProcess>()
+
+    fun server(kind: ServerKind): LabProcess = servers.computeIfAbsent(kind) {
+        kind.start("--downstream-url", stub.baseUrl.toString(), "--max-frame-bytes", MAX_FRAME_BYTES.toString())
+    }
+}

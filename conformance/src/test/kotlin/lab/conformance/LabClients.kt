@@ -1,0 +1,100 @@
+package lab.conformance
+
+import java.io.ByteArrayOutputStream
+import java.net.URI
+import java.net.http.HttpClient
+import java.net.http.HttpRequest
+import java.net.http.HttpResponse
+import java.net.http.WebSocket
+import java.nio.ByteBuffer
+import java.time.Duration
+import java.util.concurrent.CompletableFuture
+import java.util.concurrent.CompletionStage
+import java.util.concurrent.LinkedBlockingQueue
+import java.util.concurrent.TimeUnit
+
+/** What a server answered: the three things the contract fixes. */
+data class Answer(val status: Int, val contentType: String?, val body: ByteArray) {
+    val text: String get() = body.decodeToString()
+
+    override fun equals(other: Any?) =
+        other is Answer && status == other.status && contentType == other.contentType && body.contentEquals(other.body)
+
+    override fun hashCode() = status * 31 + body.contentHashCode()
+
+    override fun toString() = "$status $contentType ${if (body.size > 300) "${body.size} bytes" else "'$text'"}"
+}
+
+/** The JDK's own HTTP and WebSocket client: a real client over loopback, and not one the servers use. */
+object LabClients {
+    val http: HttpClient = HttpClient.newBuilder()
+        .version(HttpClient.Version.HTTP_1_1)
+        .connectTimeout(Duration.ofSeconds(5))
+        .build()
+
+    fun send(base: URI, target: String, method: String = "GET"): Answer {
+        val request = HttpRequest.newBuilder(base.resolve(target))
+            .method(method, HttpRequest.BodyPublishers.noBody())
+            .timeout(Duration.ofSeconds(30))
+            .build()
+        val response = http.send(request, HttpResponse.BodyHandlers.ofByteArray())
+        return Answer(response.statusCode(), response.headers().firstValue("Content-Type").orElse(null), response.body())
+    }
+
+    fun openWebSocket(base: URI): SocketProbe {
+        val probe = SocketProbe()
+        val uri = URI("ws://${base.host}:${base.port}/ws")
+        probe.socket = http.newWebSocketBuilder().connectTimeout(Duration.ofSeconds(10)).buildAsync(uri, probe).get(30, TimeUnit.SECONDS)
+        return probe
+    }
+}
+
+/** A WebSocket client that records everything it receives, one whole message at a time. */
+class SocketProbe : WebSocket.Listener {
+    sealed interface Event {
+        data class Text(val text: String) : Event
+
+        class Binary(val bytes: ByteArray) : Event
+
+        class Pong(val bytes: ByteArray) : Event
+
+        data class Closed(val code: Int, val reason: String) : Event
+    }
+
+    lateinit var socket: WebSocket
+    val events = LinkedBlockingQueue<Event>()
+    private val text = StringBuilder()
+    private val binary = ByteArrayOutputStream()
+
+    fun next(timeoutSeconds: Long = 10): Event = events.poll(timeoutSeconds, TimeUnit.SECONDS)
+        ?: error("no WebSocket event within $timeoutSeconds s")
+
+    override fun onText(webSocket: WebSocket, data: CharSequence, last: Boolean): CompletionStage<*>? {
+        text.append(data)
+        if (last) events.put(Event.Text(text.toString())).also { text.clear() }
+        webSocket.request(1)
+        return null
+    }
+
+    override fun onBinary(webSocket: WebSocket, data: ByteBuffer, last: Boolean): CompletionStage<*>? {
+        binary.write(ByteArray(data.remaining()).also { data.get(it) })
+        if (last) events.put(Event.Binary(binary.toByteArray())).also { binary.reset() }
+        webSocket.request(1)
+        return null
+    }
+
+    override fun onPong(webSocket: WebSocket, message: ByteBuffer): CompletionStage<*>? {
+        events.put(Event.Pong(ByteArray(message.remaining()).also { message.get(it) }))
+        webSocket.request(1)
+        return null
+    }
+
+    override fun onClose(webSocket: WebSocket, statusCode: Int, reason: String): CompletionStage<*>? {
+        events.put(Event.Closed(statusCode, reason))
+        return CompletableFuture.completedFuture(null)
+    }
+
+    override fun onError(webSocket: WebSocket, error: Throwable) {
+        events.put(Event.Closed(-1, error.toString()))
+    }
+}

@@ -1,0 +1,81 @@
+package lab.conformance
+
+import java.io.File
+import java.net.URI
+import java.util.concurrent.LinkedBlockingQueue
+import java.util.concurrent.TimeUnit
+import kotlin.concurrent.thread
+
+/**
+ * One of the lab's programs (a server or the stub) running as a real process on loopback.
+ *
+ * It is started from its runnable jar with the JDK running the tests, and is ready once it
+ * prints its `READY` line, from which the port it bound is read. Closing it sends SIGTERM and
+ * waits for a graceful exit; a JVM shutdown hook makes sure no process outlives the tests.
+ */
+class LabProcess private constructor(val name: String, private val process: Process, val baseUrl: URI) : AutoCloseable {
+    val pid: Long get() = process.pid()
+
+    val isAlive: Boolean get() = process.isAlive
+
+    /** The kernel's count of this process's threads, from `/proc/<pid>/status`. */
+    fun osThreadCount(): Int = File("/proc/$pid/status").readLines()
+        .first { it.startsWith("Threads:") }
+        .substringAfter(':').trim().toInt()
+
+    /** Stops the process with SIGTERM, as a user's Ctrl-C would, and returns how long it took to exit. */
+    fun stop(): Long {
+        val startNs = System.nanoTime()
+        process.destroy()
+        if (!process.waitFor(GRACEFUL_EXIT_SECONDS, TimeUnit.SECONDS)) {
+            process.destroyForcibly().waitFor()
+        }
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs)
+    }
+
+    override fun close() {
+        if (process.isAlive) stop()
+    }
+
+    companion object {
+        private const val READY_TIMEOUT_SECONDS = 60L
+        private const val GRACEFUL_EXIT_SECONDS = 10L
+        private val running = mutableSetOf<Process>()
+
+        init {
+            Runtime.getRuntime().addShutdownHook(Thread { synchronized(running) { running.forEach { it.destroyForcibly() } } })
+        }
+
+        private val labRoot = File(System.getProperty("lab.root") ?: error("set -Dlab.root to the repository root"))
+        private val logs = File(System.getProperty("lab.logs") ?: "target/server-logs").apply { mkdirs() }
+        private val java = ProcessHandle.current().info().command().orElseThrow()
+
+        /** Starts `<module>/target/<module>.jar` with [args] on a free port, and waits until it is ready. */
+        fun start(module: String, vararg args: String): LabProcess {
+            val jar = File(labRoot, "$module/target/$module.jar")
+            check(jar.isFile) { "$jar is missing: build it with `make build`" }
+            val log = File(logs, "$module-${System.nanoTime()}.log")
+            val command = listOf(java, "-Xmx512m", "--enable-native-access=ALL-UNNAMED", "-jar", jar.path, "--port", "0") + args
+            val process = ProcessBuilder(command).redirectErrorStream(true).start()
+            synchronized(running) { running += process }
+
+            val readyLines = LinkedBlockingQueue<String>()
+            thread(isDaemon = true, name = "$module-output") {
+                log.bufferedWriter().use { out ->
+                    process.inputStream.bufferedReader().forEachLine { line ->
+                        out.appendLine(line)
+                        out.flush()
+                        if (line.startsWith("READY ")) readyLines.put(line)
+                    }
+                }
+            }
+            val ready = readyLines.poll(READY_TIMEOUT_SECONDS, TimeUnit.SECONDS)
+            if (ready == null) {
+                process.destroyForcibly()
+                error("$module did not print its READY line within $READY_TIMEOUT_SECONDS s; its output is in $log")
+            }
+            val url = ready.split(' ').first { it.startsWith("url=") }.removePrefix("url=")
+            return LabProcess(module, process, URI(url))
+        }
+    }
+}
