@@ -41,11 +41,13 @@ object LabClients {
         return Answer(response.statusCode(), response.headers().firstValue("Content-Type").orElse(null), response.body())
     }
 
-    fun openWebSocket(base: URI): SocketProbe {
+    fun openWebSocket(base: URI): SocketProbe = openWebSocketAsync(base).get(30, TimeUnit.SECONDS)
+
+    fun openWebSocketAsync(base: URI): CompletableFuture<SocketProbe> {
         val probe = SocketProbe()
         val uri = URI("ws://${base.host}:${base.port}/ws")
-        probe.socket = http.newWebSocketBuilder().connectTimeout(Duration.ofSeconds(10)).buildAsync(uri, probe).get(30, TimeUnit.SECONDS)
-        return probe
+        return http.newWebSocketBuilder().connectTimeout(Duration.ofSeconds(10)).buildAsync(uri, probe)
+            .thenApply { probe }
     }
 }
 
@@ -61,6 +63,7 @@ class SocketProbe : WebSocket.Listener {
         data class Closed(val code: Int, val reason: String) : Event
     }
 
+    @Volatile
     lateinit var socket: WebSocket
     val events = LinkedBlockingQueue<Event>()
     private val text = StringBuilder()
@@ -68,6 +71,11 @@ class SocketProbe : WebSocket.Listener {
 
     fun next(timeoutSeconds: Long = 10): Event = events.poll(timeoutSeconds, TimeUnit.SECONDS)
         ?: error("no WebSocket event within $timeoutSeconds s")
+
+    override fun onOpen(webSocket: WebSocket) {
+        socket = webSocket
+        webSocket.request(1)
+    }
 
     override fun onText(webSocket: WebSocket, data: CharSequence, last: Boolean): CompletionStage<*>? {
         text.append(data)

@@ -1,6 +1,7 @@
 package lab.conformance
 
 import java.io.File
+import java.io.IOException
 import java.net.URI
 import java.util.concurrent.LinkedBlockingQueue
 import java.util.concurrent.TimeUnit
@@ -22,6 +23,10 @@ class LabProcess private constructor(val name: String, private val process: Proc
     fun osThreadCount(): Int = File("/proc/$pid/status").readLines()
         .first { it.startsWith("Threads:") }
         .substringAfter(':').trim().toInt()
+
+    /** The names of this process's threads as the kernel has them (at most 15 characters each). */
+    fun osThreadNames(): List<String> = File("/proc/$pid/task").listFiles().orEmpty()
+        .mapNotNull { task -> runCatching { File(task, "comm").readText().trim() }.getOrNull() }
 
     /** Stops the process with SIGTERM, as a user's Ctrl-C would, and returns how long it took to exit. */
     fun stop(): Long {
@@ -62,10 +67,14 @@ class LabProcess private constructor(val name: String, private val process: Proc
             val readyLines = LinkedBlockingQueue<String>()
             thread(isDaemon = true, name = "$module-output") {
                 log.bufferedWriter().use { out ->
-                    process.inputStream.bufferedReader().forEachLine { line ->
-                        out.appendLine(line)
-                        out.flush()
-                        if (line.startsWith("READY ")) readyLines.put(line)
+                    try {
+                        process.inputStream.bufferedReader().forEachLine { line ->
+                            out.appendLine(line)
+                            out.flush()
+                            if (line.startsWith("READY ")) readyLines.put(line)
+                        }
+                    } catch (e: IOException) {
+                        // The process was stopped while it was still writing: its log ends here.
                     }
                 }
             }

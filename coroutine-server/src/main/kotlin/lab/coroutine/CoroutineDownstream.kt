@@ -9,7 +9,7 @@ import kotlinx.coroutines.coroutineScope
 import lab.handlers.DownstreamPaths
 import lab.handlers.Handlers
 import lab.handlers.Reply
-import java.io.IOException
+import kotlin.coroutines.cancellation.CancellationException
 
 /**
  * `/dashboard`'s two downstream calls, made in parallel with structured concurrency: both
@@ -26,9 +26,12 @@ internal class CoroutineDownstream(private val client: HttpClient, private val b
         }
         Handlers.dashboard(userId, profile, metrics)
     } catch (e: DownstreamStatusException) {
-        Handlers.downstreamFailed("status ${e.status}")
-    } catch (e: IOException) {
-        Handlers.downstreamFailed("no answer (${e.javaClass.simpleName}: ${e.message})")
+        Handlers.downstreamFailed(baseUrl, e.status)
+    } catch (e: CancellationException) {
+        throw e
+    } catch (e: Exception) {
+        // Whatever the client threw (refused, reset, timed out), the downstream gave no answer.
+        Handlers.downstreamFailed(baseUrl, null)
     }
 
     private suspend fun fetch(path: String): String {

@@ -1,7 +1,5 @@
 package lab.handlers
 
-import kotlinx.serialization.SerializationException
-
 /**
  * The endpoint logic, as plain functions from validated input to a [Reply].
  *
@@ -32,11 +30,22 @@ object Handlers {
         val profile = LabJson.decode<Profile>(profileBody)
         val metrics = LabJson.decode<Metrics>(metricsBody)
         LabJson.reply(200, Dashboard(userId, profile, metrics))
-    } catch (e: SerializationException) {
-        downstreamFailed("an unreadable body (${e.message?.lineSequence()?.first()})")
     } catch (e: IllegalArgumentException) {
-        downstreamFailed("an unreadable body (${e.message?.lineSequence()?.first()})")
+        // SerializationException is one of these too.
+        Reply.error(502, "the downstream service answered /dashboard/$userId with a body that is not its JSON")
     }
 
-    fun downstreamFailed(what: String): Reply = Reply.error(502, "the downstream service answered with $what")
+    /**
+     * The downstream call failed: [status] is what it answered, or null when it could not be
+     * reached. The text names no client exception, since the servers' clients differ and
+     * their answers must not.
+     */
+    fun downstreamFailed(downstreamUrl: String, status: Int?): Reply = Reply.error(
+        502,
+        if (status == null) {
+            "the downstream service at $downstreamUrl could not be reached; start it with `make stub`"
+        } else {
+            "the downstream service at $downstreamUrl answered $status"
+        },
+    )
 }

@@ -45,12 +45,7 @@ internal class BlockingDownstream(private val client: OkHttpClient, private val 
             } catch (e: RejectedExecutionException) {
                 return Handlers.overloaded()
             } catch (e: ExecutionException) {
-                val cause = e.cause
-                return if (cause is DownstreamStatusException) {
-                    Handlers.downstreamFailed("status ${cause.status}")
-                } else {
-                    Handlers.downstreamFailed("no answer (${cause?.javaClass?.simpleName}: ${cause?.message})")
-                }
+                return Handlers.downstreamFailed(baseUrl, (e.cause as? DownstreamStatusException)?.status)
             } finally {
                 // Whatever ended the wait, no call outlives it.
                 cancel()

@@ -1,0 +1,27 @@
+package lab.conformance
+
+import lab.handlers.ContentTypes
+import lab.handlers.Handlers
+import org.junit.jupiter.api.Timeout
+import org.junit.jupiter.params.ParameterizedTest
+import org.junit.jupiter.params.provider.EnumSource
+import java.net.ServerSocket
+import java.util.concurrent.TimeUnit
+import kotlin.test.assertEquals
+
+/** With the downstream gone, `/dashboard` is a 502 with the same JSON error on every server. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class DownstreamFailureTest {
+    @ParameterizedTest
+    @EnumSource(ServerKind::class)
+    fun `an unreachable downstream is a 502 naming it`(kind: ServerKind) {
+        // A port that was just free and that nothing listens on.
+        val deadPort = ServerSocket(0).use { it.localPort }
+        val downstreamUrl = "http://127.0.0.1:$deadPort"
+        kind.start("--downstream-url", downstreamUrl).use { server ->
+            val expected = Handlers.downstreamFailed(downstreamUrl, null)
+            assertEquals(Answer(502, ContentTypes.JSON, expected.body), LabClients.send(server.baseUrl, "/dashboard/u1"))
+            assertEquals(200, LabClients.send(server.baseUrl, "/health").status, "the server lives on")
+        }
+    }
+}
