@@ -1,37 +1,62 @@
 # The lab's user interface: every command a user types is a target here.
-# Set-up is part of each target: the JDK and Maven are found or installed into .tools/.
+# Set-up is part of each target: a JDK (21 or later) and the pinned Maven are found or
+# installed into the git-ignored .tools/ folder, so a fresh clone needs nothing by hand.
 
 SHELL := bash
 .SHELLFLAGS := -euo pipefail -c
 .DEFAULT_GOAL := help
 
+SERVERS := coroutine vthread platform
 SERVER ?= coroutine
 PORT ?= 8080
 DOWNSTREAM_URL ?= http://127.0.0.1:8090
-SERVERS := coroutine vthread platform
+# Empty: the newest JDK of 21 or later on the machine. JDK=21 or JDK=25: exactly that one.
+JDK ?=
 
-# Each recipe resolves these afresh; both scripts print a path and install only when needed.
-JAVA_HOME_OF := JAVA_HOME="$$(setup/jdk.sh)"
-MVN := $(JAVA_HOME_OF) "$$(setup/maven.sh)" --batch-mode --no-transfer-progress
+# Resolved afresh by each recipe; the scripts print a path and install only when needed.
+JAVA_HOME_OF := JAVA_HOME="$$(setup/jdk.sh $(JDK))"
+MVN := env $(JAVA_HOME_OF) "$$(setup/maven.sh)" --batch-mode --no-transfer-progress
 
-.PHONY: help build test serve stub bench clean
+# The runnable jars are rebuilt only when a main source or a pom changed, so `make stub` and
+# `make serve` in two terminals do not both run Maven; flock (where there is one) serialises
+# the builds that do start together.
+MAIN_SOURCES := $(shell find . -path ./.tools -prune -o -path '*/src/main/*' -type f -print) $(wildcard pom.xml */pom.xml)
+JARS_STAMP := .tools/jars.stamp
+LOCKED := $(if $(shell command -v flock),flock .tools/build.lock,)
+
+.PHONY: help build test smoke bench serve stub clean
 
 help: ## list the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
 
-build: ## compile and package the servers and the stub (runnable jars under */target/)
-	$(MVN) -q package -DskipTests
+build: $(JARS_STAMP) ## compile and package the three servers and the stub into runnable jars (*/target/*.jar)
 
-test: ## run every test: unit tests, then conformance, thread-model and cancellation suites on real servers
+$(JARS_STAMP): $(MAIN_SOURCES)
+	@mkdir -p .tools
+	$(LOCKED) $(MVN) --quiet package -DskipTests
+	@touch $@
+
+test: ## run every test: the handler core's unit tests, then the suites that start the real servers
 	$(MVN) verify
 
-serve: build ## run one server in the foreground: make serve SERVER=coroutine|vthread|platform PORT=8080
-	@case " $(SERVERS) " in *" $(SERVER) "*) ;; *) echo "SERVER must be one of: $(SERVERS) (got '$(SERVER)')" >&2; exit 2;; esac
-	$(JAVA_HOME_OF); exec "$$JAVA_HOME/bin/java" -jar $(SERVER)-server/target/$(SERVER)-server.jar \
-	  --port $(PORT) --downstream-url $(DOWNSTREAM_URL)
+smoke: ## the servers' smoke check: build, start the stub and each server, and hold them to the contract
+	$(MVN) verify -pl conformance -am -Dtest='*ConformanceTest' -Dsurefire.failIfNoSpecifiedTests=false
 
+# The k6 harness (issue 3) makes this the lab's main job; until then it is the smoke check.
+bench: smoke ## the lab's main job (for now: the smoke check; the k6 + JFR harness comes next)
+	@echo "make bench: the servers pass the smoke check. The k6 + JFR bench harness is not built yet."
+
+serve: ## run one server in the foreground: make serve SERVER=coroutine|vthread|platform PORT=8080
+	@case " $(SERVERS) " in *" $(SERVER) "*) ;; *) echo "SERVER must be one of: $(SERVERS) (got '$(SERVER)')" >&2; exit 2;; esac
+	@$(MAKE) --no-print-directory build
+	$(JAVA_HOME_OF); exec "$$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED \
+	  -jar $(SERVER)-server/target/$(SERVER)-server.jar --port $(PORT) --downstream-url $(DOWNSTREAM_URL)
+
+# The stub listens where the servers look for it by default, unless PORT is given.
 stub: build ## run the downstream stub that /dashboard calls: make stub PORT=8090
-	$(JAVA_HOME_OF); exec "$$JAVA_HOME/bin/java" -jar stub/target/stub.jar --port $(PORT)
+	$(JAVA_HOME_OF); exec "$$JAVA_HOME/bin/java" -jar stub/target/stub.jar \
+	  --port $(if $(filter command line environment,$(origin PORT)),$(PORT),8090)
 
 clean: ## remove build output (keeps .tools/ and results/)
-	$(MVN) -q clean
+	$(MVN) --quiet clean
+	rm -f $(JARS_STAMP)

@@ -3,7 +3,7 @@
 # first time, so the build does not depend on whichever Maven the machine happens to have.
 set -euo pipefail
 
-version="3.9.11"
+version="3.9.16"
 root="$(cd "$(dirname "$0")/.." && pwd)"
 home="$root/.tools/apache-maven-$version"
 if [ ! -x "$home/bin/mvn" ]; then
