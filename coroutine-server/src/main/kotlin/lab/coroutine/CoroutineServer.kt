@@ -7,6 +7,8 @@ import io.ktor.http.HttpStatusCode
 import io.ktor.http.content.OutgoingContent
 import io.ktor.server.application.Application
 import io.ktor.server.application.ApplicationCall
+import io.ktor.server.application.ApplicationStopped
+import io.ktor.server.application.ServerReady
 import io.ktor.server.application.install
 import io.ktor.server.engine.applicationEnvironment
 import io.ktor.server.engine.connector
@@ -64,19 +66,17 @@ class CoroutineServer(private val config: ServerConfig) {
                     host = config.host
                     port = config.port
                 }
-                shutdownGracePeriod = config.shutdownGraceMs / 2
-                shutdownTimeout = config.shutdownGraceMs
+                shutdownGracePeriod = ServerConfig.SHUTDOWN_GRACE_MS / 2
+                shutdownTimeout = ServerConfig.SHUTDOWN_GRACE_MS
             },
             module = { labModule() },
         )
-        server.start(wait = false)
-        val boundPort = runBlocking { server.engine.resolvedConnectors().first().port }
-        config.announceReady(boundPort)
-        try {
-            Thread.currentThread().join()
-        } finally {
-            client.close()
+        server.monitor.subscribe(ServerReady) {
+            // The connectors are bound by now, so this does not wait.
+            config.announceReady(runBlocking { server.engine.resolvedConnectors().first().port })
         }
+        server.monitor.subscribe(ApplicationStopped) { client.close() }
+        server.start(wait = true)
     }
 
     private fun Application.labModule() {

@@ -57,7 +57,7 @@ class JettyLabServer(private val config: ServerConfig, private val model: Thread
         }
         webSockets.handler = LabHandler(Router(config.limits), model, counters, downstream)
         server.handler = webSockets
-        server.stopTimeout = config.shutdownGraceMs
+        server.stopTimeout = ServerConfig.SHUTDOWN_GRACE_MS
         server.stopAtShutdown = true
 
         server.start()
