@@ -20,30 +20,37 @@ package lab.handlers
  * Run one: `curl 127.0.0.1:8080/pin/lazy?ms=50` against a server, with JFR's
  * `jdk.VirtualThreadPinned` event enabled (`make audit-pinning` does both).
  */
-enum class PinTrap(val slug: String) {
-    SYNCHRONIZED("synchronized") {
+enum class PinTrap(
+    val slug: String,
+    /** The first JDK feature release on which this trap no longer pins; null if none does yet. */
+    private val unpinnedFromJdk: Int?,
+) {
+    SYNCHRONIZED("synchronized", unpinnedFromJdk = 24) {
         override fun spring(ms: Long) {
             // A lock of its own per call: the trap shows pinning, not contention.
             val lock = Any()
             synchronized(lock) { Thread.sleep(ms) }
         }
     },
-    LAZY("lazy") {
+    LAZY("lazy", unpinnedFromJdk = 24) {
         override fun spring(ms: Long) {
             val value by lazy { Thread.sleep(ms); ms }
             check(value == ms)
         }
     },
-    CLASS_INIT("class-init") {
+    CLASS_INIT("class-init", unpinnedFromJdk = null) {
         override fun spring(ms: Long) = SlowInitializer.initializeFresh(ms)
     },
-    NATIVE("native") {
+    NATIVE("native", unpinnedFromJdk = null) {
         override fun spring(ms: Long) = NativeFrameBlocker.blockUnderNativeFrame(ms)
     },
     ;
 
     /** Blocks the calling thread for [ms] in this trap's way. Call it from a blocking context. */
     abstract fun spring(ms: Long)
+
+    /** Whether a virtual thread springing this trap pins its carrier on JDK [jdkFeature] (21 or later). */
+    fun pinsOn(jdkFeature: Int): Boolean = unpinnedFromJdk == null || jdkFeature < unpinnedFromJdk
 
     companion object {
         /** Longer than the 20 ms pinning threshold of a bench, so every sprung trap is recorded. */
