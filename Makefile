@@ -24,7 +24,7 @@ MAIN_SOURCES := $(shell find . -path ./.tools -prune -o -path '*/src/main/*' -ty
 JARS_STAMP := .tools/jars.stamp
 LOCKED := $(if $(shell command -v flock),flock .tools/build.lock,)
 
-.PHONY: help build test smoke bench serve stub clean
+.PHONY: help build test smoke bench serve stub format clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -56,6 +56,9 @@ serve: ## run one server in the foreground: make serve SERVER=coroutine|vthread|
 stub: build ## run the downstream stub that /dashboard calls: make stub PORT=8090
 	$(JAVA_HOME_OF); exec "$$JAVA_HOME/bin/java" -jar stub/target/stub.jar \
 	  --port $(if $(filter command line environment,$(origin PORT)),$(PORT),8090)
+
+format: ## fix the Kotlin formatting that the build checks (ktlint)
+	$(MVN) --quiet ktlint:format
 
 clean: ## remove build output (keeps .tools/ and results/)
 	$(MVN) --quiet clean

@@ -1,7 +1,7 @@
 package lab.conformance
 
-import lab.stub.StubStats
 import lab.handlers.LabJson
+import lab.stub.StubStats
 import org.junit.jupiter.api.AfterAll
 import org.junit.jupiter.api.TestInstance
 import org.junit.jupiter.api.Timeout

@@ -34,7 +34,10 @@ enum class PinTrap(
     },
     LAZY("lazy", unpinnedFromJdk = 24) {
         override fun spring(ms: Long) {
-            val value by lazy { Thread.sleep(ms); ms }
+            val value by lazy {
+                Thread.sleep(ms)
+                ms
+            }
             check(value == ms)
         }
     },

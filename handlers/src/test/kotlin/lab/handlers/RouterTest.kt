@@ -62,7 +62,10 @@ class RouterTest {
     fun `pin traps are known by slug, with a default block time`() {
         assertEquals(Endpoint.Pin(PinTrap.LAZY, PinTrap.DEFAULT_BLOCK_MS), route("/pin/lazy"))
         assertEquals(Endpoint.Pin(PinTrap.CLASS_INIT, 5), route("/pin/class-init?ms=5"))
-        assertEquals(404 to "unknown pinning trap 'volatile'; known traps: synchronized, lazy, class-init, native", rejection("/pin/volatile"))
+        assertEquals(
+            404 to "unknown pinning trap 'volatile'; known traps: synchronized, lazy, class-init, native",
+            rejection("/pin/volatile"),
+        )
         assertEquals(400, rejection("/pin/native?ms=x").first)
     }
 

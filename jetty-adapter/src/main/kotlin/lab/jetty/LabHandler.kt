@@ -9,8 +9,8 @@ import lab.handlers.Reply
 import lab.handlers.Router
 import org.eclipse.jetty.http.HttpHeader
 import org.eclipse.jetty.http.HttpHeaderValue
-import org.eclipse.jetty.io.EofException
 import org.eclipse.jetty.io.Content
+import org.eclipse.jetty.io.EofException
 import org.eclipse.jetty.server.Handler
 import org.eclipse.jetty.server.Request
 import org.eclipse.jetty.server.Response

@@ -29,7 +29,11 @@ private class PlatformCommand : ServerCommand(model = "platform") {
 
     override fun serve(config: ServerConfig) {
         val pool = ThreadPoolExecutor(
-            0, threads, 60, TimeUnit.SECONDS, SynchronousQueue(),
+            0,
+            threads,
+            60,
+            TimeUnit.SECONDS,
+            SynchronousQueue(),
             Thread.ofPlatform().name("platform-", 0).factory(),
         )
         JettyLabServer(config, ThreadModel(config.model, pool)).serveUntilStopped()

@@ -64,7 +64,8 @@ internal class StubHandler(
     }
 
     private fun respond(ctx: ChannelHandlerContext, keepAlive: Boolean, reply: Reply) {
-        val response = DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(reply.status), Unpooled.wrappedBuffer(reply.body))
+        val response =
+            DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(reply.status), Unpooled.wrappedBuffer(reply.body))
         response.headers()
             .set(HttpHeaderNames.CONTENT_TYPE, reply.contentType)
             .setInt(HttpHeaderNames.CONTENT_LENGTH, reply.body.size)
