@@ -22,50 +22,41 @@ import java.util.concurrent.TimeoutException
  * the client has left, and if so cancels both calls; OkHttp then closes both connections to the stub.
  */
 internal class BlockingDownstream(private val client: OkHttpClient, private val baseUrl: String, private val model: ThreadModel) {
-    /** Starts both calls; the caller keeps the [Fanout] to cancel them if the client goes away. */
-    fun start(userId: String): Fanout {
+    /**
+     * Makes both calls and combines their answers; or, once [clientGone] says so, cancels
+     * both and returns null, as there is no one left to answer.
+     */
+    fun dashboard(userId: String, clientGone: () -> Boolean): Reply? {
         val calls = listOf(DownstreamPaths.profile(userId), DownstreamPaths.metrics(userId))
             .map { client.newCall(Request.Builder().url(baseUrl + it).build()) }
-        return Fanout(userId, calls)
+        val futures = mutableListOf<Future<String>>()
+        try {
+            calls.forEach { call -> futures += model.executor.submit(Callable { fetch(call) }) }
+            val (profile, metrics) = futures.map { it.awaitUnless(clientGone) ?: return null }
+            return Handlers.dashboard(userId, profile, metrics)
+        } catch (e: RejectedExecutionException) {
+            return Handlers.overloaded()
+        } catch (e: ExecutionException) {
+            return Handlers.downstreamFailed(baseUrl, (e.cause as? DownstreamStatusException)?.status)
+        } finally {
+            // Whatever ended the wait, no call outlives it.
+            calls.forEach(Call::cancel)
+        }
     }
 
-    inner class Fanout(private val userId: String, private val calls: List<Call>) {
-        fun cancel() = calls.forEach(Call::cancel)
-
-        /**
-         * Blocks until both calls are answered, and combines them; or, once [clientGone] says
-         * so, cancels both and returns null, as there is no one left to answer.
-         */
-        fun await(clientGone: () -> Boolean): Reply? {
-            val futures = mutableListOf<Future<String>>()
+    private fun <T> Future<T>.awaitUnless(clientGone: () -> Boolean): T? {
+        while (true) {
             try {
-                calls.forEach { call -> futures += model.executor.submit(Callable { fetch(call) }) }
-                val (profile, metrics) = futures.map { it.awaitUnless(clientGone) ?: return null }
-                return Handlers.dashboard(userId, profile, metrics)
-            } catch (e: RejectedExecutionException) {
-                return Handlers.overloaded()
-            } catch (e: ExecutionException) {
-                return Handlers.downstreamFailed(baseUrl, (e.cause as? DownstreamStatusException)?.status)
-            } finally {
-                // Whatever ended the wait, no call outlives it.
-                cancel()
+                return get(CLIENT_CHECK_MS, TimeUnit.MILLISECONDS)
+            } catch (e: TimeoutException) {
+                if (clientGone()) return null
             }
         }
+    }
 
-        private fun <T> Future<T>.awaitUnless(clientGone: () -> Boolean): T? {
-            while (true) {
-                try {
-                    return get(CLIENT_CHECK_MS, TimeUnit.MILLISECONDS)
-                } catch (e: TimeoutException) {
-                    if (clientGone()) return null
-                }
-            }
-        }
-
-        private fun fetch(call: Call): String = call.execute().use { response ->
-            if (response.code != 200) throw DownstreamStatusException(response.code)
-            response.body.string()
-        }
+    private fun fetch(call: Call): String = call.execute().use { response ->
+        if (response.code != 200) throw DownstreamStatusException(response.code)
+        response.body.string()
     }
 
     private companion object {

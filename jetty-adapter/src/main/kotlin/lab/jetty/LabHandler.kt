@@ -75,7 +75,7 @@ internal class LabHandler(
 
     private fun dashboard(userId: String, request: Request, response: Response, callback: Callback) {
         val watch = ClientDisconnectWatch(request)
-        val reply = downstream.start(userId).await(watch::clientGone)
+        val reply = downstream.dashboard(userId, watch::clientGone)
         if (reply == null) {
             callback.failed(EofException("client closed the connection during /dashboard/$userId"))
             return
