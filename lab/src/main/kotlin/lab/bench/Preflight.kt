@@ -1,0 +1,89 @@
+package lab.bench
+
+import kotlinx.serialization.Serializable
+
+/**
+ * Checks a profile against the host's limits before anything starts, and scales or refuses it.
+ *
+ * Each idle socket costs one file descriptor in the server and one in k6, and on the platform
+ * server one thread, which is one pid and about two memory maps. A profile that can shrink
+ * ([scalable]) is cut to what fits; one that states a published methodology (vps) is refused,
+ * with the command that lifts each limit, because a smaller run would not be that methodology.
+ */
+object Preflight {
+    /** File descriptors a process needs besides its sockets: jars, JFR, JMX, HTTP connections. */
+    const val FD_HEADROOM = 2_000
+
+    /** Threads, pids and maps the platform server needs besides one thread per socket. */
+    const val THREAD_HEADROOM = 1_000
+
+    /** Sockets per loopback source address, under the ephemeral port range with room to spare. */
+    fun socketsPerSourceAddress(limits: HostLimits): Int = limits.localPorts * 9 / 10
+
+    @Serializable
+    data class Decision(
+        val idleSockets: Int,
+        val requestedSockets: Int,
+        /** How many loopback source addresses k6 spreads its sockets over (k6 --local-ips). */
+        val sourceAddresses: Int,
+        val notes: List<String>,
+    )
+
+    /** Returns what the run may do, or throws [PreflightRefusal] naming each limit and its fix. */
+    fun check(profile: Profile, limits: HostLimits, scalable: Boolean): Decision {
+        val wanted = profile.idleSockets
+        val fitting = listOf(
+            limits.openFilesHard - FD_HEADROOM,
+            limits.pidMax - THREAD_HEADROOM,
+            limits.threadsMax - THREAD_HEADROOM,
+            (limits.maxMapCount - THREAD_HEADROOM * 2) / 2,
+        ).min().coerceAtLeast(0).coerceAtMost(wanted.toLong()).toInt()
+
+        val fixes = buildList {
+            if (limits.openFilesHard < wanted + FD_HEADROOM) {
+                add(
+                    "open files per process: hard limit ${limits.openFilesHard}, needs ${wanted + FD_HEADROOM} (raise it: ulimit -Hn ${wanted * 2 + FD_HEADROOM}, or LimitNOFILE in systemd)",
+                )
+            }
+            if (limits.pidMax < wanted + THREAD_HEADROOM) {
+                add(
+                    "kernel.pid_max is ${limits.pidMax}, the platform server needs ${wanted + THREAD_HEADROOM} threads (sudo sysctl -w kernel.pid_max=4194304)",
+                )
+            }
+            if (limits.threadsMax < wanted + THREAD_HEADROOM) {
+                add(
+                    "kernel.threads-max is ${limits.threadsMax}, needs ${wanted + THREAD_HEADROOM} (sudo sysctl -w kernel.threads-max=${(wanted + THREAD_HEADROOM) * 4})",
+                )
+            }
+            if (limits.maxMapCount < (wanted + THREAD_HEADROOM) * 2L) {
+                add(
+                    "vm.max_map_count is ${limits.maxMapCount}, the platform server needs about ${(wanted + THREAD_HEADROOM) * 2} maps (sudo sysctl -w vm.max_map_count=262144)",
+                )
+            }
+        }
+        if (fixes.isNotEmpty() && !scalable) throw PreflightRefusal(fixes)
+
+        val notes = fixes.map { "scaled down for: $it" }.toMutableList()
+        val sourceAddresses = (fitting + socketsPerSourceAddress(limits) - 1) / socketsPerSourceAddress(limits)
+        if (sourceAddresses >
+            1
+        ) {
+            notes += "$fitting sockets exceed one address's ports: k6 spreads them over 127.0.0.1-127.0.0.$sourceAddresses"
+        }
+        if (limits.somaxconn <
+            1024
+        ) {
+            notes +=
+                "net.core.somaxconn is ${limits.somaxconn}; bursts of new sockets may be refused (sudo sysctl -w net.core.somaxconn=65535)"
+        }
+        if (fitting < wanted) notes.add(0, "idle sockets scaled from $wanted to $fitting to fit this host")
+        return Decision(fitting, wanted, sourceAddresses.coerceAtLeast(1), notes)
+    }
+}
+
+/** The host cannot run the profile as declared; each reason names a limit and the command that lifts it. */
+class PreflightRefusal(val reasons: List<String>) : Exception(
+    "this host cannot run the profile:\n" + reasons.joinToString("\n") {
+        "  - $it"
+    },
+)

@@ -1,0 +1,34 @@
+package lab.bench
+
+import java.util.Locale
+
+/** The live line a long run prints every few seconds, so a person can see it is alive and how it goes. */
+class Progress(private val out: (String) -> Unit = ::println) {
+    fun line(
+        server: String,
+        clock: RunClock,
+        totalSeconds: Int,
+        live: K6Run.Live?,
+        requestsPerSecond: Double,
+        sample: ProcSampler.Sample?,
+        heapUsedBytes: Long?,
+        pinnedEvents: Long,
+    ) {
+        val elapsed = clock.loadSeconds()
+        val remaining = (totalSeconds - elapsed).coerceAtLeast(0.0)
+        out(
+            String.format(
+                Locale.ROOT,
+                "%-9s %-16s %4.0fs, %4.0fs left | sockets %6d | %7.1f req/s, p95 %s | RSS %s, heap %s, threads %s | pinned %d",
+                server, clock.phase(), elapsed, remaining,
+                live?.socketsOpened ?: 0, requestsPerSecond,
+                live?.p95Ms?.let { String.format(Locale.ROOT, "%.1f ms", it) } ?: "-",
+                mib(sample?.rssBytes), mib(heapUsedBytes), sample?.threads ?: "-", pinnedEvents,
+            ),
+        )
+    }
+
+    fun say(message: String) = out(message)
+
+    private fun mib(bytes: Long?): String = bytes?.let { "${it / (1 shl 20)} MiB" } ?: "-"
+}

@@ -1,0 +1,31 @@
+package lab.bench
+
+import kotlinx.serialization.Serializable
+
+/**
+ * How one server's run ended, and its headline figures. A server that died is data too:
+ * [status] says so, [reason] says why, and the figures hold what was measured until then.
+ */
+@Serializable
+data class ServerOutcome(
+    val server: String,
+    val status: String,
+    val reason: String? = null,
+    val phaseAtEnd: String? = null,
+    val seconds: Double,
+    val peakOpenSockets: Int? = null,
+    val peakRssBytes: Long? = null,
+    val peakThreads: Int? = null,
+    val jsonP99Ms: Double? = null,
+    val jsonRequests: Long? = null,
+    val droppedIterations: Long? = null,
+    val failedChecks: Long? = null,
+    val pinnedEvents: Long? = null,
+) {
+    val ok: Boolean get() = status == OK
+
+    companion object {
+        const val OK = "ok"
+        const val FAILED = "failed"
+    }
+}

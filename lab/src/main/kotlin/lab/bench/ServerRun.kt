@@ -1,0 +1,152 @@
+package lab.bench
+
+import kotlinx.serialization.json.Json
+import kotlinx.serialization.json.JsonObject
+import kotlinx.serialization.json.doubleOrNull
+import kotlinx.serialization.json.jsonObject
+import kotlinx.serialization.json.jsonPrimitive
+import java.io.File
+import java.net.ServerSocket
+import java.util.concurrent.LinkedBlockingQueue
+import java.util.concurrent.TimeUnit
+import kotlin.concurrent.thread
+
+/**
+ * One server through one profile: start its JVM with the run's flags, stream JFR from it,
+ * sample /proc, drive it with k6, and stop everything. Whatever happens to the server, the
+ * run ends with a [ServerOutcome] and everything measured until then stays in [dir].
+ */
+class ServerRun(
+    private val server: String,
+    private val setup: RunSetup,
+    private val dir: File,
+    private val progress: Progress,
+) {
+    private val outcomeFile = File(dir, "outcome.json")
+
+    fun run(): ServerOutcome {
+        dir.mkdirs()
+        val clock = RunClock(setup.profile)
+        val startNs = System.nanoTime()
+        var peakSockets = 0
+        var peakRss = 0L
+        var peakThreads = 0
+        var failure: String? = null
+        var jfr: JfrCollector? = null
+        var proc: ProcSampler? = null
+        var k6: K6Run? = null
+        val jmxPort = freePort()
+        val process = startServer(jmxPort)
+        try {
+            val url = awaitReady(process) ?: throw ServerFailure("did not print its READY line within $READY_TIMEOUT_S s")
+            jfr = JfrCollector(jmxPort, dir, clock, setup.pinThresholdMs).also { it.start() }
+            proc = ProcSampler(process.pid(), File(dir, "proc.csv"), clock).also { it.start() }
+            k6 =
+                K6Run(
+                    setup.k6,
+                    setup.script,
+                    K6Plan.of(setup.profile, setup.preflight.idleSockets, url),
+                    dir,
+                    freePort(),
+                    setup.preflight.sourceAddresses,
+                )
+            k6.start()
+            clock.markLoadStart()
+            var previous: K6Run.Live? = null
+            val deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(setup.profile.durationSeconds + K6_GRACE_S)
+            while (!k6.awaitExit(PROGRESS_EVERY_MS)) {
+                if (!process.isAlive) throw ServerFailure("exited with code ${process.exitValue()} during ${clock.phase()}")
+                if (System.nanoTime() > deadlineNs) throw ServerFailure("k6 did not finish within the profile's time plus $K6_GRACE_S s")
+                val live = k6.live()
+                val rate = live?.rateSince(previous) ?: 0.0
+                previous = live ?: previous
+                val sample = proc.latest
+                peakSockets = maxOf(peakSockets, live?.socketsOpened?.toInt() ?: 0)
+                peakRss = maxOf(peakRss, sample?.rssBytes ?: 0)
+                peakThreads = maxOf(peakThreads, sample?.threads ?: 0)
+                progress.line(server, clock, setup.profile.durationSeconds, live, rate, sample, jfr.heapUsedBytes, jfr.pinnedEvents.get())
+            }
+            if (k6.exitCode() !in setOf(0, 99)) failure = "k6 exited with code ${k6.exitCode()}; see k6.log"
+        } catch (e: ServerFailure) {
+            failure = e.message
+        } catch (e: Exception) {
+            failure = "${e.javaClass.simpleName}: ${e.message}"
+        } finally {
+            runCatching { k6?.close() }
+            runCatching { proc?.close() }
+            runCatching { jfr?.close() }.onFailure { if (failure == null) failure = "the JFR stream failed: ${it.message}" }
+            stopServer(process)
+        }
+        val summary = k6?.summaryFile?.takeIf { it.isFile }?.let { Json.parseToJsonElement(it.readText()).jsonObject }
+        val outcome = ServerOutcome(
+            server = server,
+            status = if (failure == null) ServerOutcome.OK else ServerOutcome.FAILED,
+            reason = failure,
+            phaseAtEnd = clock.phase(),
+            seconds = (System.nanoTime() - startNs) / 1e9,
+            peakOpenSockets = peakSockets,
+            peakRssBytes = peakRss,
+            peakThreads = peakThreads,
+            jsonP99Ms = summary?.value("http_req_duration{endpoint:json}", "p(99)"),
+            jsonRequests = summary?.value("http_reqs{endpoint:json}", "count")?.toLong(),
+            droppedIterations = summary?.value("dropped_iterations", "count")?.toLong() ?: summary?.let { 0L },
+            failedChecks = summary?.value("checks", "fails")?.toLong(),
+            pinnedEvents = jfr?.pinnedEvents?.get(),
+        )
+        outcomeFile.writeText(Json { prettyPrint = true }.encodeToString(ServerOutcome.serializer(), outcome))
+        return outcome
+    }
+
+    private fun startServer(jmxPort: Int): Process {
+        val command = listOf(setup.java.path) + setup.serverFlags(jmxPort) + listOf(
+            "-jar",
+            File(setup.repo, "$server-server/target/$server-server.jar").path,
+            "--port",
+            "0",
+            "--downstream-url",
+            setup.stubUrl,
+        )
+        val process = ProcessBuilder(command).redirectErrorStream(true).start()
+        Children.track(process)
+        return process
+    }
+
+    private fun awaitReady(process: Process): String? {
+        val ready = LinkedBlockingQueue<String>()
+        thread(isDaemon = true, name = "$server-log") {
+            File(dir, "server.log").bufferedWriter().use { log ->
+                runCatching {
+                    process.inputStream.bufferedReader().forEachLine { line ->
+                        log.appendLine(line)
+                        log.flush()
+                        if (line.startsWith("READY ")) ready.put(line.split(' ').first { it.startsWith("url=") }.removePrefix("url="))
+                    }
+                }
+            }
+        }
+        val deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(READY_TIMEOUT_S)
+        while (System.nanoTime() < deadline) {
+            ready.poll(200, TimeUnit.MILLISECONDS)?.let { return it }
+            if (!process.isAlive) throw ServerFailure("exited with code ${process.exitValue()} before it was ready; see server.log")
+        }
+        return null
+    }
+
+    private fun stopServer(process: Process) {
+        process.destroy()
+        if (!process.waitFor(10, TimeUnit.SECONDS)) process.destroyForcibly().waitFor()
+    }
+
+    private fun JsonObject.value(metric: String, stat: String): Double? =
+        this["metrics"]?.jsonObject?.get(metric)?.jsonObject?.get("values")?.jsonObject?.get(stat)?.jsonPrimitive?.doubleOrNull
+
+    private class ServerFailure(message: String) : Exception(message)
+
+    companion object {
+        const val READY_TIMEOUT_S = 60L
+        const val K6_GRACE_S = 90L
+        const val PROGRESS_EVERY_MS = 5_000L
+
+        fun freePort(): Int = ServerSocket(0, 0, java.net.InetAddress.getLoopbackAddress()).use { it.localPort }
+    }
+}

@@ -1,0 +1,124 @@
+package lab.bench
+
+import jdk.jfr.consumer.RecordingFile
+import kotlinx.serialization.json.Json
+import kotlinx.serialization.json.jsonObject
+import kotlinx.serialization.json.jsonPrimitive
+import kotlinx.serialization.json.long
+import org.junit.jupiter.api.BeforeAll
+import org.junit.jupiter.api.Test
+import org.junit.jupiter.api.TestInstance
+import org.junit.jupiter.api.Timeout
+import java.io.File
+import java.util.concurrent.TimeUnit
+import kotlin.test.assertEquals
+import kotlin.test.assertTrue
+import kotlin.test.fail
+
+/**
+ * `make bench PROFILE=smoke`, end to end: the real harness drives the three real servers with
+ * the real k6 and streams real JFR, once, and every test here reads the run folder it left.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Timeout(value = 6, unit = TimeUnit.MINUTES)
+class SmokeRunIT {
+    private val root = File(System.getProperty("lab.root"))
+    private val results = File(System.getProperty("lab.results"))
+    private lateinit var runDir: File
+    private lateinit var manifest: Manifest
+    private val lenient = Json { ignoreUnknownKeys = true }
+
+    @BeforeAll
+    fun runSmokeProfile() {
+        results.deleteRecursively()
+        results.mkdirs()
+        val harnessJdk = env("LAB_HARNESS_JDK")
+        val log = File(results, "harness.log")
+        val process = ProcessBuilder(
+            "$harnessJdk/bin/java", "-jar", File(root, "lab/target/lab.jar").path,
+            "--profile", "smoke", "--repo", root.path, "--results", results.path,
+            "--server-jdk", env("LAB_SERVER_JDK"), "--k6", env("LAB_K6"),
+        ).redirectErrorStream(true).redirectOutput(log).start()
+        if (!process.waitFor(5, TimeUnit.MINUTES)) {
+            process.destroy()
+            fail("the smoke run took over 5 minutes; see $log")
+        }
+        assertEquals(0, process.exitValue(), "the harness failed; see $log:\n${log.readText().takeLast(3000)}")
+        runDir = results.listFiles().orEmpty().single { it.isDirectory && it.name.endsWith("-smoke") }
+        manifest = lenient.decodeFromString(Manifest.serializer(), File(runDir, "manifest.json").readText())
+    }
+
+    @Test
+    fun `the manifest says complete and describes the run`() {
+        assertEquals("complete", manifest.status)
+        assertEquals(listOf("coroutine", "vthread", "platform"), manifest.servers)
+        assertEquals(manifest.servers, manifest.outcomes.map { it.server })
+        assertTrue(manifest.outcomes.all { it.ok }, "${manifest.outcomes}")
+        assertTrue(manifest.jvmFlags.containsAll(listOf("-Xms512m", "-Xmx512m", "-XX:+UseZGC")), "${manifest.jvmFlags}")
+        assertTrue(manifest.k6Version.startsWith("k6 v1.8.1"), manifest.k6Version)
+        assertTrue(manifest.gitCommit.matches(Regex("[0-9a-f]{40}")), manifest.gitCommit)
+        assertTrue(manifest.finishedAt != null)
+    }
+
+    @Test
+    fun `every server folder holds the raw recording, the series, the k6 results and the log`() {
+        for (server in manifest.servers) {
+            for (file in listOf(
+                "server.jfr",
+                "jfr-series.csv",
+                "proc.csv",
+                "pinned.csv",
+                "k6-summary.json",
+                "k6-metrics.csv.gz",
+                "server.log",
+                "outcome.json",
+            )) {
+                assertTrue(File(runDir, "$server/$file").isFile, "$server/$file is missing")
+            }
+        }
+        assertEquals(runDir.canonicalFile, File(results, "latest").canonicalFile, "results/latest points at the newest run")
+    }
+
+    @Test
+    fun `every recording parses and holds RSS and heap events`() {
+        for (server in manifest.servers) {
+            val names = RecordingFile.readAllEvents(File(runDir, "$server/server.jfr").toPath()).map { it.eventType.name }.toSet()
+            assertTrue("jdk.ResidentSetSize" in names, "$server: $names")
+            assertTrue("jdk.GCHeapMemoryUsage" in names || "jdk.GCHeapSummary" in names, "$server: $names")
+        }
+    }
+
+    @Test
+    fun `the time series cover the whole load, phase by phase`() {
+        val profile = manifest.profile
+        for (server in manifest.servers) {
+            for (series in listOf("proc.csv", "jfr-series.csv")) {
+                val phases = File(runDir, "$server/$series").readLines().drop(1).map { it.split(',')[1] }.toSet()
+                for (phase in listOf("sockets-step-1", "sockets-step-${profile.socketSteps}", "json", "dashboard")) {
+                    assertTrue(phase in phases, "$server/$series has no $phase rows: $phases")
+                }
+            }
+        }
+    }
+
+    @Test
+    fun `k6 opened every socket and saw no failed check`() {
+        for (server in manifest.servers) {
+            val metrics = Json.parseToJsonElement(File(runDir, "$server/k6-summary.json").readText()).jsonObject["metrics"]!!.jsonObject
+            fun value(metric: String, stat: String) = metrics[metric]?.jsonObject?.get("values")?.jsonObject?.get(stat)?.jsonPrimitive?.long
+            assertEquals(0, value("checks", "fails"), "$server: failed checks")
+            assertEquals(manifest.preflight.idleSockets.toLong(), value("lab_sockets_opened", "count"), "$server: sockets opened")
+        }
+    }
+
+    @Test
+    fun `no process of the run is left`() {
+        val marks = listOfNotNull(runDir.path, manifest.stubUrl)
+        val left = File("/proc").listFiles().orEmpty().filter { it.name.all(Char::isDigit) }.mapNotNull { dir ->
+            runCatching { File(dir, "cmdline").readText().replace('\u0000', ' ') }.getOrNull()
+        }.filter { cmdline -> marks.any { it in cmdline } }
+        assertTrue(left.isEmpty(), "left behind: $left")
+    }
+
+    private fun env(name: String): String = System.getenv(name) ?: fail("set $name; `make test` does")
+}
