@@ -35,6 +35,9 @@ class ServerRun(
         var jfr: JfrCollector? = null
         var proc: ProcSampler? = null
         var k6: K6Run? = null
+        // k6's view, once a second: the socket count the memory series are plotted against.
+        val load = File(dir, "load.csv").bufferedWriter()
+        load.appendLine("time_s,phase,sockets_opened_total,requests_total,requests_per_second,p95_ms_so_far")
         val jmxPort = freePort()
         val process = startServer(jmxPort)
         try {
@@ -53,8 +56,9 @@ class ServerRun(
             k6.start()
             clock.markLoadStart()
             var previous: K6Run.Live? = null
+            var ticks = 0
             val deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(setup.profile.durationSeconds + K6_GRACE_S)
-            while (!k6.awaitExit(PROGRESS_EVERY_MS)) {
+            while (!k6.awaitExit(LOAD_SAMPLE_MS)) {
                 if (!process.isAlive) throw ServerFailure("exited with code ${process.exitValue()} during ${clock.phase()}")
                 if (System.nanoTime() > deadlineNs) throw ServerFailure("k6 did not finish within the profile's time plus $K6_GRACE_S s")
                 val live = k6.live()
@@ -64,7 +68,19 @@ class ServerRun(
                 peakSockets = maxOf(peakSockets, live?.socketsOpened?.toInt() ?: 0)
                 peakRss = maxOf(peakRss, sample?.rssBytes ?: 0)
                 peakThreads = maxOf(peakThreads, sample?.threads ?: 0)
-                progress.line(server, clock, setup.profile.durationSeconds, live, rate, sample, jfr.heapUsedBytes, jfr.pinnedEvents.get())
+                live?.let { load.appendLine(loadRow(clock, it, rate)) }
+                if (++ticks % PROGRESS_EVERY_TICKS == 0) {
+                    progress.line(
+                        server,
+                        clock,
+                        setup.profile.durationSeconds,
+                        live,
+                        rate,
+                        sample,
+                        jfr.heapUsedBytes,
+                        jfr.pinnedEvents.get(),
+                    )
+                }
             }
             if (k6.exitCode() !in setOf(0, 99)) failure = "k6 exited with code ${k6.exitCode()}; see k6.log"
         } catch (e: ServerFailure) {
@@ -72,6 +88,7 @@ class ServerRun(
         } catch (e: Exception) {
             failure = "${e.javaClass.simpleName}: ${e.message}"
         } finally {
+            runCatching { load.close() }
             runCatching { k6?.close() }
             runCatching { proc?.close() }
             runCatching { jfr?.close() }.onFailure { if (failure == null) failure = "the JFR stream failed: ${it.message}" }
@@ -96,6 +113,9 @@ class ServerRun(
         outcomeFile.writeText(Json { prettyPrint = true }.encodeToString(ServerOutcome.serializer(), outcome))
         return outcome
     }
+
+    private fun loadRow(clock: RunClock, live: K6Run.Live, rate: Double): String =
+        listOf(clock.seconds(), clock.phase(), live.socketsOpened, live.requests, rate, live.p95Ms ?: "").joinToString(",")
 
     private fun startServer(jmxPort: Int): Process {
         val command = listOf(setup.java.path) + setup.serverFlags(jmxPort) + listOf(
@@ -145,7 +165,10 @@ class ServerRun(
     companion object {
         const val READY_TIMEOUT_S = 60L
         const val K6_GRACE_S = 90L
-        const val PROGRESS_EVERY_MS = 5_000L
+        const val LOAD_SAMPLE_MS = 1_000L
+
+        /** A progress line every 5 s. */
+        const val PROGRESS_EVERY_TICKS = 5
 
         fun freePort(): Int = ServerSocket(0, 0, java.net.InetAddress.getLoopbackAddress()).use { it.localPort }
     }

@@ -92,7 +92,7 @@ class SmokeRunIT {
     fun `the time series cover the whole load, phase by phase`() {
         val profile = manifest.profile
         for (server in manifest.servers) {
-            for (series in listOf("proc.csv", "jfr-series.csv")) {
+            for (series in listOf("proc.csv", "jfr-series.csv", "load.csv")) {
                 val phases = File(runDir, "$server/$series").readLines().drop(1).map { it.split(',')[1] }.toSet()
                 for (phase in listOf("sockets-step-1", "sockets-step-${profile.socketSteps}", "json", "dashboard")) {
                     assertTrue(phase in phases, "$server/$series has no $phase rows: $phases")
