@@ -39,30 +39,27 @@ export const options = {
       iterations: 1,
       maxDuration: `${endS + 60}s`,
     },
-    json: {
-      executor: 'constant-arrival-rate',
-      exec: 'json',
-      rate: plan.jsonRatePerSecond,
-      timeUnit: '1s',
-      duration: `${plan.jsonSeconds}s`,
-      startTime: `${socketsEndS}s`,
-      preAllocatedVUs: plan.jsonVus,
-      maxVUs: plan.jsonVus * 4,
-    },
+    json: openModel('json', plan.jsonRatePerSecond, plan.jsonSeconds, socketsEndS, plan.jsonVus),
   },
 };
 
 // A profile may leave the dashboard phase out; k6 refuses a scenario with no rate or time.
 if (plan.dashboardRatePerSecond > 0 && plan.dashboardSeconds > 0) {
-  options.scenarios.dashboard = {
+  options.scenarios.dashboard = openModel('dashboard', plan.dashboardRatePerSecond, plan.dashboardSeconds, jsonEndS, plan.dashboardVus);
+}
+
+// Requests arrive at a fixed rate whatever the latency (an open model), so a slow server
+// shows as latency and dropped iterations instead of quietly getting fewer requests.
+function openModel(exec, ratePerSecond, seconds, startSeconds, vus) {
+  return {
     executor: 'constant-arrival-rate',
-    exec: 'dashboard',
-    rate: plan.dashboardRatePerSecond,
+    exec,
+    rate: ratePerSecond,
     timeUnit: '1s',
-    duration: `${plan.dashboardSeconds}s`,
-    startTime: `${jsonEndS}s`,
-    preAllocatedVUs: plan.dashboardVus,
-    maxVUs: plan.dashboardVus * 4,
+    duration: `${seconds}s`,
+    startTime: `${startSeconds}s`,
+    preAllocatedVUs: vus,
+    maxVUs: vus * 4,
   };
 }
 
