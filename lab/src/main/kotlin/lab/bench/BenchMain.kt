@@ -101,13 +101,17 @@ private class BenchCommand : CliktCommand(name = "bench") {
                 repo, profile, decision, File(serverJdk, "bin/java"), jdk.feature, k6,
                 File(repo, "loadtests/bench.js"), stub, pinThresholdMs,
             )
+            val passes = if (profile.compareWithoutJfr) listOf(true, false) else listOf(true)
             for (server in servers) {
-                progress.say("$server: starting")
-                val outcome = ServerRun(server, setup, File(runDir, server), progress).run()
-                outcomes += outcome
-                manifest = manifest.copy(outcomes = outcomes.toList())
-                write(runDir, manifest)
-                progress.say("$server: ${outcome.status}${outcome.reason?.let { " ($it)" } ?: ""}")
+                for (streamJfr in passes) {
+                    val name = if (streamJfr) server else "$server-without-jfr"
+                    progress.say("$name: starting")
+                    val outcome = ServerRun(server, setup, File(runDir, name), progress, streamJfr).run()
+                    outcomes += outcome
+                    manifest = manifest.copy(outcomes = outcomes.toList())
+                    write(runDir, manifest)
+                    progress.say("$name: ${outcome.status}${outcome.reason?.let { " ($it)" } ?: ""}")
+                }
             }
         } finally {
             stopStub()
@@ -157,14 +161,16 @@ private class BenchCommand : CliktCommand(name = "bench") {
     }
 
     private fun summaryTable(outcomes: List<ServerOutcome>): String = buildString {
-        val columns = listOf("server", "status", "sockets", "peak RSS", "threads", "/json p99", "dropped", "pinned")
-        appendLine(String.format("%-10s %-7s %8s %10s %8s %12s %8s %7s", *columns.toTypedArray()))
+        val columns = listOf("server", "JFR", "status", "sockets", "peak RSS", "threads", "/json p99", "/json/s", "dropped", "pinned")
+        appendLine(String.format("%-10s %-4s %-7s %8s %10s %8s %12s %8s %8s %7s", *columns.toTypedArray()))
         for (o in outcomes) {
             appendLine(
                 String.format(
-                    java.util.Locale.ROOT, "%-10s %-7s %8s %10s %8s %12s %8s %7s",
-                    o.server, o.status, o.peakOpenSockets ?: "-", o.peakRssBytes?.let { "${it / (1 shl 20)} MiB" } ?: "-",
-                    o.peakThreads ?: "-", o.jsonP99Ms?.let { String.format(java.util.Locale.ROOT, "%.2f ms", it) } ?: "-",
+                    java.util.Locale.ROOT, "%-10s %-4s %-7s %8s %10s %8s %12s %8s %8s %7s",
+                    o.server, if (o.jfrStreaming) "on" else "off", o.status, o.peakOpenSockets ?: "-",
+                    o.peakRssBytes?.let { "${it / (1 shl 20)} MiB" } ?: "-", o.peakThreads ?: "-",
+                    o.jsonP99Ms?.let { String.format(java.util.Locale.ROOT, "%.2f ms", it) } ?: "-",
+                    o.jsonPerSecond?.let { String.format(java.util.Locale.ROOT, "%.0f", it) } ?: "-",
                     o.droppedIterations ?: "-", o.pinnedEvents ?: "-",
                 ),
             )

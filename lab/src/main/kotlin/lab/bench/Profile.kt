@@ -22,6 +22,8 @@ data class Profile(
     val dashboardRatePerSecond: Int,
     val dashboardSeconds: Int,
     val heapMb: Int,
+    /** Run each server a second time without the JFR stream, to measure what the stream costs. */
+    val compareWithoutJfr: Boolean = false,
 ) {
     /** How long k6 drives one server: the socket steps, then the JSON phase, then the dashboard phase. */
     val durationSeconds: Int get() = socketSteps * stepHoldSeconds + jsonSeconds + dashboardSeconds

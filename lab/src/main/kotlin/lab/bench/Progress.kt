@@ -12,18 +12,18 @@ class Progress(private val out: (String) -> Unit = ::println) {
         requestsPerSecond: Double,
         sample: ProcSampler.Sample?,
         heapUsedBytes: Long?,
-        pinnedEvents: Long,
+        pinnedEvents: Long?,
     ) {
         val elapsed = clock.loadSeconds()
         val remaining = (totalSeconds - elapsed).coerceAtLeast(0.0)
         out(
             String.format(
                 Locale.ROOT,
-                "%-9s %-16s %4.0fs, %4.0fs left | sockets %6d | %7.1f req/s, p95 %s | RSS %s, heap %s, threads %s | pinned %d",
+                "%-9s %-16s %4.0fs, %4.0fs left | sockets %6d | %7.1f req/s, p95 %s | RSS %s, heap %s, threads %s | pinned %s",
                 server, clock.phase(), elapsed, remaining,
                 live?.socketsOpened ?: 0, requestsPerSecond,
                 live?.p95Ms?.let { String.format(Locale.ROOT, "%.1f ms", it) } ?: "-",
-                mib(sample?.rssBytes), mib(heapUsedBytes), sample?.threads ?: "-", pinnedEvents,
+                mib(sample?.rssBytes), mib(heapUsedBytes), sample?.threads ?: "-", pinnedEvents ?: "-",
             ),
         )
     }

@@ -9,6 +9,8 @@ import kotlinx.serialization.Serializable
 @Serializable
 data class ServerOutcome(
     val server: String,
+    /** Whether JFR was streamed from this server; false only in a profile's comparison run. */
+    val jfrStreaming: Boolean = true,
     val status: String,
     val reason: String? = null,
     val phaseAtEnd: String? = null,
@@ -18,6 +20,8 @@ data class ServerOutcome(
     val peakThreads: Int? = null,
     val jsonP99Ms: Double? = null,
     val jsonRequests: Long? = null,
+    /** /json responses per second over the JSON phase: the throughput the server achieved. */
+    val jsonPerSecond: Double? = null,
     val droppedIterations: Long? = null,
     val failedChecks: Long? = null,
     val pinnedEvents: Long? = null,

@@ -21,6 +21,8 @@ class ServerRun(
     private val setup: RunSetup,
     private val dir: File,
     private val progress: Progress,
+    /** False for the comparison run that measures what the JFR stream itself costs. */
+    private val streamJfr: Boolean = true,
 ) {
     private val outcomeFile = File(dir, "outcome.json")
 
@@ -42,7 +44,7 @@ class ServerRun(
         val process = startServer(jmxPort)
         try {
             val url = awaitReady(process) ?: throw ServerFailure("did not print its READY line within $READY_TIMEOUT_S s")
-            jfr = JfrCollector(jmxPort, dir, clock, setup.pinThresholdMs).also { it.start() }
+            if (streamJfr) jfr = JfrCollector(jmxPort, dir, clock, setup.pinThresholdMs).also { it.start() }
             proc = ProcSampler(process.pid(), File(dir, "proc.csv"), clock).also { it.start() }
             k6 =
                 K6Run(
@@ -77,8 +79,8 @@ class ServerRun(
                         live,
                         rate,
                         sample,
-                        jfr.heapUsedBytes,
-                        jfr.pinnedEvents.get(),
+                        jfr?.heapUsedBytes,
+                        jfr?.pinnedEvents?.get(),
                     )
                 }
             }
@@ -97,6 +99,7 @@ class ServerRun(
         val summary = k6?.summaryFile?.takeIf { it.isFile }?.let { Json.parseToJsonElement(it.readText()).jsonObject }
         val outcome = ServerOutcome(
             server = server,
+            jfrStreaming = streamJfr,
             status = if (failure == null) ServerOutcome.OK else ServerOutcome.FAILED,
             reason = failure,
             phaseAtEnd = clock.phase(),
@@ -106,6 +109,7 @@ class ServerRun(
             peakThreads = peakThreads,
             jsonP99Ms = summary?.value("http_req_duration{endpoint:json}", "p(99)"),
             jsonRequests = summary?.value("http_reqs{endpoint:json}", "count")?.toLong(),
+            jsonPerSecond = summary?.value("http_reqs{endpoint:json}", "count")?.div(setup.profile.jsonSeconds),
             droppedIterations = summary?.value("dropped_iterations", "count")?.toLong() ?: summary?.let { 0L },
             failedChecks = summary?.value("checks", "fails")?.toLong(),
             pinnedEvents = jfr?.pinnedEvents?.get(),

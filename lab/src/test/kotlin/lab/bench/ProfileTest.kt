@@ -1,0 +1,40 @@
+package lab.bench
+
+import org.junit.jupiter.api.Test
+import org.junit.jupiter.api.assertThrows
+import org.junit.jupiter.api.io.TempDir
+import java.io.File
+import kotlin.test.assertTrue
+
+class ProfileTest {
+    private val profiles = File(System.getProperty("lab.root"), "loadtests/profiles")
+
+    @Test
+    fun `every declared profile loads and passes its checks`() {
+        val names = profiles.listFiles { f -> f.extension == "json" }.orEmpty().map { it.nameWithoutExtension }
+        assertTrue(names.containsAll(listOf("smoke", "local", "vps")), "$names")
+        names.forEach { Profile.load(profiles, it) }
+    }
+
+    @Test
+    fun `the smoke profile is short enough for CI`() {
+        assertTrue(Profile.load(profiles, "smoke").durationSeconds <= 30)
+    }
+
+    @Test
+    fun `an unknown profile is a one-line error that lists the known ones`() {
+        val error = assertThrows<BenchInputException> { Profile.load(profiles, "huge") }
+        assertTrue(error.message!!.startsWith("unknown profile 'huge'; choose one of: "), error.message)
+        assertTrue("local" in error.message!! && '\n' !in error.message!!, error.message)
+    }
+
+    @Test
+    fun `a misspelt key or an impossible value is refused, not ignored`(@TempDir dir: File) {
+        val smoke = File(profiles, "smoke.json").readText()
+        File(dir, "typo.json").writeText(smoke.replace("\"jsonSeconds\"", "\"jsonSecs\""))
+        File(dir, "zero.json").writeText(smoke.replace(Regex("\"socketSteps\": \\d+"), "\"socketSteps\": 0"))
+        assertThrows<BenchInputException> { Profile.load(dir, "typo") }
+        val zero = assertThrows<BenchInputException> { Profile.load(dir, "zero") }
+        assertTrue("socketSteps must be at least 1" in zero.message!!, zero.message)
+    }
+}
