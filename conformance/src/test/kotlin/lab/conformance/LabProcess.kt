@@ -1,5 +1,6 @@
 package lab.conformance
 
+import lab.handlers.ReadyLine
 import java.io.File
 import java.io.IOException
 import java.net.URI
@@ -71,19 +72,18 @@ class LabProcess private constructor(val name: String, private val process: Proc
                         process.inputStream.bufferedReader().forEachLine { line ->
                             out.appendLine(line)
                             out.flush()
-                            if (line.startsWith("READY ")) readyLines.put(line)
+                            ReadyLine.urlIn(line)?.let(readyLines::put)
                         }
                     } catch (e: IOException) {
                         // The process was stopped while it was still writing: its log ends here.
                     }
                 }
             }
-            val ready = readyLines.poll(READY_TIMEOUT_SECONDS, TimeUnit.SECONDS)
-            if (ready == null) {
+            val url = readyLines.poll(READY_TIMEOUT_SECONDS, TimeUnit.SECONDS)
+            if (url == null) {
                 process.destroyForcibly()
                 error("$module did not print its READY line within $READY_TIMEOUT_SECONDS s; its output is in $log")
             }
-            val url = ready.split(' ').first { it.startsWith("url=") }.removePrefix("url=")
             return LabProcess(module, process, URI(url))
         }
     }

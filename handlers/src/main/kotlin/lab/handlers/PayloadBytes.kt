@@ -6,10 +6,11 @@ package lab.handlers
  */
 object PayloadBytes {
     const val CHUNK_BYTES = 64 * 1024
-    private const val PERIOD = 251
+
+    @PublishedApi internal const val PERIOD = 251
 
     // One chunk plus a period: any chunk of the payload is a slice of this, so streaming allocates nothing.
-    private val pattern = ByteArray(CHUNK_BYTES + PERIOD) { (it % PERIOD).toByte() }
+    @PublishedApi internal val pattern = ByteArray(CHUNK_BYTES + PERIOD) { (it % PERIOD).toByte() }
 
     fun byteAt(index: Long): Byte = (index % PERIOD).toByte()
 
@@ -18,12 +19,8 @@ object PayloadBytes {
         var sent = 0L
         while (sent < size) {
             val length = minOf(CHUNK_BYTES.toLong(), size - sent).toInt()
-            write(patternBytes(), (sent % periodOf()).toInt(), length)
+            write(pattern, (sent % PERIOD).toInt(), length)
             sent += length
         }
     }
-
-    @PublishedApi internal fun patternBytes(): ByteArray = pattern
-
-    @PublishedApi internal fun periodOf(): Int = PERIOD
 }

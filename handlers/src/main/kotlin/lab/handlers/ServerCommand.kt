@@ -52,13 +52,9 @@ data class ServerConfig(
     val downstreamUrl: String,
     val limits: Limits,
 ) {
-    /**
-     * The one line a server prints when it accepts connections. Tests and the bench harness
-     * wait for it and read the bound port from it, so its shape is part of the contract.
-     */
+    /** Prints the server's [ReadyLine] once it accepts connections on [boundPort]. */
     fun announceReady(boundPort: Int) {
-        val pid = ProcessHandle.current().pid()
-        println("READY model=$model url=http://$host:$boundPort pid=$pid jdk=${Runtime.version()}")
+        println(ReadyLine.format(model, "http://$host:$boundPort", "jdk" to Runtime.version()))
         System.out.flush()
     }
 

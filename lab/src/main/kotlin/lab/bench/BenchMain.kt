@@ -17,7 +17,6 @@ import java.nio.file.Files
 import java.time.LocalDateTime
 import java.time.OffsetDateTime
 import java.time.format.DateTimeFormatter
-import java.util.concurrent.TimeUnit
 
 private val SERVERS = listOf("coroutine", "vthread", "platform")
 
@@ -128,36 +127,21 @@ private class BenchCommand : CliktCommand(name = "bench") {
     private var stubProcess: Process? = null
 
     private fun startStub(runDir: File): String {
-        val port = ServerRun.freePort()
-        val process = ProcessBuilder(
-            File(serverJdk, "bin/java").path,
-            "-jar",
-            File(repo, "stub/target/stub.jar").path,
-            "--port",
-            port.toString(),
-            "--latency-ms",
-            stubLatencyMs.toString(),
-        ).redirectErrorStream(true).redirectOutput(File(runDir, "stub.log")).start()
-        Children.track(process)
+        val command = listOf(File(serverJdk, "bin/java").path, "-jar", File(repo, "stub/target/stub.jar").path) +
+            listOf("--port", "0", "--latency-ms", stubLatencyMs.toString())
+        val log = File(runDir, "stub.log")
+        val process = Children.start(command, log)
         stubProcess = process
-        val url = "http://127.0.0.1:$port"
-        val deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30)
-        while (!File(runDir, "stub.log").readText().contains("READY ")) {
-            if (!process.isAlive ||
-                System.nanoTime() > deadline
-            ) {
-                throw BenchInputException("the stub did not start; see ${runDir.path}/stub.log")
-            }
-            Thread.sleep(100)
+        val url = try {
+            Children.awaitReady(process, log, timeoutSeconds = 30)
+        } catch (e: ChildExited) {
+            null
         }
-        return url
+        return url ?: throw BenchInputException("the stub did not start; see ${log.path}")
     }
 
     private fun stopStub() {
-        stubProcess?.let {
-            it.destroy()
-            if (!it.waitFor(5, TimeUnit.SECONDS)) it.destroyForcibly()
-        }
+        stubProcess?.let { Children.stop(it, graceSeconds = 5) }
     }
 
     private fun summaryTable(outcomes: List<ServerOutcome>): String = buildString {

@@ -1,5 +1,9 @@
 package lab.bench
 
+import lab.handlers.ReadyLine
+import java.io.File
+import java.util.concurrent.TimeUnit
+
 /**
  * Every process the harness starts, so that none outlives it: on Ctrl-C or SIGTERM the
  * shutdown hook stops them all (SIGTERM, then SIGKILL after a grace period).
@@ -12,7 +16,32 @@ object Children {
         Runtime.getRuntime().addShutdownHook(Thread(::stopAll, "stop-children"))
     }
 
-    fun track(process: Process) = synchronized(processes) { processes += process }
+    /** Starts [command] with its output (stdout and stderr) going to [log], and tracks it. */
+    fun start(command: List<String>, log: File): Process {
+        val process = ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log).start()
+        synchronized(processes) { processes += process }
+        return process
+    }
+
+    /**
+     * Waits for a lab program's [ReadyLine] in its [log] and returns the URL it announces;
+     * null if none came within [timeoutSeconds]. Throws if the process exits first.
+     */
+    fun awaitReady(process: Process, log: File, timeoutSeconds: Long): String? {
+        val deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds)
+        while (System.nanoTime() < deadline) {
+            log.useLines { lines -> lines.firstNotNullOfOrNull(ReadyLine::urlIn) }?.let { return it }
+            if (!process.isAlive) throw ChildExited("exited with code ${process.exitValue()} before it was ready; see ${log.name}")
+            Thread.sleep(100)
+        }
+        return null
+    }
+
+    /** SIGTERM, then SIGKILL if [process] has not exited within [graceSeconds]. */
+    fun stop(process: Process, graceSeconds: Long) {
+        process.destroy()
+        if (!process.waitFor(graceSeconds, TimeUnit.SECONDS)) process.destroyForcibly().waitFor()
+    }
 
     /** Runs [action] first when the harness is stopped, before the children are (e.g. mark the run incomplete). */
     fun beforeStop(action: () -> Unit) = synchronized(onExit) { onExit += action }
@@ -24,7 +53,10 @@ object Children {
         val deadlineNs = System.nanoTime() + 8_000_000_000L
         alive.forEach { process ->
             val leftMs = (deadlineNs - System.nanoTime()) / 1_000_000
-            if (leftMs <= 0 || !process.waitFor(leftMs, java.util.concurrent.TimeUnit.MILLISECONDS)) process.destroyForcibly()
+            if (leftMs <= 0 || !process.waitFor(leftMs, TimeUnit.MILLISECONDS)) process.destroyForcibly()
         }
     }
 }
+
+/** A child process ended before it was ready. */
+class ChildExited(message: String) : Exception(message)

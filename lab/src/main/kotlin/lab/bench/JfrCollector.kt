@@ -58,13 +58,8 @@ class JfrCollector(jmxPort: Int, private val dir: File, private val clock: RunCl
                 row(at, "heap_used_bytes", event.getLong("used"))
                 row(at, "heap_committed_bytes", event.getLong("committed"))
             }
-            "jdk.GCHeapSummary" -> row(
-                at,
-                "heap_after_gc_bytes".takeIf {
-                    event.getString("when") == "After GC"
-                } ?: return,
-                event.getLong("heapUsed"),
-            )
+            // The heap after a collection is the live set: what the sockets really hold.
+            "jdk.GCHeapSummary" -> if (event.getString("when") == "After GC") row(at, "heap_after_gc_bytes", event.getLong("heapUsed"))
             "jdk.GarbageCollection" -> row(at, "gc_pause_ms", event.getDuration("sumOfPauses").toNanos() / 1e6)
             "jdk.CPULoad" -> {
                 row(at, "cpu_jvm_user", event.getFloat("jvmUser"))

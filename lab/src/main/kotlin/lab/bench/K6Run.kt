@@ -39,8 +39,7 @@ class K6Run(
             addAll(listOf("-e", "LAB_SUMMARY=${summaryFile.path}"))
             add(script.path)
         }
-        process = ProcessBuilder(command).redirectErrorStream(true).redirectOutput(File(dir, "k6.log")).start()
-        Children.track(process)
+        process = Children.start(command, File(dir, "k6.log"))
     }
 
     /** Waits up to [ms] for k6 to finish; true once it has. */
@@ -84,9 +83,6 @@ class K6Run(
     /** Stops k6 (SIGTERM lets it write its summary) and waits for it. */
     override fun close() {
         if (!::process.isInitialized) return
-        if (process.isAlive) {
-            process.destroy()
-            if (!process.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)) process.destroyForcibly().waitFor()
-        }
+        if (process.isAlive) Children.stop(process, graceSeconds = 10)
     }
 }

@@ -7,9 +7,7 @@ import kotlinx.serialization.json.jsonObject
 import kotlinx.serialization.json.jsonPrimitive
 import java.io.File
 import java.net.ServerSocket
-import java.util.concurrent.LinkedBlockingQueue
 import java.util.concurrent.TimeUnit
-import kotlin.concurrent.thread
 
 /**
  * One server through one profile: start its JVM with the run's flags, stream JFR from it,
@@ -43,7 +41,8 @@ class ServerRun(
         val jmxPort = freePort()
         val process = startServer(jmxPort)
         try {
-            val url = awaitReady(process) ?: throw ServerFailure("did not print its READY line within $READY_TIMEOUT_S s")
+            val url = Children.awaitReady(process, File(dir, "server.log"), READY_TIMEOUT_S)
+                ?: throw ServerFailure("did not print its READY line within $READY_TIMEOUT_S s")
             if (streamJfr) jfr = JfrCollector(jmxPort, dir, clock, setup.pinThresholdMs).also { it.start() }
             proc = ProcSampler(process.pid(), File(dir, "proc.csv"), clock).also { it.start() }
             k6 =
@@ -87,6 +86,8 @@ class ServerRun(
             if (k6.exitCode() !in setOf(0, 99)) failure = "k6 exited with code ${k6.exitCode()}; see k6.log"
         } catch (e: ServerFailure) {
             failure = e.message
+        } catch (e: ChildExited) {
+            failure = e.message
         } catch (e: Exception) {
             failure = "${e.javaClass.simpleName}: ${e.message}"
         } finally {
@@ -94,7 +95,7 @@ class ServerRun(
             runCatching { k6?.close() }
             runCatching { proc?.close() }
             runCatching { jfr?.close() }.onFailure { if (failure == null) failure = "the JFR stream failed: ${it.message}" }
-            stopServer(process)
+            Children.stop(process, graceSeconds = 10)
         }
         val summary = k6?.summaryFile?.takeIf { it.isFile }?.let { Json.parseToJsonElement(it.readText()).jsonObject }
         val outcome = ServerOutcome(
@@ -130,35 +131,7 @@ class ServerRun(
             "--downstream-url",
             setup.stubUrl,
         )
-        val process = ProcessBuilder(command).redirectErrorStream(true).start()
-        Children.track(process)
-        return process
-    }
-
-    private fun awaitReady(process: Process): String? {
-        val ready = LinkedBlockingQueue<String>()
-        thread(isDaemon = true, name = "$server-log") {
-            File(dir, "server.log").bufferedWriter().use { log ->
-                runCatching {
-                    process.inputStream.bufferedReader().forEachLine { line ->
-                        log.appendLine(line)
-                        log.flush()
-                        if (line.startsWith("READY ")) ready.put(line.split(' ').first { it.startsWith("url=") }.removePrefix("url="))
-                    }
-                }
-            }
-        }
-        val deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(READY_TIMEOUT_S)
-        while (System.nanoTime() < deadline) {
-            ready.poll(200, TimeUnit.MILLISECONDS)?.let { return it }
-            if (!process.isAlive) throw ServerFailure("exited with code ${process.exitValue()} before it was ready; see server.log")
-        }
-        return null
-    }
-
-    private fun stopServer(process: Process) {
-        process.destroy()
-        if (!process.waitFor(10, TimeUnit.SECONDS)) process.destroyForcibly().waitFor()
+        return Children.start(command, File(dir, "server.log"))
     }
 
     private fun JsonObject.value(metric: String, stat: String): Double? =

@@ -8,6 +8,7 @@ import com.github.ajalt.clikt.parameters.options.option
 import com.github.ajalt.clikt.parameters.types.int
 import com.github.ajalt.clikt.parameters.types.long
 import com.github.ajalt.clikt.parameters.types.restrictTo
+import lab.handlers.ReadyLine
 
 private class StubCommand : CliktCommand(name = "stub") {
     override fun help(context: Context) = "The downstream service /dashboard calls, with a fixed latency."
@@ -21,7 +22,7 @@ private class StubCommand : CliktCommand(name = "stub") {
         val stub = StubServer(host, port, latencyMs)
         val boundPort = stub.start()
         Runtime.getRuntime().addShutdownHook(Thread { stub.close() })
-        println("READY model=stub url=http://$host:$boundPort pid=${ProcessHandle.current().pid()} latencyMs=$latencyMs")
+        println(ReadyLine.format("stub", "http://$host:$boundPort", "latencyMs" to latencyMs))
         System.out.flush()
         stub.awaitClose()
     }

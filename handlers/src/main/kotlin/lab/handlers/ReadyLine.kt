@@ -1,0 +1,18 @@
+package lab.handlers
+
+/**
+ * The one line every lab program (each server and the stub) prints when it accepts
+ * connections: `READY model=… url=… pid=…` and then its own facts. Tests and the bench
+ * harness wait for it and read the bound URL from it, so its shape is declared here, once.
+ */
+object ReadyLine {
+    private const val WORD = "READY"
+
+    fun format(model: String, url: String, vararg facts: Pair<String, Any>): String =
+        (listOf(WORD, "model=$model", "url=$url", "pid=${ProcessHandle.current().pid()}") + facts.map { (key, value) -> "$key=$value" })
+            .joinToString(" ")
+
+    /** The URL a ready line announces, or null if [line] is not one. */
+    fun urlIn(line: String): String? =
+        if (line.startsWith("$WORD ")) line.split(' ').firstOrNull { it.startsWith("url=") }?.removePrefix("url=") else null
+}
