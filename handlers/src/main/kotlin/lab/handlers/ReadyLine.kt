@@ -13,6 +13,11 @@ object ReadyLine {
             .joinToString(" ")
 
     /** The URL a ready line announces, or null if [line] is not one. */
-    fun urlIn(line: String): String? =
-        if (line.startsWith("$WORD ")) line.split(' ').firstOrNull { it.startsWith("url=") }?.removePrefix("url=") else null
+    fun urlIn(line: String): String? = fact(line, "url")
+
+    /** The process id a ready line announces, or null if [line] is not one. */
+    fun pidIn(line: String): Long? = fact(line, "pid")?.toLongOrNull()
+
+    private fun fact(line: String, key: String): String? =
+        if (line.startsWith("$WORD ")) line.split(' ').firstOrNull { it.startsWith("$key=") }?.removePrefix("$key=") else null
 }

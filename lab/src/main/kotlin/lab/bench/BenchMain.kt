@@ -9,6 +9,7 @@ import com.github.ajalt.clikt.parameters.options.option
 import com.github.ajalt.clikt.parameters.options.required
 import com.github.ajalt.clikt.parameters.options.split
 import com.github.ajalt.clikt.parameters.types.file
+import com.github.ajalt.clikt.parameters.types.int
 import com.github.ajalt.clikt.parameters.types.long
 import com.github.ajalt.clikt.parameters.types.restrictTo
 import kotlinx.serialization.json.Json
@@ -31,6 +32,8 @@ private class BenchCommand : CliktCommand(name = "bench") {
     private val resultsDir by option("--results", help = "where run folders go").file().default(File("results"))
     private val pinThresholdMs by option("--pin-threshold-ms", help = "shortest pinning that JFR records").long()
         .restrictTo(0L..60_000L).default(20)
+    private val jsonRate by option("--json-rate", help = "run /json at this rate instead of calibrating one").int()
+        .restrictTo(1..100_000)
     private val stubLatencyMs by option("--stub-latency-ms", help = "the downstream stub's latency").long()
         .restrictTo(0L..10_000L).default(20)
 
@@ -96,10 +99,28 @@ private class BenchCommand : CliktCommand(name = "bench") {
         write(runDir, manifest)
         val outcomes = mutableListOf<ServerOutcome>()
         try {
-            val setup = RunSetup(
+            val declared = RunSetup(
                 repo, profile, decision, File(serverJdk, "bin/java"), jdk.feature, k6,
                 File(repo, "loadtests/bench.js"), stub, pinThresholdMs,
             )
+            val calibration = if (jsonRate == null && profile.calibrationSeconds > 0) {
+                progress.say("calibration: the highest /json rate up to ${profile.jsonRatePerSecond}/s that every server sustains")
+                RateCalibration(declared, File(runDir, "calibration"), progress, maxProbes = servers.size + 4).run(servers)
+            } else {
+                null
+            }
+            val rate = jsonRate ?: calibration?.ratePerSecond ?: profile.jsonRatePerSecond
+            manifest = manifest.copy(jsonRatePerSecond = rate, calibration = calibration)
+            write(runDir, manifest)
+            progress.say(
+                when {
+                    jsonRate != null -> "/json at $rate/s, as --json-rate says"
+                    calibration == null -> "/json at $rate/s, as the profile says"
+                    calibration.sustained -> "calibration: /json at $rate/s"
+                    else -> "calibration: no rate down to $rate/s was sustained; the run uses $rate/s and its dropped iterations show it"
+                },
+            )
+            val setup = declared.copy(profile = profile.copy(jsonRatePerSecond = rate))
             val passes = if (profile.compareWithoutJfr) listOf(true, false) else listOf(true)
             for (server in servers) {
                 for (streamJfr in passes) {
@@ -110,6 +131,7 @@ private class BenchCommand : CliktCommand(name = "bench") {
                     manifest = manifest.copy(outcomes = outcomes.toList())
                     write(runDir, manifest)
                     progress.say("$name: ${outcome.status}${outcome.reason?.let { " ($it)" } ?: ""}")
+                    if (outcome.steps.isNotEmpty()) progress.say("$name: ${plateaus(outcome.steps)}")
                 }
             }
         } finally {
@@ -144,6 +166,17 @@ private class BenchCommand : CliktCommand(name = "bench") {
         stubProcess?.let { Children.stop(it, graceSeconds = 5) }
     }
 
+    private fun plateaus(steps: List<StepPlateau>): String {
+        val each = steps.joinToString { "${it.openSockets} sockets ${it.rssBytes / (1 shl 20)} MiB" }
+        val unsettled = steps.filterNot { it.settled }
+        return "RSS at each step's end: $each; " + if (unsettled.isEmpty()) {
+            "every step settled (RSS moved under ${StepPlateau.SETTLED_DRIFT_PERCENT}% in its last third)"
+        } else {
+            "not settled in step " +
+                unsettled.joinToString { String.format(java.util.Locale.ROOT, "%d (%+.1f%%)", it.step, it.rssDriftPercent) }
+        }
+    }
+
     private fun summaryTable(outcomes: List<ServerOutcome>): String = buildString {
         val columns = listOf("server", "JFR", "status", "sockets", "peak RSS", "threads", "/json p99", "/json/s", "dropped", "pinned")
         appendLine(String.format("%-10s %-4s %-7s %8s %10s %8s %12s %8s %8s %7s", *columns.toTypedArray()))
@@ -155,7 +188,7 @@ private class BenchCommand : CliktCommand(name = "bench") {
                     o.peakRssBytes?.let { "${it / (1 shl 20)} MiB" } ?: "-", o.peakThreads ?: "-",
                     o.jsonP99Ms?.let { String.format(java.util.Locale.ROOT, "%.2f ms", it) } ?: "-",
                     o.jsonPerSecond?.let { String.format(java.util.Locale.ROOT, "%.0f", it) } ?: "-",
-                    o.droppedIterations ?: "-", o.pinnedEvents ?: "-",
+                    o.jsonDroppedIterations ?: "-", o.pinnedEvents ?: "-",
                 ),
             )
         }

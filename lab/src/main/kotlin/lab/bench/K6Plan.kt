@@ -15,6 +15,7 @@ data class K6Plan(
     val stepHoldSeconds: Int,
     val pingIntervalSeconds: Int,
     val jsonRatePerSecond: Int,
+    val jsonWarmupSeconds: Int,
     val jsonSeconds: Int,
     val jsonVus: Int,
     val dashboardRatePerSecond: Int,
@@ -25,6 +26,17 @@ data class K6Plan(
         /** One VU holds this many sockets: k6/websockets serves them all from its event loop. */
         const val SOCKETS_PER_VU = 250
 
+        /**
+         * An open-model scenario starts each request on a free VU, and drops it when there is
+         * none. With this many ms of requests' worth of VUs, all initialised before the run
+         * starts (k6 initialising more mid-run costs CPU and drops iterations meanwhile), a
+         * stall shorter than this shows as latency, where an open model puts it; only a
+         * longer one, a server that cannot keep up, drops iterations.
+         */
+        const val STALL_TOLERANCE_MS = 500
+
+        fun vusFor(ratePerSecond: Int): Int = maxOf(10, ratePerSecond * STALL_TOLERANCE_MS / 1000)
+
         fun of(profile: Profile, idleSockets: Int, baseUrl: String) = K6Plan(
             baseUrl = baseUrl,
             idleSockets = idleSockets,
@@ -33,12 +45,12 @@ data class K6Plan(
             stepHoldSeconds = profile.stepHoldSeconds,
             pingIntervalSeconds = profile.pingIntervalSeconds,
             jsonRatePerSecond = profile.jsonRatePerSecond,
+            jsonWarmupSeconds = profile.jsonWarmupSeconds,
             jsonSeconds = profile.jsonSeconds,
-            // Enough VUs for 100 ms of latency at the full rate; k6 may add up to four times more.
-            jsonVus = maxOf(10, profile.jsonRatePerSecond / 10),
+            jsonVus = vusFor(profile.jsonRatePerSecond),
             dashboardRatePerSecond = profile.dashboardRatePerSecond,
             dashboardSeconds = profile.dashboardSeconds,
-            dashboardVus = maxOf(10, profile.dashboardRatePerSecond / 5),
+            dashboardVus = vusFor(profile.dashboardRatePerSecond),
         )
     }
 }

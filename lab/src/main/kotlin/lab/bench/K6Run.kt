@@ -2,6 +2,7 @@ package lab.bench
 
 import kotlinx.serialization.json.Json
 import kotlinx.serialization.json.JsonObject
+import kotlinx.serialization.json.booleanOrNull
 import kotlinx.serialization.json.doubleOrNull
 import kotlinx.serialization.json.jsonObject
 import kotlinx.serialization.json.jsonPrimitive
@@ -42,6 +43,28 @@ class K6Run(
         process = Children.start(command, File(dir, "k6.log"))
     }
 
+    /**
+     * Waits until k6 has initialised its VUs and started the timeline (its REST API says
+     * `running`): the moment the profile's phases count from. False if k6 exited or
+     * [timeoutSeconds] passed first.
+     */
+    fun awaitRunning(timeoutSeconds: Long): Boolean {
+        val deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(timeoutSeconds)
+        while (System.nanoTime() < deadline && process.isAlive) {
+            val running = runCatching {
+                val response = api.send(
+                    HttpRequest.newBuilder(URI("http://127.0.0.1:$apiPort/v1/status")).timeout(Duration.ofSeconds(2)).build(),
+                    HttpResponse.BodyHandlers.ofString(),
+                )
+                Json.parseToJsonElement(response.body()).jsonObject["data"]?.jsonObject?.get("attributes")?.jsonObject
+                    ?.get("running")?.jsonPrimitive?.booleanOrNull
+            }.getOrNull()
+            if (running == true) return true
+            Thread.sleep(STATUS_POLL_MS)
+        }
+        return false
+    }
+
     /** Waits up to [ms] for k6 to finish; true once it has. */
     fun awaitExit(ms: Long): Boolean = process.waitFor(ms, java.util.concurrent.TimeUnit.MILLISECONDS)
 
@@ -78,6 +101,10 @@ class K6Run(
         )
     } catch (e: Exception) {
         null
+    }
+
+    private companion object {
+        const val STATUS_POLL_MS = 50L
     }
 
     /** Stops k6 (SIGTERM lets it write its summary) and waits for it. */

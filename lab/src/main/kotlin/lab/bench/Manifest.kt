@@ -27,6 +27,9 @@ data class Manifest(
     val gitCommit: String,
     val gitDirty: Boolean,
     val servers: List<String>,
+    /** The /json rate every server ran at: the profile's, `--json-rate`'s, or the one [calibration] found. */
+    val jsonRatePerSecond: Int? = null,
+    val calibration: RateCalibration.Result? = null,
     /** Where the servers' `/dashboard` calls went during the run. */
     val stubUrl: String? = null,
     val outcomes: List<ServerOutcome> = emptyList(),

@@ -17,16 +17,40 @@ data class Profile(
     val socketSteps: Int,
     val stepHoldSeconds: Int,
     val pingIntervalSeconds: Int,
+    /**
+     * The /json rate to aim for. With [calibrationSeconds] above 0 it is the most the run
+     * tries: the harness first finds the highest rate up to it that every server sustains
+     * with zero dropped iterations, and the run uses that.
+     */
     val jsonRatePerSecond: Int,
+    /** A ramp from 1 request a second up to the rate before the /json phase, so the JIT has compiled the path. */
+    val jsonWarmupSeconds: Int,
     val jsonSeconds: Int,
+    /** How long each calibration probe holds a rate; 0 takes [jsonRatePerSecond] as it is. */
+    val calibrationSeconds: Int,
     val dashboardRatePerSecond: Int,
     val dashboardSeconds: Int,
     val heapMb: Int,
     /** Run each server a second time without the JFR stream, to measure what the stream costs. */
     val compareWithoutJfr: Boolean = false,
 ) {
-    /** How long k6 drives one server: the socket steps, then the JSON phase, then the dashboard phase. */
-    val durationSeconds: Int get() = socketSteps * stepHoldSeconds + jsonSeconds + dashboardSeconds
+    /** How long k6 drives one server: the socket steps, the /json warm-up and phase, then the dashboard phase. */
+    val durationSeconds: Int get() = socketSteps * stepHoldSeconds + jsonWarmupSeconds + jsonSeconds + dashboardSeconds
+
+    /**
+     * One calibration probe at [ratePerSecond]: every socket opened in one step, then the
+     * warm-up and [calibrationSeconds] of /json with the sockets open, and no dashboard.
+     */
+    fun probe(ratePerSecond: Int): Profile = copy(
+        socketSteps = 1,
+        stepHoldSeconds = PROBE_SOCKET_HOLD_SECONDS,
+        jsonRatePerSecond = ratePerSecond,
+        jsonSeconds = calibrationSeconds,
+        calibrationSeconds = 0,
+        dashboardRatePerSecond = 0,
+        dashboardSeconds = 0,
+        compareWithoutJfr = false,
+    )
 
     fun problems(): List<String> = buildList {
         if (idleSockets < 0) add("idleSockets must be 0 or more")
@@ -34,11 +58,15 @@ data class Profile(
         if (stepHoldSeconds < 1) add("stepHoldSeconds must be at least 1")
         if (pingIntervalSeconds < 1) add("pingIntervalSeconds must be at least 1")
         if (jsonRatePerSecond < 1 || jsonSeconds < 1) add("jsonRatePerSecond and jsonSeconds must be at least 1")
+        if (jsonWarmupSeconds < 0 || calibrationSeconds < 0) add("jsonWarmupSeconds and calibrationSeconds must be 0 or more")
         if (dashboardRatePerSecond < 0 || dashboardSeconds < 0) add("dashboardRatePerSecond and dashboardSeconds must be 0 or more")
         if (heapMb < 64) add("heapMb must be at least 64")
     }
 
     companion object {
+        /** Long enough to open this host's ~15,000 sockets at a pace the servers' accept queues take. */
+        const val PROBE_SOCKET_HOLD_SECONDS = 10
+
         @OptIn(ExperimentalSerializationApi::class)
         private val strict = Json { ignoreUnknownKeys = false }
 

@@ -30,10 +30,12 @@ class RunClock(private val profile: Profile) {
         val loadStart = loadStartS ?: return "startup"
         val load = at - loadStart
         val socketsEnd = profile.socketSteps * profile.stepHoldSeconds
-        val jsonEnd = socketsEnd + profile.jsonSeconds
+        val jsonStart = socketsEnd + profile.jsonWarmupSeconds
+        val jsonEnd = jsonStart + profile.jsonSeconds
         return when {
             load < 0 -> "startup"
             load < socketsEnd -> "sockets-step-${(load / profile.stepHoldSeconds).toInt() + 1}"
+            load < jsonStart -> "json-warmup"
             load < jsonEnd -> "json"
             load < jsonEnd + profile.dashboardSeconds -> "dashboard"
             else -> "closing"

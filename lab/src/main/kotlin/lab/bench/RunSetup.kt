@@ -3,7 +3,7 @@ package lab.bench
 import java.io.File
 
 /** What every server of a run shares: the profile after the preflight, the tools, and the JVM. */
-class RunSetup(
+data class RunSetup(
     val repo: File,
     val profile: Profile,
     val preflight: Preflight.Decision,

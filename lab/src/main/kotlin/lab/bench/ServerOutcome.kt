@@ -22,9 +22,13 @@ data class ServerOutcome(
     val jsonRequests: Long? = null,
     /** /json responses per second over the JSON phase: the throughput the server achieved. */
     val jsonPerSecond: Double? = null,
+    /** Every iteration k6 could not start on time, in all phases. */
     val droppedIterations: Long? = null,
+    /** Those of the steady /json phase: zero when the server sustained the rate. */
+    val jsonDroppedIterations: Long? = null,
     val failedChecks: Long? = null,
     val pinnedEvents: Long? = null,
+    val steps: List<StepPlateau> = emptyList(),
 ) {
     val ok: Boolean get() = status == OK
 

@@ -21,6 +21,8 @@ class ServerRun(
     private val progress: Progress,
     /** False for the comparison run that measures what the JFR stream itself costs. */
     private val streamJfr: Boolean = true,
+    /** How the progress lines name this run. */
+    private val label: String = server,
 ) {
     private val outcomeFile = File(dir, "outcome.json")
 
@@ -55,6 +57,15 @@ class ServerRun(
                     setup.preflight.sourceAddresses,
                 )
             k6.start()
+            if (!k6.awaitRunning(K6_START_TIMEOUT_S)) {
+                throw ServerFailure(
+                    when {
+                        !process.isAlive -> "exited with code ${process.exitValue()} before the load started"
+                        k6.exitCode() != null -> "k6 exited with code ${k6.exitCode()} before its timeline started; see k6.log"
+                        else -> "k6 did not start its timeline within $K6_START_TIMEOUT_S s; see k6.log"
+                    },
+                )
+            }
             clock.markLoadStart()
             var previous: K6Run.Live? = null
             var ticks = 0
@@ -72,7 +83,7 @@ class ServerRun(
                 live?.let { load.appendLine(loadRow(clock, it, rate)) }
                 if (++ticks % PROGRESS_EVERY_TICKS == 0) {
                     progress.line(
-                        server,
+                        label,
                         clock,
                         setup.profile.durationSeconds,
                         live,
@@ -112,8 +123,10 @@ class ServerRun(
             jsonRequests = summary?.value("http_reqs{endpoint:json}", "count")?.toLong(),
             jsonPerSecond = summary?.value("http_reqs{endpoint:json}", "count")?.div(setup.profile.jsonSeconds),
             droppedIterations = summary?.value("dropped_iterations", "count")?.toLong() ?: summary?.let { 0L },
+            jsonDroppedIterations = summary?.value("dropped_iterations{scenario:json}", "count")?.toLong() ?: summary?.let { 0L },
             failedChecks = summary?.value("checks", "fails")?.toLong(),
             pinnedEvents = jfr?.pinnedEvents?.get(),
+            steps = StepPlateau.read(File(dir, "proc.csv"), File(dir, "load.csv")),
         )
         outcomeFile.writeText(Json { prettyPrint = true }.encodeToString(ServerOutcome.serializer(), outcome))
         return outcome
@@ -142,6 +155,7 @@ class ServerRun(
     companion object {
         const val READY_TIMEOUT_S = 60L
         const val K6_GRACE_S = 90L
+        const val K6_START_TIMEOUT_S = 60L
         const val LOAD_SAMPLE_MS = 1_000L
 
         /** A progress line every 5 s. */

@@ -28,7 +28,20 @@ class PreflightTest {
         somaxconn = 65_535,
     )
 
-    private fun profile(sockets: Int) = Profile("test", sockets, 5, 30, 30, 2_000, 120, 200, 60, 2_048)
+    private fun profile(sockets: Int) = Profile(
+        description = "test",
+        idleSockets = sockets,
+        socketSteps = 5,
+        stepHoldSeconds = 30,
+        pingIntervalSeconds = 30,
+        jsonRatePerSecond = 2_000,
+        jsonWarmupSeconds = 15,
+        jsonSeconds = 120,
+        calibrationSeconds = 20,
+        dashboardRatePerSecond = 200,
+        dashboardSeconds = 60,
+        heapMb = 2_048,
+    )
 
     @Test
     fun `the local profile's 15,000 sockets fit this lab's machines as declared`() {

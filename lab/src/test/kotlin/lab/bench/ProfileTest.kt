@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.assertThrows
 import org.junit.jupiter.api.io.TempDir
 import java.io.File
+import kotlin.test.assertEquals
 import kotlin.test.assertTrue
 
 class ProfileTest {
@@ -19,6 +20,19 @@ class ProfileTest {
     @Test
     fun `the smoke profile is short enough for CI`() {
         assertTrue(Profile.load(profiles, "smoke").durationSeconds <= 30)
+    }
+
+    @Test
+    fun `a calibration probe holds every socket, warms up and runs only the rate under test`() {
+        val local = Profile.load(profiles, "local")
+        val probe = local.probe(1_600)
+        assertEquals(local.idleSockets, probe.idleSockets)
+        assertEquals(1, probe.socketSteps)
+        assertEquals(local.jsonWarmupSeconds, probe.jsonWarmupSeconds)
+        assertEquals(1_600, probe.jsonRatePerSecond)
+        assertEquals(local.calibrationSeconds, probe.jsonSeconds)
+        assertEquals(0, probe.dashboardSeconds)
+        assertEquals(0, probe.calibrationSeconds, "a probe does not calibrate again")
     }
 
     @Test

@@ -13,7 +13,6 @@ import java.io.File
 import java.util.concurrent.TimeUnit
 import kotlin.test.assertEquals
 import kotlin.test.assertTrue
-import kotlin.test.fail
 
 /**
  * `make bench PROFILE=smoke`, end to end: the real harness drives the three real servers with
@@ -22,30 +21,16 @@ import kotlin.test.fail
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 6, unit = TimeUnit.MINUTES)
 class SmokeRunIT {
-    private val root = File(System.getProperty("lab.root"))
-    private val results = File(System.getProperty("lab.results"))
+    private val harness = Harness("smoke")
     private lateinit var runDir: File
     private lateinit var manifest: Manifest
-    private val lenient = Json { ignoreUnknownKeys = true }
 
     @BeforeAll
     fun runSmokeProfile() {
-        results.deleteRecursively()
-        results.mkdirs()
-        val harnessJdk = env("LAB_HARNESS_JDK")
-        val log = File(results, "harness.log")
-        val process = ProcessBuilder(
-            "$harnessJdk/bin/java", "-jar", File(root, "lab/target/lab.jar").path,
-            "--profile", "smoke", "--repo", root.path, "--results", results.path,
-            "--server-jdk", env("LAB_SERVER_JDK"), "--k6", env("LAB_K6"),
-        ).redirectErrorStream(true).redirectOutput(log).start()
-        if (!process.waitFor(5, TimeUnit.MINUTES)) {
-            process.destroy()
-            fail("the smoke run took over 5 minutes; see $log")
-        }
-        assertEquals(0, process.exitValue(), "the harness failed; see $log:\n${log.readText().takeLast(3000)}")
-        runDir = results.listFiles().orEmpty().single { it.isDirectory && it.name.endsWith("-smoke") }
-        manifest = lenient.decodeFromString(Manifest.serializer(), File(runDir, "manifest.json").readText())
+        val exitCode = harness.await(harness.start("--profile", "smoke"), minutes = 5)
+        assertEquals(0, exitCode, "the harness failed; see ${harness.log}:\n${harness.log.readText().takeLast(3000)}")
+        runDir = harness.runDir()
+        manifest = harness.manifest(runDir)
     }
 
     @Test
@@ -76,7 +61,7 @@ class SmokeRunIT {
                 assertTrue(File(runDir, "$server/$file").isFile, "$server/$file is missing")
             }
         }
-        assertEquals(runDir.canonicalFile, File(results, "latest").canonicalFile, "results/latest points at the newest run")
+        assertEquals(runDir.canonicalFile, File(harness.results, "latest").canonicalFile, "results/latest points at the newest run")
     }
 
     @Test
@@ -94,7 +79,7 @@ class SmokeRunIT {
         for (server in manifest.servers) {
             for (series in listOf("proc.csv", "jfr-series.csv", "load.csv")) {
                 val phases = File(runDir, "$server/$series").readLines().drop(1).map { it.split(',')[1] }.toSet()
-                for (phase in listOf("sockets-step-1", "sockets-step-${profile.socketSteps}", "json", "dashboard")) {
+                for (phase in listOf("sockets-step-1", "sockets-step-${profile.socketSteps}", "json-warmup", "json", "dashboard")) {
                     assertTrue(phase in phases, "$server/$series has no $phase rows: $phases")
                 }
             }
@@ -113,12 +98,6 @@ class SmokeRunIT {
 
     @Test
     fun `no process of the run is left`() {
-        val marks = listOfNotNull(runDir.path, manifest.stubUrl)
-        val left = File("/proc").listFiles().orEmpty().filter { it.name.all(Char::isDigit) }.mapNotNull { dir ->
-            runCatching { File(dir, "cmdline").readText().replace('\u0000', ' ') }.getOrNull()
-        }.filter { cmdline -> marks.any { it in cmdline } }
-        assertTrue(left.isEmpty(), "left behind: $left")
+        assertEquals(emptyList(), harness.leftovers(runDir))
     }
-
-    private fun env(name: String): String = System.getenv(name) ?: fail("set $name; `make test` does")
 }

@@ -1,0 +1,86 @@
+package lab.bench
+
+import kotlinx.serialization.Serializable
+import java.io.File
+
+/**
+ * Finds the /json rate a run uses: the highest, up to the profile's, that every server
+ * sustains with zero dropped iterations while holding the profile's idle sockets. All three
+ * servers then run at that one rate, because latencies at different rates do not compare.
+ *
+ * Each probe is a short run of its own ([Profile.probe]) on a freshly started server, kept
+ * under `calibration/` in the run folder. A server that does not sustain a rate lowers it by
+ * a fifth and is probed again; the servers after it start from the lowered rate, since a
+ * rate one server could not sustain is no longer the run's. The search is bounded by
+ * [maxProbes], so it always ends.
+ */
+class RateCalibration(
+    private val setup: RunSetup,
+    private val dir: File,
+    private val progress: Progress,
+    private val maxProbes: Int,
+) {
+    @Serializable
+    data class Probe(
+        val server: String,
+        val ratePerSecond: Int,
+        val sustained: Boolean,
+        val droppedIterations: Long?,
+        val jsonP99Ms: Double?,
+        val failure: String? = null,
+    )
+
+    /** The outcome: [ratePerSecond] is what the run uses; [sustained] is false if the search ran out of probes. */
+    @Serializable
+    data class Result(val targetPerSecond: Int, val ratePerSecond: Int, val sustained: Boolean, val probes: List<Probe>)
+
+    fun run(servers: List<String>): Result {
+        val target = setup.profile.jsonRatePerSecond
+        var rate = target
+        val probes = mutableListOf<Probe>()
+        for (server in servers) {
+            while (true) {
+                val probe = probe(server, rate)
+                probes += probe
+                progress.say(
+                    "calibration: $server at $rate/s: " + when {
+                        probe.failure != null -> "the server failed (${probe.failure}); the run will show it"
+                        probe.sustained -> "sustained, p99 ${"%.1f".format(java.util.Locale.ROOT, probe.jsonP99Ms ?: Double.NaN)} ms"
+                        else -> "${probe.droppedIterations} dropped iterations"
+                    },
+                )
+                // A server that fails outright says nothing about the rate; the measured run records it.
+                if (probe.sustained || probe.failure != null) break
+                if (probes.size >= maxProbes || rate <= MIN_RATE_PER_SECOND) return Result(target, rate, sustained = false, probes)
+                rate = lower(rate)
+            }
+        }
+        // Each server's last probe sustained the rate or failed outright; the earlier servers sustained a higher one.
+        return Result(target, rate, sustained = true, probes)
+    }
+
+    private fun probe(server: String, rate: Int): Probe {
+        val outcome = ServerRun(
+            server,
+            setup.copy(profile = setup.profile.probe(rate)),
+            File(dir, "$server-${rate}rps"),
+            progress,
+            label = "$server@$rate",
+        ).run()
+        return Probe(
+            server = server,
+            ratePerSecond = rate,
+            sustained = outcome.ok && outcome.jsonDroppedIterations == 0L && outcome.failedChecks == 0L,
+            droppedIterations = outcome.jsonDroppedIterations,
+            jsonP99Ms = outcome.jsonP99Ms,
+            failure = outcome.reason,
+        )
+    }
+
+    companion object {
+        const val MIN_RATE_PER_SECOND = 50
+
+        /** A fifth lower, in steps of 50 requests a second, and never below [MIN_RATE_PER_SECOND]. */
+        fun lower(rate: Int): Int = maxOf(MIN_RATE_PER_SECOND, (rate * 4 / 5) / 50 * 50)
+    }
+}
