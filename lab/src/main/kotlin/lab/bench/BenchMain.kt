@@ -121,18 +121,16 @@ private class BenchCommand : CliktCommand(name = "bench") {
                 },
             )
             val setup = declared.copy(profile = profile.copy(jsonRatePerSecond = rate))
-            val passes = if (profile.compareWithoutJfr) listOf(true, false) else listOf(true)
-            for (server in servers) {
-                for (streamJfr in passes) {
-                    val name = if (streamJfr) server else "$server-without-jfr"
-                    progress.say("$name: starting")
-                    val outcome = ServerRun(server, setup, File(runDir, name), progress, streamJfr).run()
-                    outcomes += outcome
-                    manifest = manifest.copy(outcomes = outcomes.toList())
-                    write(runDir, manifest)
-                    progress.say("$name: ${outcome.status}${outcome.reason?.let { " ($it)" } ?: ""}")
-                    if (outcome.steps.isNotEmpty()) progress.say("$name: ${plateaus(outcome.steps)}")
-                }
+            for (pass in Pass.plan(servers, profile.repeats, profile.compareWithoutJfr)) {
+                val name = pass.folder
+                progress.say("$name: starting")
+                val outcome = ServerRun(pass.server, setup, File(runDir, name), progress, pass.streamJfr, label = name).run()
+                    .copy(repeat = pass.repeat)
+                outcomes += outcome
+                manifest = manifest.copy(outcomes = outcomes.toList())
+                write(runDir, manifest)
+                progress.say("$name: ${outcome.status}${outcome.reason?.let { " ($it)" } ?: ""}")
+                if (outcome.steps.isNotEmpty()) progress.say("$name: ${plateaus(outcome.steps)}")
             }
         } finally {
             stopStub()
@@ -179,12 +177,19 @@ private class BenchCommand : CliktCommand(name = "bench") {
 
     private fun summaryTable(outcomes: List<ServerOutcome>): String = buildString {
         val columns = listOf("server", "JFR", "status", "sockets", "peak RSS", "threads", "/json p99", "/json/s", "dropped", "pinned")
-        appendLine(String.format("%-10s %-4s %-7s %8s %10s %8s %12s %8s %8s %7s", *columns.toTypedArray()))
+        appendLine(String.format("%-12s %-4s %-7s %8s %10s %8s %12s %8s %8s %7s", *columns.toTypedArray()))
         for (o in outcomes) {
             appendLine(
                 String.format(
-                    java.util.Locale.ROOT, "%-10s %-4s %-7s %8s %10s %8s %12s %8s %8s %7s",
-                    o.server, if (o.jfrStreaming) "on" else "off", o.status, o.peakOpenSockets ?: "-",
+                    java.util.Locale.ROOT, "%-12s %-4s %-7s %8s %10s %8s %12s %8s %8s %7s",
+                    o.server + if (o.repeat >
+                        1
+                    ) {
+                        " #${o.repeat}"
+                    } else {
+                        ""
+                    },
+                    if (o.jfrStreaming) "on" else "off", o.status, o.peakOpenSockets ?: "-",
                     o.peakRssBytes?.let { "${it / (1 shl 20)} MiB" } ?: "-", o.peakThreads ?: "-",
                     o.jsonP99Ms?.let { String.format(java.util.Locale.ROOT, "%.2f ms", it) } ?: "-",
                     o.jsonPerSecond?.let { String.format(java.util.Locale.ROOT, "%.0f", it) } ?: "-",

@@ -41,6 +41,8 @@ class JfrCollector(jmxPort: Int, private val dir: File, private val clock: RunCl
         stream.enable("jdk.GarbageCollection")
         stream.enable("jdk.CPULoad").withPeriod(everySecond)
         stream.enable("jdk.JavaThreadStatistics").withPeriod(everySecond)
+        // Long VM operations (safepoints and handshakes over every thread) explain stalls that GC pauses do not.
+        stream.enable("jdk.ExecuteVMOperation").withThreshold(Duration.ofMillis(VM_OPERATION_THRESHOLD_MS))
         stream.onEvent(::record)
     }
 
@@ -68,29 +70,52 @@ class JfrCollector(jmxPort: Int, private val dir: File, private val clock: RunCl
             }
             "jdk.JavaThreadStatistics" -> row(at, "java_threads", event.getLong("activeCount"))
             "jdk.VirtualThreadSubmitFailed" -> row(at, "vthread_submit_failed", 1)
+            "jdk.ExecuteVMOperation" -> row(at, "vm_operation_ms", event.duration.toNanos() / 1e6)
             "jdk.VirtualThreadPinned" -> {
                 pinnedEvents.incrementAndGet()
                 val frames = event.stackTrace?.frames.orEmpty().take(8)
                     .joinToString(" < ") { "${it.method.type.name}.${it.method.name}" }
-                synchronized(pinned) { pinned.appendLine("$at,${clock.phase(at)},${event.duration.toNanos() / 1e6},\"$frames\"") }
+                synchronized(pinned) {
+                    runCatching { pinned.appendLine("$at,${clock.phase(at)},${event.duration.toNanos() / 1e6},\"$frames\"") }
+                }
             }
         }
     }
 
+    // An event that arrives after close has nowhere to go, hence runCatching around the writes.
     private fun row(at: Double, metric: String, value: Number) {
-        synchronized(series) { series.appendLine("$at,${clock.phase(at)},$metric,$value") }
+        synchronized(series) { runCatching { series.appendLine("$at,${clock.phase(at)},$metric,$value") } }
     }
 
-    /** Stops the stream, keeps the raw recording, and closes the JMX connection. */
+    private companion object {
+        const val VM_OPERATION_THRESHOLD_MS = 10L
+        const val CLOSE_TIMEOUT_S = 20L
+    }
+
+    /**
+     * Stops the stream, keeps the raw recording, and closes the JMX connection, within
+     * [CLOSE_TIMEOUT_S]: a server that dies while its stream stops must not hang the run.
+     */
     override fun close() {
-        try {
-            stream.stop()
-            stream.dump(File(dir, "server.jfr").toPath())
-        } finally {
-            stream.close()
-            synchronized(series) { series.close() }
-            synchronized(pinned) { pinned.close() }
-            runCatching { connector.close() }
+        var failure: Throwable? = null
+        val closing = Thread.ofPlatform().daemon().name("jfr-close").start {
+            try {
+                // A server that died cannot be asked for its recording; jfr-series.csv and
+                // pinned.csv keep what it streamed until then.
+                stream.stop()
+                stream.dump(File(dir, "server.jfr").toPath())
+            } catch (e: Throwable) {
+                failure = e
+            } finally {
+                stream.close()
+            }
         }
+        closing.join(Duration.ofSeconds(CLOSE_TIMEOUT_S))
+        // Closing the connection also ends any JMX call still waiting for the server.
+        runCatching { connector.close() }
+        synchronized(series) { series.close() }
+        synchronized(pinned) { pinned.close() }
+        if (closing.isAlive) throw IllegalStateException("it did not stop within $CLOSE_TIMEOUT_S s; server.jfr may be missing")
+        failure?.let { throw it }
     }
 }

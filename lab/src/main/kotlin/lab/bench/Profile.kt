@@ -33,6 +33,8 @@ data class Profile(
     val heapMb: Int,
     /** Run each server a second time without the JFR stream, to measure what the stream costs. */
     val compareWithoutJfr: Boolean = false,
+    /** How many times each server runs, one after the other; medians over repeats say how noisy a figure is. */
+    val repeats: Int = 1,
 ) {
     /** How long k6 drives one server: the socket steps, the /json warm-up and phase, then the dashboard phase. */
     val durationSeconds: Int get() = socketSteps * stepHoldSeconds + jsonWarmupSeconds + jsonSeconds + dashboardSeconds
@@ -61,11 +63,13 @@ data class Profile(
         if (jsonWarmupSeconds < 0 || calibrationSeconds < 0) add("jsonWarmupSeconds and calibrationSeconds must be 0 or more")
         if (dashboardRatePerSecond < 0 || dashboardSeconds < 0) add("dashboardRatePerSecond and dashboardSeconds must be 0 or more")
         if (heapMb < 64) add("heapMb must be at least 64")
+        if (repeats !in 1..MAX_REPEATS) add("repeats must be between 1 and $MAX_REPEATS")
     }
 
     companion object {
         /** Long enough to open this host's ~15,000 sockets at a pace the servers' accept queues take. */
         const val PROBE_SOCKET_HOLD_SECONDS = 10
+        const val MAX_REPEATS = 10
 
         @OptIn(ExperimentalSerializationApi::class)
         private val strict = Json { ignoreUnknownKeys = false }

@@ -11,6 +11,8 @@ data class ServerOutcome(
     val server: String,
     /** Whether JFR was streamed from this server; false only in a profile's comparison run. */
     val jfrStreaming: Boolean = true,
+    /** Which repeat of this server (and JFR setting) it was, from 1. */
+    val repeat: Int = 1,
     val status: String,
     val reason: String? = null,
     val phaseAtEnd: String? = null,

@@ -60,7 +60,7 @@ class ServerRun(
             if (!k6.awaitRunning(K6_START_TIMEOUT_S)) {
                 throw ServerFailure(
                     when {
-                        !process.isAlive -> "exited with code ${process.exitValue()} before the load started"
+                        !process.isAlive -> "${exitDescription(process.exitValue())} before the load started"
                         k6.exitCode() != null -> "k6 exited with code ${k6.exitCode()} before its timeline started; see k6.log"
                         else -> "k6 did not start its timeline within $K6_START_TIMEOUT_S s; see k6.log"
                     },
@@ -71,7 +71,7 @@ class ServerRun(
             var ticks = 0
             val deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(setup.profile.durationSeconds + K6_GRACE_S)
             while (!k6.awaitExit(LOAD_SAMPLE_MS)) {
-                if (!process.isAlive) throw ServerFailure("exited with code ${process.exitValue()} during ${clock.phase()}")
+                if (!process.isAlive) throw ServerFailure("${exitDescription(process.exitValue())} during ${clock.phase()}")
                 if (System.nanoTime() > deadlineNs) throw ServerFailure("k6 did not finish within the profile's time plus $K6_GRACE_S s")
                 val live = k6.live()
                 val rate = live?.rateSince(previous) ?: 0.0
@@ -80,7 +80,11 @@ class ServerRun(
                 peakSockets = maxOf(peakSockets, live?.socketsOpened?.toInt() ?: 0)
                 peakRss = maxOf(peakRss, sample?.rssBytes ?: 0)
                 peakThreads = maxOf(peakThreads, sample?.threads ?: 0)
-                live?.let { load.appendLine(loadRow(clock, it, rate)) }
+                // Flushed row by row, so that a person (or a test) can follow the run in load.csv.
+                live?.let {
+                    load.appendLine(loadRow(clock, it, rate))
+                    load.flush()
+                }
                 if (++ticks % PROGRESS_EVERY_TICKS == 0) {
                     progress.line(
                         label,
@@ -160,6 +164,13 @@ class ServerRun(
 
         /** A progress line every 5 s. */
         const val PROGRESS_EVERY_TICKS = 5
+
+        /** Exit codes above 128 are a signal's: 137 is SIGKILL, from `kill -9` or the kernel's OOM killer. */
+        fun exitDescription(code: Int): String = when {
+            code == 137 -> "exited with code 137 (SIGKILL: kill -9 or the kernel's OOM killer)"
+            code > 128 -> "exited with code $code (killed by signal ${code - 128})"
+            else -> "exited with code $code"
+        }
 
         fun freePort(): Int = ServerSocket(0, 0, java.net.InetAddress.getLoopbackAddress()).use { it.localPort }
     }
