@@ -43,6 +43,8 @@ class JfrCollector(jmxPort: Int, private val dir: File, private val clock: RunCl
         stream.enable("jdk.JavaThreadStatistics").withPeriod(everySecond)
         // Long VM operations (safepoints and handshakes over every thread) explain stalls that GC pauses do not.
         stream.enable("jdk.ExecuteVMOperation").withThreshold(Duration.ofMillis(VM_OPERATION_THRESHOLD_MS))
+        // A thread that waits for ZGC to free memory stalls without any GC pause to show for it.
+        stream.enable("jdk.ZAllocationStall").withThreshold(Duration.ofMillis(VM_OPERATION_THRESHOLD_MS))
         stream.onEvent(::record)
     }
 
@@ -71,6 +73,7 @@ class JfrCollector(jmxPort: Int, private val dir: File, private val clock: RunCl
             "jdk.JavaThreadStatistics" -> row(at, "java_threads", event.getLong("activeCount"))
             "jdk.VirtualThreadSubmitFailed" -> row(at, "vthread_submit_failed", 1)
             "jdk.ExecuteVMOperation" -> row(at, "vm_operation_ms", event.duration.toNanos() / 1e6)
+            "jdk.ZAllocationStall" -> row(at, "allocation_stall_ms", event.duration.toNanos() / 1e6)
             "jdk.VirtualThreadPinned" -> {
                 pinnedEvents.incrementAndGet()
                 val frames = event.stackTrace?.frames.orEmpty().take(8)

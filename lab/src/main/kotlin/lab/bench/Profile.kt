@@ -40,12 +40,13 @@ data class Profile(
     val durationSeconds: Int get() = socketSteps * stepHoldSeconds + jsonWarmupSeconds + jsonSeconds + dashboardSeconds
 
     /**
-     * One calibration probe at [ratePerSecond]: every socket opened in one step, then the
+     * One calibration probe at [ratePerSecond]: every socket opened in one step, then a
      * warm-up and [calibrationSeconds] of /json with the sockets open, and no dashboard.
      */
     fun probe(ratePerSecond: Int): Profile = copy(
         socketSteps = 1,
         stepHoldSeconds = PROBE_SOCKET_HOLD_SECONDS,
+        jsonWarmupSeconds = minOf(jsonWarmupSeconds, PROBE_WARMUP_SECONDS),
         jsonRatePerSecond = ratePerSecond,
         jsonSeconds = calibrationSeconds,
         calibrationSeconds = 0,
@@ -69,6 +70,9 @@ data class Profile(
     companion object {
         /** Long enough to open this host's ~15,000 sockets at a pace the servers' accept queues take. */
         const val PROBE_SOCKET_HOLD_SECONDS = 10
+
+        /** Enough for the JIT to compile the /json path; a probe is short, so its warm-up is too. */
+        const val PROBE_WARMUP_SECONDS = 10
         const val MAX_REPEATS = 10
 
         @OptIn(ExperimentalSerializationApi::class)

@@ -9,8 +9,8 @@ import java.io.File
  * servers then run at that one rate, because latencies at different rates do not compare.
  *
  * Each probe is a short run of its own ([Profile.probe]) on a freshly started server, kept
- * under `calibration/` in the run folder. A server that does not sustain a rate lowers it by
- * a fifth and is probed again; the servers after it start from the lowered rate, since a
+ * under `calibration/` in the run folder. A server that does not sustain a rate is probed
+ * again at a lower one ([next]); the servers after it start from the lowered rate, since a
  * rate one server could not sustain is no longer the run's. The search is bounded by
  * [maxProbes], so it always ends.
  */
@@ -26,6 +26,8 @@ class RateCalibration(
         val ratePerSecond: Int,
         val sustained: Boolean,
         val droppedIterations: Long?,
+        /** /json responses per second over the probe: what the server served of the rate. */
+        val achievedPerSecond: Double?,
         val jsonP99Ms: Double?,
         val failure: String? = null,
     )
@@ -52,7 +54,7 @@ class RateCalibration(
                 // A server that fails outright says nothing about the rate; the measured run records it.
                 if (probe.sustained || probe.failure != null) break
                 if (probes.size >= maxProbes || rate <= MIN_RATE_PER_SECOND) return Result(target, rate, sustained = false, probes)
-                rate = lower(rate)
+                rate = next(rate, probe.achievedPerSecond)
             }
         }
         // Each server's last probe sustained the rate or failed outright; the earlier servers sustained a higher one.
@@ -72,6 +74,7 @@ class RateCalibration(
             ratePerSecond = rate,
             sustained = outcome.ok && outcome.jsonDroppedIterations == 0L && outcome.failedChecks == 0L,
             droppedIterations = outcome.jsonDroppedIterations,
+            achievedPerSecond = outcome.jsonPerSecond,
             jsonP99Ms = outcome.jsonP99Ms,
             failure = outcome.reason,
         )
@@ -80,7 +83,15 @@ class RateCalibration(
     companion object {
         const val MIN_RATE_PER_SECOND = 50
 
-        /** A fifth lower, in steps of 50 requests a second, and never below [MIN_RATE_PER_SECOND]. */
-        fun lower(rate: Int): Int = maxOf(MIN_RATE_PER_SECOND, (rate * 4 / 5) / 50 * 50)
+        /**
+         * The rate to probe after [rate] was not sustained: a fifth lower, or 90% of what the
+         * server achieved if that is lower still (a server far past its capacity says where
+         * its capacity is, and the search need not walk down to it). In steps of 50 requests
+         * a second, and never below [MIN_RATE_PER_SECOND].
+         */
+        fun next(rate: Int, achievedPerSecond: Double?): Int {
+            val fromAchieved = achievedPerSecond?.let { (it * 0.9).toInt() } ?: rate
+            return maxOf(MIN_RATE_PER_SECOND, minOf(rate * 4 / 5, fromAchieved) / 50 * 50)
+        }
     }
 }
