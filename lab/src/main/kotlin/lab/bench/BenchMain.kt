@@ -105,7 +105,7 @@ private class BenchCommand : CliktCommand(name = "bench") {
             )
             val calibration = if (jsonRate == null && profile.calibrationSeconds > 0) {
                 progress.say("calibration: the highest /json rate up to ${profile.jsonRatePerSecond}/s that every server sustains")
-                RateCalibration(declared, File(runDir, "calibration"), progress, maxProbes = servers.size + 4).run(servers)
+                RateCalibration(declared, File(runDir, "calibration"), progress, maxProbes = servers.size + 3).run(servers)
             } else {
                 null
             }
@@ -116,8 +116,8 @@ private class BenchCommand : CliktCommand(name = "bench") {
                 when {
                     jsonRate != null -> "/json at $rate/s, as --json-rate says"
                     calibration == null -> "/json at $rate/s, as the profile says"
-                    calibration.sustained -> "calibration: /json at $rate/s"
-                    else -> "calibration: no rate down to $rate/s was sustained; the run uses $rate/s and its dropped iterations show it"
+                    calibration.unsustained.isEmpty() -> "calibration: /json at $rate/s"
+                    else -> "calibration: /json at $rate/s, which ${calibration.unsustained.joinToString()} did not sustain"
                 },
             )
             val setup = declared.copy(profile = profile.copy(jsonRatePerSecond = rate))

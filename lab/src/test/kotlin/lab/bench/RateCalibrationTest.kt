@@ -18,6 +18,12 @@ class RateCalibrationTest {
     }
 
     @Test
+    fun `the search goes no lower than a quarter of the profile's rate`() {
+        assertEquals(500, RateCalibration.floorOf(2000))
+        assertEquals(RateCalibration.MIN_RATE_PER_SECOND, RateCalibration.floorOf(100))
+    }
+
+    @Test
     fun `the search always ends, since lowering stops at the floor`() {
         var rate = 2000
         var steps = 0
