@@ -65,6 +65,26 @@ class K6Run(
         return false
     }
 
+    /**
+     * Dropped iterations of [scenario] stamped at or after [fromEpochSecond], counted from k6's
+     * own samples in `k6-metrics.csv.gz` (k6 stamps them in whole seconds).
+     */
+    fun droppedIterations(scenario: String, fromEpochSecond: Long): Long {
+        val csv = File(dir, "k6-metrics.csv.gz")
+        if (!csv.isFile) return 0
+        return java.util.zip.GZIPInputStream(csv.inputStream()).bufferedReader().useLines { lines ->
+            val iterator = lines.iterator()
+            if (!iterator.hasNext()) return@useLines 0L
+            val header = iterator.next().split(',')
+            val time = header.indexOf("timestamp")
+            val value = header.indexOf("metric_value")
+            val scenarioColumn = header.indexOf("scenario")
+            iterator.asSequence().filter { it.startsWith("dropped_iterations,") }.map { it.split(',') }
+                .filter { it[scenarioColumn] == scenario && it[time].toLong() >= fromEpochSecond }
+                .sumOf { it[value].toDouble().toLong() }
+        }
+    }
+
     /** Waits up to [ms] for k6 to finish; true once it has. */
     fun awaitExit(ms: Long): Boolean = process.waitFor(ms, java.util.concurrent.TimeUnit.MILLISECONDS)
 

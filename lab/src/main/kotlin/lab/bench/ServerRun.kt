@@ -37,6 +37,7 @@ class ServerRun(
         var jfr: JfrCollector? = null
         var proc: ProcSampler? = null
         var k6: K6Run? = null
+        var jsonStartEpochS: Double? = null
         // k6's view, once a second: the socket count the memory series are plotted against.
         val load = File(dir, "load.csv").bufferedWriter()
         load.appendLine("time_s,phase,sockets_opened_total,requests_total,requests_per_second,p95_ms_so_far")
@@ -67,6 +68,9 @@ class ServerRun(
                 )
             }
             clock.markLoadStart()
+            val profile = setup.profile
+            jsonStartEpochS =
+                System.currentTimeMillis() / 1000.0 + profile.socketSteps * profile.stepHoldSeconds + profile.jsonWarmupSeconds
             var previous: K6Run.Live? = null
             var ticks = 0
             val deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(setup.profile.durationSeconds + K6_GRACE_S)
@@ -127,7 +131,10 @@ class ServerRun(
             jsonRequests = summary?.value("http_reqs{endpoint:json}", "count")?.toLong(),
             jsonPerSecond = summary?.value("http_reqs{endpoint:json}", "count")?.div(setup.profile.jsonSeconds),
             droppedIterations = summary?.value("dropped_iterations", "count")?.toLong() ?: summary?.let { 0L },
-            jsonDroppedIterations = summary?.value("dropped_iterations{scenario:json}", "count")?.toLong() ?: summary?.let { 0L },
+            // From the first whole second of the steady phase: the warm-up ramp is the same k6 scenario.
+            jsonDroppedIterations = jsonStartEpochS?.takeIf {
+                summary != null
+            }?.let { k6?.droppedIterations("json", Math.ceil(it).toLong()) },
             failedChecks = summary?.value("checks", "fails")?.toLong(),
             pinnedEvents = jfr?.pinnedEvents?.get(),
             steps = StepPlateau.read(File(dir, "proc.csv"), File(dir, "load.csv")),
