@@ -37,7 +37,14 @@ data class K6Plan(
          */
         const val STALL_TOLERANCE_MS = 1_000
 
-        fun vusFor(ratePerSecond: Int): Int = maxOf(10, ratePerSecond * STALL_TOLERANCE_MS / 1000)
+        /**
+         * At most this many VUs per scenario: each is a JavaScript runtime, and k6 shares the
+         * host's cores with the server. A rate beyond it (the jfr-overhead profile offers more
+         * than the host serves, to measure throughput) is then held to this many in flight.
+         */
+        const val MAX_VUS = 2_000
+
+        fun vusFor(ratePerSecond: Int): Int = (ratePerSecond * STALL_TOLERANCE_MS / 1000).coerceIn(10, MAX_VUS)
 
         fun of(profile: Profile, idleSockets: Int, baseUrl: String) = K6Plan(
             baseUrl = baseUrl,
