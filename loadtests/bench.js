@@ -1,5 +1,6 @@
-// The lab's one k6 script. The harness passes the plan (a profile, already checked and
-// scaled by the preflight) in LAB_PLAN as JSON, so this file holds no numbers of its own.
+// The lab's one k6 script. The harness passes the plan (the checked profile, the idle-socket
+// count the preflight allows, and the VUs; see K6Plan) in LAB_PLAN as JSON, so this file
+// holds no numbers of its own.
 //
 // Timeline: idle sockets open in equal steps, each step held so memory can settle; then a
 // /json warm-up that ramps up to the rate (so the JIT compiles before anything is measured),
@@ -13,16 +14,17 @@ import { setInterval, setTimeout, clearInterval } from 'k6/timers';
 import { WebSocket } from 'k6/websockets';
 
 const plan = JSON.parse(__ENV.LAB_PLAN);
+const profile = plan.profile;
 const base = plan.baseUrl;
 const wsUrl = base.replace(/^http/, 'ws') + '/ws';
 
 const socketsOpened = new Counter('lab_sockets_opened');
 const socketsFailed = new Counter('lab_sockets_failed');
 
-const socketsEndS = plan.socketSteps * plan.stepHoldSeconds;
-const jsonStartS = socketsEndS + plan.jsonWarmupSeconds;
-const jsonEndS = jsonStartS + plan.jsonSeconds;
-const endS = jsonEndS + plan.dashboardSeconds;
+const socketsEndS = profile.socketSteps * profile.stepHoldSeconds;
+const jsonStartS = socketsEndS + profile.jsonWarmupSeconds;
+const jsonEndS = jsonStartS + profile.jsonSeconds;
+const endS = jsonEndS + profile.dashboardSeconds;
 
 export const options = {
   summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(50)', 'p(90)', 'p(99)', 'p(99.9)'],
@@ -55,12 +57,12 @@ export const options = {
 // ramp, json after it, so only the steady phase's are in /json's figures; the harness counts
 // the steady phase's dropped iterations from their timestamps.
 function jsonScenario() {
-  const stages = [{ target: plan.jsonRatePerSecond, duration: `${plan.jsonSeconds}s` }];
-  if (plan.jsonWarmupSeconds > 0) stages.unshift({ target: plan.jsonRatePerSecond, duration: `${plan.jsonWarmupSeconds}s` });
+  const stages = [{ target: profile.jsonRatePerSecond, duration: `${profile.jsonSeconds}s` }];
+  if (profile.jsonWarmupSeconds > 0) stages.unshift({ target: profile.jsonRatePerSecond, duration: `${profile.jsonWarmupSeconds}s` });
   return {
     executor: 'ramping-arrival-rate',
     exec: 'json',
-    startRate: plan.jsonWarmupSeconds > 0 ? 1 : plan.jsonRatePerSecond,
+    startRate: profile.jsonWarmupSeconds > 0 ? 1 : profile.jsonRatePerSecond,
     timeUnit: '1s',
     stages,
     startTime: `${socketsEndS}s`,
@@ -71,8 +73,8 @@ function jsonScenario() {
 }
 
 // A profile may leave the dashboard phase out; k6 refuses a scenario with no rate or time.
-if (plan.dashboardRatePerSecond > 0 && plan.dashboardSeconds > 0) {
-  options.scenarios.dashboard = openModel('dashboard', plan.dashboardRatePerSecond, plan.dashboardSeconds, jsonEndS, plan.dashboardVus);
+if (profile.dashboardRatePerSecond > 0 && profile.dashboardSeconds > 0) {
+  options.scenarios.dashboard = openModel('dashboard', profile.dashboardRatePerSecond, profile.dashboardSeconds, jsonEndS, plan.dashboardVus);
 }
 
 // Requests arrive at a fixed rate whatever the latency (an open model), so a slow server
@@ -96,13 +98,13 @@ export function idleSockets() {
   const share = Math.floor(plan.idleSockets / plan.socketVus) + (__VU <= plan.idleSockets % plan.socketVus ? 1 : 0);
   const open = [];
   let opened = 0;
-  for (let step = 0; step < plan.socketSteps; step++) {
-    const count = Math.floor(share / plan.socketSteps) + (step < share % plan.socketSteps ? 1 : 0);
+  for (let step = 0; step < profile.socketSteps; step++) {
+    const count = Math.floor(share / profile.socketSteps) + (step < share % profile.socketSteps ? 1 : 0);
     // Spread a step's opens over the first half of its hold so the server sees a ramp, not a
     // burst, and the second half shows where memory settles.
     for (let i = 0; i < count; i++) {
       const index = __VU - 1 + plan.socketVus * opened++;
-      const at = step * plan.stepHoldSeconds * 1000 + (i * plan.stepHoldSeconds * 500) / Math.max(count, 1);
+      const at = step * profile.stepHoldSeconds * 1000 + (i * profile.stepHoldSeconds * 500) / Math.max(count, 1);
       setTimeout(() => open.push(openSocket(index)), at);
     }
   }
@@ -133,7 +135,7 @@ function openSocket(index) {
   };
   socket.onopen = () => {
     socketsOpened.add(1);
-    const intervalMs = plan.pingIntervalSeconds * 1000;
+    const intervalMs = profile.pingIntervalSeconds * 1000;
     firstPing = setTimeout(() => {
       firstPing = null;
       ping();
@@ -154,7 +156,7 @@ function openSocket(index) {
 }
 
 export function json() {
-  const warmingUp = Date.now() - exec.scenario.startTime < plan.jsonWarmupSeconds * 1000;
+  const warmingUp = Date.now() - exec.scenario.startTime < profile.jsonWarmupSeconds * 1000;
   const response = http.get(`${base}/json`, { tags: { endpoint: warmingUp ? 'json-warmup' : 'json' } });
   check(response, {
     'json status 200': (r) => r.status === 200,

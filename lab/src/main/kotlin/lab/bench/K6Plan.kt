@@ -3,23 +3,17 @@ package lab.bench
 import kotlinx.serialization.Serializable
 
 /**
- * Everything `loadtests/bench.js` reads from `LAB_PLAN`: the profile after the preflight,
- * plus where to send the load and how many VUs to spread it over.
+ * Everything `loadtests/bench.js` reads from `LAB_PLAN`: the profile, plus what the harness
+ * decides for this host: where to send the load, the idle sockets after the preflight (which
+ * may have scaled the profile's down), and how many VUs to spread each scenario over.
  */
 @Serializable
 data class K6Plan(
     val baseUrl: String,
+    val profile: Profile,
     val idleSockets: Int,
     val socketVus: Int,
-    val socketSteps: Int,
-    val stepHoldSeconds: Int,
-    val pingIntervalSeconds: Int,
-    val jsonRatePerSecond: Int,
-    val jsonWarmupSeconds: Int,
-    val jsonSeconds: Int,
     val jsonVus: Int,
-    val dashboardRatePerSecond: Int,
-    val dashboardSeconds: Int,
     val dashboardVus: Int,
 ) {
     companion object {
@@ -48,17 +42,10 @@ data class K6Plan(
 
         fun of(profile: Profile, idleSockets: Int, baseUrl: String) = K6Plan(
             baseUrl = baseUrl,
+            profile = profile,
             idleSockets = idleSockets,
             socketVus = maxOf(1, (idleSockets + SOCKETS_PER_VU - 1) / SOCKETS_PER_VU),
-            socketSteps = profile.socketSteps,
-            stepHoldSeconds = profile.stepHoldSeconds,
-            pingIntervalSeconds = profile.pingIntervalSeconds,
-            jsonRatePerSecond = profile.jsonRatePerSecond,
-            jsonWarmupSeconds = profile.jsonWarmupSeconds,
-            jsonSeconds = profile.jsonSeconds,
             jsonVus = vusFor(profile.jsonRatePerSecond),
-            dashboardRatePerSecond = profile.dashboardRatePerSecond,
-            dashboardSeconds = profile.dashboardSeconds,
             dashboardVus = vusFor(profile.dashboardRatePerSecond),
         )
     }

@@ -36,8 +36,11 @@ data class Profile(
     /** How many times each server runs, one after the other; medians over repeats say how noisy a figure is. */
     val repeats: Int = 1,
 ) {
+    /** When the steady /json phase starts, in seconds of load: after the socket steps and the warm-up. */
+    val jsonStartSeconds: Int get() = socketSteps * stepHoldSeconds + jsonWarmupSeconds
+
     /** How long k6 drives one server: the socket steps, the /json warm-up and phase, then the dashboard phase. */
-    val durationSeconds: Int get() = socketSteps * stepHoldSeconds + jsonWarmupSeconds + jsonSeconds + dashboardSeconds
+    val durationSeconds: Int get() = jsonStartSeconds + jsonSeconds + dashboardSeconds
 
     /**
      * One calibration probe at [ratePerSecond]: every socket opened in one step, then a

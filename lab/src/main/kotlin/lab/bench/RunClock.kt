@@ -29,13 +29,11 @@ class RunClock(private val profile: Profile) {
     fun phase(at: Double = seconds()): String {
         val loadStart = loadStartS ?: return "startup"
         val load = at - loadStart
-        val socketsEnd = profile.socketSteps * profile.stepHoldSeconds
-        val jsonStart = socketsEnd + profile.jsonWarmupSeconds
-        val jsonEnd = jsonStart + profile.jsonSeconds
+        val jsonEnd = profile.jsonStartSeconds + profile.jsonSeconds
         return when {
             load < 0 -> "startup"
-            load < socketsEnd -> "sockets-step-${(load / profile.stepHoldSeconds).toInt() + 1}"
-            load < jsonStart -> "json-warmup"
+            load < profile.socketSteps * profile.stepHoldSeconds -> "sockets-step-${(load / profile.stepHoldSeconds).toInt() + 1}"
+            load < profile.jsonStartSeconds -> "json-warmup"
             load < jsonEnd -> "json"
             load < jsonEnd + profile.dashboardSeconds -> "dashboard"
             else -> "closing"

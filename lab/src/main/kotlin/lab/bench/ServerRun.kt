@@ -37,7 +37,8 @@ class ServerRun(
         var jfr: JfrCollector? = null
         var proc: ProcSampler? = null
         var k6: K6Run? = null
-        var jsonStartEpochS: Double? = null
+        // Wall-clock time k6's timeline started: its samples are stamped in epoch seconds.
+        var loadStartEpochMs: Long? = null
         // k6's view, once a second: the socket count the memory series are plotted against.
         val load = File(dir, "load.csv").bufferedWriter()
         load.appendLine("time_s,phase,sockets_opened_total,requests_total,requests_per_second,p95_ms_so_far")
@@ -68,9 +69,7 @@ class ServerRun(
                 )
             }
             clock.markLoadStart()
-            val profile = setup.profile
-            jsonStartEpochS =
-                System.currentTimeMillis() / 1000.0 + profile.socketSteps * profile.stepHoldSeconds + profile.jsonWarmupSeconds
+            loadStartEpochMs = System.currentTimeMillis()
             var previous: K6Run.Live? = null
             var ticks = 0
             val deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(setup.profile.durationSeconds + K6_GRACE_S)
@@ -117,6 +116,7 @@ class ServerRun(
             Children.stop(process, graceSeconds = 10)
         }
         val summary = k6?.summaryFile?.takeIf { it.isFile }?.let { Json.parseToJsonElement(it.readText()).jsonObject }
+        val jsonRequests = summary?.value("http_reqs{endpoint:json}", "count")
         val outcome = ServerOutcome(
             server = server,
             jfrStreaming = streamJfr,
@@ -128,19 +128,23 @@ class ServerRun(
             peakRssBytes = peakRss,
             peakThreads = peakThreads,
             jsonP99Ms = summary?.value("http_req_duration{endpoint:json}", "p(99)"),
-            jsonRequests = summary?.value("http_reqs{endpoint:json}", "count")?.toLong(),
-            jsonPerSecond = summary?.value("http_reqs{endpoint:json}", "count")?.div(setup.profile.jsonSeconds),
+            jsonRequests = jsonRequests?.toLong(),
+            jsonPerSecond = jsonRequests?.div(setup.profile.jsonSeconds),
             droppedIterations = summary?.value("dropped_iterations", "count")?.toLong() ?: summary?.let { 0L },
-            // From the first whole second of the steady phase: the warm-up ramp is the same k6 scenario.
-            jsonDroppedIterations = jsonStartEpochS?.takeIf {
-                summary != null
-            }?.let { k6?.droppedIterations("json", Math.ceil(it).toLong()) },
+            jsonDroppedIterations = summary?.let { steadyJsonDropped(k6, loadStartEpochMs) },
             failedChecks = summary?.value("checks", "fails")?.toLong(),
             pinnedEvents = jfr?.pinnedEvents?.get(),
             steps = StepPlateau.read(File(dir, "proc.csv"), File(dir, "load.csv")),
         )
         outcomeFile.writeText(Json { prettyPrint = true }.encodeToString(ServerOutcome.serializer(), outcome))
         return outcome
+    }
+
+    /** From the first whole second of the steady phase: the warm-up ramp is the same k6 scenario. */
+    private fun steadyJsonDropped(k6: K6Run?, loadStartEpochMs: Long?): Long? {
+        if (k6 == null || loadStartEpochMs == null) return null
+        val jsonStartMs = loadStartEpochMs + setup.profile.jsonStartSeconds * 1000L
+        return k6.droppedIterations("json", fromEpochSecond = (jsonStartMs + 999) / 1000)
     }
 
     private fun loadRow(clock: RunClock, live: K6Run.Live, rate: Double): String =
