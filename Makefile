@@ -16,6 +16,8 @@ RATE ?=
 PIN_THRESHOLD_MS ?= 20
 # The run folder `make report` renders.
 RUN ?= results/latest
+# Other run folders whose figures the report pools with RUN's as repeats.
+ALSO ?=
 PORT ?= 8080
 DOWNSTREAM_URL ?= http://127.0.0.1:8090
 # Empty: the newest JDK of 21 or later on the machine. JDK=21 or JDK=25: exactly that one.
@@ -61,9 +63,9 @@ bench: build ## run every server under one k6 profile and render its report: mak
 	  $(if $(ONLY),--servers $(ONLY),) $(if $(RATE),--json-rate $(RATE),) || status=$$?; \
 	if [ $$status -le 1 ]; then $(MAKE) --no-print-directory report RUN=results/latest; fi; exit $$status
 
-report: ## render a run folder's report.html: make report [RUN=results/<run>] (default results/latest)
+report: ## render a run folder's report.html: make report [RUN=results/<run>] [ALSO="results/<run> ..." to pool as repeats]
 	@[ -f "$(RUN)/manifest.json" ] || { echo "make report: $(RUN) is not a run folder (no manifest.json); pass RUN=results/<run>" >&2; exit 2; }
-	cd analysis && "$$(../setup/python.sh)" -m labanalysis.render "$(abspath $(RUN))"
+	cd analysis && "$$(../setup/python.sh)" -m labanalysis.render "$(abspath $(RUN))" $(foreach a,$(ALSO),"$(abspath $(a))")
 
 serve: ## run one server in the foreground: make serve SERVER=coroutine|vthread|platform PORT=8080
 	@case " $(SERVERS) " in *" $(SERVER) "*) ;; *) echo "SERVER must be one of: $(SERVERS) (got '$(SERVER)')" >&2; exit 2;; esac

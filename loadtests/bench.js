@@ -77,6 +77,15 @@ if (profile.dashboardRatePerSecond > 0 && profile.dashboardSeconds > 0) {
   options.scenarios.dashboard = openModel('dashboard', profile.dashboardRatePerSecond, profile.dashboardSeconds, jsonEndS, plan.dashboardVus);
 }
 
+// The pinning traps, each in turn, alongside the steady /json phase: a trap blocks for the
+// handler core's default 50 ms, longer than a bench's pinning threshold, so each one that pins
+// is an event in the run's pinned.csv.
+if (profile.pinTrapsPerSecond > 0) {
+  options.scenarios.pin_traps = openModel('pinTraps', profile.pinTrapsPerSecond, profile.jsonSeconds, jsonStartS, plan.pinVus);
+  options.thresholds['http_req_duration{endpoint:pin}'] = ['max>=0'];
+  options.thresholds['http_reqs{endpoint:pin}'] = ['count>=0'];
+}
+
 // Requests arrive at a fixed rate whatever the latency (an open model), so a slow server
 // shows as latency and dropped iterations instead of quietly getting fewer requests.
 function openModel(exec, ratePerSecond, seconds, startSeconds, vus) {
@@ -167,6 +176,12 @@ export function json() {
 export function dashboard() {
   const response = http.get(`${base}/dashboard/user-${__ITER % 1000}`, { tags: { endpoint: 'dashboard' } });
   check(response, { 'dashboard status 200': (r) => r.status === 200 });
+}
+
+export function pinTraps() {
+  const trap = plan.pinTraps[exec.scenario.iterationInTest % plan.pinTraps.length];
+  const response = http.get(`${base}/pin/${trap}`, { tags: { endpoint: 'pin', trap } });
+  check(response, { 'pin status 200': (r) => r.status === 200 });
 }
 
 export function handleSummary(data) {

@@ -8,34 +8,35 @@ from dataclasses import dataclass
 import pandas as pd
 from scipy import stats
 
-from .run import ServerRun
+from .run import Run, ServerRun
 
 STEP_PREFIX = "sockets-step-"
 
-# The plateau of a step is the last third of its hold: the sockets open in the first half and
-# memory settles after them (the harness checks that it did, in outcome.json's steps).
+# The plateau of a step is the last third of its samples (taken once a second), so of its hold:
+# the sockets open in the first half and memory settles after them (the harness checks that it
+# did, in outcome.json's steps). Counted in samples, not seconds, so that a sample a few ms
+# early is not left out of a short step's plateau.
 PLATEAU_FRACTION = 1 / 3
+PROC_COLUMNS = ["rss_bytes", "pss_bytes", "threads", "fds", "maps"]
 
 
 def plateaus(server: ServerRun) -> pd.DataFrame:
-    """One row per socket step: step, open_sockets, and the mean RSS, PSS and JFR heap used over its plateau."""
+    """One row per socket step: step, open_sockets, and the means over its plateau of RSS, PSS, JFR's heap used, threads, fds and maps."""
     proc = server.proc
     if proc.empty:
-        return pd.DataFrame(columns=["step", "open_sockets", "rss_bytes", "pss_bytes", "heap_used_bytes"])
+        return pd.DataFrame(columns=["step", "open_sockets", *PROC_COLUMNS, "heap_used_bytes"])
     heap = server.jfr[server.jfr["metric"] == "heap_used_bytes"] if not server.jfr.empty else pd.DataFrame()
     rows = []
     for phase, samples in proc[proc["phase"].str.startswith(STEP_PREFIX)].groupby("phase"):
-        start, end = samples["time_s"].min(), samples["time_s"].max()
-        since = end - (end - start) * PLATEAU_FRACTION
-        plateau = samples[samples["time_s"] >= since]
+        plateau = samples.sort_values("time_s").tail(math.ceil(len(samples) * PLATEAU_FRACTION))
+        since = plateau["time_s"].min()
         heap_plateau = heap[(heap["phase"] == phase) & (heap["time_s"] >= since)]["value"] if not heap.empty else pd.Series(dtype=float)
         step_load = server.load[server.load["phase"] == phase]
         rows.append(
             {
                 "step": int(phase.removeprefix(STEP_PREFIX)),
                 "open_sockets": int(step_load["sockets_opened_total"].max()) if not step_load.empty else 0,
-                "rss_bytes": plateau["rss_bytes"].mean(),
-                "pss_bytes": plateau["pss_bytes"].mean(),
+                **{column: plateau[column].mean() for column in PROC_COLUMNS},
                 "heap_used_bytes": heap_plateau.mean() if not heap_plateau.empty else math.nan,
             }
         )
@@ -52,9 +53,24 @@ class LineFit:
     intercept: float
     r_squared: float
     points: int
+    # For the interval of the line's value away from the plateaus (see interval_at).
+    residual_sd: float = math.nan
+    mean_sockets: float = math.nan
+    sockets_spread: float = math.nan  # sum of squared deviations of open_sockets from their mean
 
     def at(self, sockets: float) -> float:
         return self.intercept + self.slope * sockets
+
+    def interval_at(self, sockets: float) -> tuple[float, float]:
+        """The 95% confidence interval of the line's value at `sockets` (of the mean, not of one sample).
+
+        It widens with the distance from the measured plateaus, which is what an extrapolation
+        from 15K to 50K sockets must show.
+        """
+        if self.points <= 2 or not self.sockets_spread > 0:
+            return math.nan, math.nan
+        half = stats.t.ppf(0.975, self.points - 2) * self.residual_sd * math.sqrt(1 / self.points + (sockets - self.mean_sockets) ** 2 / self.sockets_spread)
+        return self.at(sockets) - half, self.at(sockets) + half
 
 
 def per_connection(points: pd.DataFrame, column: str) -> LineFit:
@@ -70,6 +86,8 @@ def per_connection(points: pd.DataFrame, column: str) -> LineFit:
         return LineFit(math.nan, math.nan, math.nan, math.nan, math.nan, n)
     fit = stats.linregress(data["open_sockets"], data[column])
     half_width = stats.t.ppf(0.975, n - 2) * fit.stderr if n > 2 else math.nan
+    xs, ys = data["open_sockets"].astype(float), data[column].astype(float)
+    residuals = ys - (fit.intercept + fit.slope * xs)
     return LineFit(
         slope=fit.slope,
         slope_low=fit.slope - half_width,
@@ -77,4 +95,29 @@ def per_connection(points: pd.DataFrame, column: str) -> LineFit:
         intercept=fit.intercept,
         r_squared=fit.rvalue**2,
         points=n,
+        residual_sd=math.sqrt((residuals**2).sum() / (n - 2)) if n > 2 else math.nan,
+        mean_sockets=xs.mean(),
+        sockets_spread=((xs - xs.mean()) ** 2).sum(),
     )
+
+
+def fits_table(run: Run) -> pd.DataFrame:
+    """One row per server run and memory measure: bytes per socket with its 95% interval, memory at rest (MiB), R², plateaus."""
+    rows = []
+    for server in run.comparable:
+        points = plateaus(server)
+        for column, label in [("rss_bytes", "RSS"), ("pss_bytes", "PSS"), ("heap_used_bytes", "heap used")]:
+            fit = per_connection(points, column)
+            rows.append(
+                {
+                    "run": server.name,
+                    "memory": label,
+                    "bytes per socket": fit.slope,
+                    "95% low": fit.slope_low,
+                    "95% high": fit.slope_high,
+                    "at rest (MiB)": fit.intercept / (1 << 20),
+                    "R²": fit.r_squared,
+                    "plateaus": fit.points,
+                }
+            )
+    return pd.DataFrame(rows)

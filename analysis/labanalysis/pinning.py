@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+
 import pandas as pd
 
 from .run import Run, ServerRun
@@ -32,3 +34,12 @@ def top_stacks(server: ServerRun, limit: int = 5) -> pd.DataFrame:
         return pd.DataFrame(columns=["top_frames", "events", "total_ms", "max_ms"])
     grouped = pinned.groupby("top_frames")["duration_ms"].agg(events="count", total_ms="sum", max_ms="max").reset_index()
     return grouped.sort_values(["events", "total_ms"], ascending=False).head(limit).reset_index(drop=True)
+
+
+def stacks_html(stacks: pd.DataFrame) -> str:
+    """The top stacks as a list: counts first, then the frames, innermost first, one per line."""
+    items = []
+    for _, row in stacks.iterrows():
+        frames = "<br>&nbsp;&nbsp;&lt; ".join(html.escape(f) for f in str(row["top_frames"]).split(" < "))
+        items.append(f"<li><b>{row['events']} events, {row['total_ms']:,.0f} ms in all, longest {row['max_ms']:,.0f} ms</b><br><code>{frames}</code></li>")
+    return f"<ol>{''.join(items)}</ol>"

@@ -3,26 +3,34 @@
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 import pandas as pd
 
-from . import memory
+from . import latency, memory
 from .run import Run
 
 COLOURS = {"coroutine": "tab:blue", "vthread": "tab:green", "platform": "tab:red"}
 MIB = 1 << 20
 
 
+def _plain_log_axis(axis) -> None:
+    """A log axis labelled 1, 2, 5, 10, 20, 50 ... rather than 2x10^0, and no crowded minor labels."""
+    axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    axis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+    axis.set_minor_formatter(NullFormatter())
+
+
 def memory_against_sockets(run: Run, column: str, label: str):
     """`column` (rss_bytes, pss_bytes or heap_used_bytes) at each step's plateau against open sockets, with the fitted line."""
     fig, ax = plt.subplots(figsize=(8, 4.5))
-    for server in run.servers:
+    for server in run.comparable:
         points = memory.plateaus(server)
         if points.empty:
             continue
         colour = COLOURS.get(server.server)
         ax.plot(points["open_sockets"], points[column] / MIB, "o", color=colour, label=f"{server.name} plateaus")
         fit = memory.per_connection(points, column)
-        if fit.points >= 2 and fit.slope == fit.slope:
+        if fit.slope == fit.slope:
             xs = [0, points["open_sockets"].max()]
             ax.plot(xs, [fit.at(x) / MIB for x in xs], "-", color=colour, alpha=0.6, label=f"{server.name}: {fit.slope / 1024:.1f} KiB/socket")
     ax.set_title(f"{label} against open idle sockets")
@@ -36,7 +44,7 @@ def memory_against_sockets(run: Run, column: str, label: str):
 def over_time(run: Run, series: str, metric: str, label: str, unit: str, scale: float = 1.0):
     """One metric over each server's run (seconds since its JVM started): from `proc` (a column) or `jfr` (a metric)."""
     fig, ax = plt.subplots(figsize=(8, 4))
-    for server in run.servers:
+    for server in run.comparable:
         frame = server.proc if series == "proc" else server.jfr
         if frame.empty:
             continue
@@ -64,8 +72,37 @@ def latency_percentiles(table: pd.DataFrame, endpoint: str):
         ax.bar(xs, [row[c] for c in columns], width=width, color=COLOURS.get(row["server"]), label=row["run"])
     ax.set_xticks([j + 0.4 - width / 2 for j in range(len(columns))], columns)
     ax.set_yscale("log")
+    _plain_log_axis(ax.yaxis)
     ax.set_title(f"/{endpoint} latency percentiles")
     ax.set_ylabel("latency (ms, log scale)")
     ax.legend()
     ax.grid(alpha=0.3, axis="y")
+    return fig
+
+
+def latency_over_time(run: Run, endpoint: str):
+    """Per second of each server's k6 run: /endpoint p50 and p99 (log scale), and the sockets opened so far on a second axis."""
+    servers = run.comparable
+    fig, axes = plt.subplots(len(servers), 1, figsize=(9, 2.6 * max(len(servers), 1)), sharex=True, squeeze=False)
+    for ax, server in zip(axes[:, 0], servers):
+        frame = latency.per_second(server, endpoint)
+        colour = COLOURS.get(server.server)
+        if frame["requests"].sum() > 0:
+            ax.plot(frame["second"], frame["p99_ms"], color=colour, label="p99")
+            ax.plot(frame["second"], frame["p50_ms"], color=colour, alpha=0.45, linestyle="--", label="p50")
+            ax.set_yscale("log")
+            _plain_log_axis(ax.yaxis)
+        else:
+            ax.text(0.5, 0.5, "no samples", transform=ax.transAxes, ha="center")
+        ax.set_ylabel("ms (log)")
+        ax.set_title(f"{server.name}: /{endpoint} latency per second", fontsize=10)
+        ax.grid(alpha=0.3)
+        sockets = ax.twinx()
+        sockets.fill_between(frame["second"], frame["sockets_opened"], color="grey", alpha=0.15, label="sockets opened")
+        sockets.set_ylabel("sockets")
+        handles, labels = ax.get_legend_handles_labels()
+        more_handles, more_labels = sockets.get_legend_handles_labels()
+        ax.legend(handles + more_handles, labels + more_labels, loc="upper left", fontsize=8)
+    axes[-1, 0].set_xlabel("seconds since k6 started")
+    fig.tight_layout()
     return fig

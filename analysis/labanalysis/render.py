@@ -1,6 +1,6 @@
 """Renders report.ipynb for one run folder into a self-contained report.html beside the run's data.
 
-    python -m labanalysis.render results/<run>
+    python -m labanalysis.render results/<run> [results/<another run> ...]
 
 The notebook runs headless (nbclient) with the run folder injected as its RUN parameter, and
 is exported with its inputs hidden and its plots embedded, so the HTML opens anywhere alone.
@@ -22,36 +22,52 @@ NOTEBOOK = ANALYSIS_DIR / "report.ipynb"
 CELL_TIMEOUT_S = 600
 
 
-def render(run_folder: str | Path, notebook: Path = NOTEBOOK) -> Path:
-    """Executes the notebook on `run_folder` and writes `report.html` into it; returns its path."""
+class SectionFailed(Exception):
+    """A cell of the notebook raised: report.html was written with the rest, and its traceback where the section would be."""
+
+
+def render(run_folder: str | Path, also: list[str | Path] = (), notebook: Path = NOTEBOOK) -> Path:
+    """Executes the notebook on `run_folder` (pooling `also` as repeats) and writes `report.html` into it; returns its path.
+
+    A cell that raises does not stop the others: the report is written whole but for that
+    section, and SectionFailed then says which, so `make report` fails visibly.
+    """
     run = load_run(Path(run_folder).resolve())
+    others = [load_run(Path(folder).resolve()).folder for folder in also]
     nb = nbformat.read(notebook, as_version=4)
-    _inject_run(nb, run.folder)
-    NotebookClient(nb, timeout=CELL_TIMEOUT_S, kernel_name="python3", resources={"metadata": {"path": str(ANALYSIS_DIR)}}).execute()
+    _inject_parameters(nb, run.folder, others)
+    client = NotebookClient(nb, timeout=CELL_TIMEOUT_S, kernel_name="python3", allow_errors=True, resources={"metadata": {"path": str(ANALYSIS_DIR)}})
+    client.execute()
     exporter = HTMLExporter(exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True)
     html, _ = exporter.from_notebook_node(nb)
     out = run.folder / "report.html"
     out.write_text(html)
+    errors = [f"{o.get('ename')}: {o.get('evalue')}" for cell in nb.cells for o in cell.get("outputs", []) if o.get("output_type") == "error"]
+    if errors:
+        raise SectionFailed(f"{out} written, but {len(errors)} section(s) failed, first: {errors[0]}")
     return out
 
 
-def _inject_run(nb: nbformat.NotebookNode, folder: Path) -> None:
-    """Puts `RUN = "<folder>"` right after the cell tagged `parameters`, as papermill would."""
+def _inject_parameters(nb: nbformat.NotebookNode, folder: Path, also: list[Path]) -> None:
+    """Puts `RUN = "<folder>"` and `ALSO = [...]` right after the cell tagged `parameters`, as papermill would."""
     index = next((i for i, cell in enumerate(nb.cells) if "parameters" in cell.get("metadata", {}).get("tags", [])), None)
     if index is None:
         raise ValueError(f"{NOTEBOOK.name} has no cell tagged 'parameters'")
-    nb.cells.insert(index + 1, nbformat.v4.new_code_cell(f"RUN = {str(folder)!r}", metadata={"tags": ["injected-parameters"]}))
+    nb.cells.insert(index + 1, nbformat.v4.new_code_cell(f"RUN = {str(folder)!r}\nALSO = {[str(f) for f in also]!r}", metadata={"tags": ["injected-parameters"]}))
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 1:
-        print("usage: make report RUN=results/<run folder>", file=sys.stderr)
+    if len(argv) < 1:
+        print("usage: make report RUN=results/<run folder> [ALSO='results/<another> ...']", file=sys.stderr)
         return 2
     try:
-        print(render(argv[0]))
+        print(render(argv[0], also=argv[1:]))
     except RunFolderError as e:
         print(f"make report: {e}", file=sys.stderr)
         return 2
+    except SectionFailed as e:
+        print(f"make report: {e}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -84,6 +84,7 @@ private class BenchCommand : CliktCommand(name = "bench") {
             gitCommit = runText("git", "-C", repo.path, "rev-parse", "HEAD").trim(),
             gitDirty = runText("git", "-C", repo.path, "status", "--porcelain").isNotBlank(),
             servers = servers,
+            pinThresholdMs = pinThresholdMs,
         )
         write(runDir, manifest)
         var finished = false

@@ -1,6 +1,7 @@
 package lab.bench
 
 import kotlinx.serialization.Serializable
+import lab.handlers.PinTrap
 
 /**
  * Everything `loadtests/bench.js` reads from `LAB_PLAN`: the profile, plus what the harness
@@ -15,6 +16,9 @@ data class K6Plan(
     val socketVus: Int,
     val jsonVus: Int,
     val dashboardVus: Int,
+    val pinVus: Int,
+    /** The traps `/pin/{trap}` knows, so the script names none of its own. */
+    val pinTraps: List<String>,
 ) {
     companion object {
         /** One VU holds this many sockets: k6/websockets serves them all from its event loop. */
@@ -47,6 +51,8 @@ data class K6Plan(
             socketVus = maxOf(1, (idleSockets + SOCKETS_PER_VU - 1) / SOCKETS_PER_VU),
             jsonVus = vusFor(profile.jsonRatePerSecond),
             dashboardVus = vusFor(profile.dashboardRatePerSecond),
+            pinVus = vusFor(profile.pinTrapsPerSecond),
+            pinTraps = PinTrap.entries.map { it.slug },
         )
     }
 }

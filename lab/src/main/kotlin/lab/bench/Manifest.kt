@@ -27,6 +27,8 @@ data class Manifest(
     val gitCommit: String,
     val gitDirty: Boolean,
     val servers: List<String>,
+    /** The shortest virtual-thread pinning JFR recorded, in ms (`--pin-threshold-ms`). */
+    val pinThresholdMs: Long? = null,
     /** The /json rate every server ran at: the profile's, `--json-rate`'s, or the one [calibration] found. */
     val jsonRatePerSecond: Int? = null,
     val calibration: RateCalibration.Result? = null,

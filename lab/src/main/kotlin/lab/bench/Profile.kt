@@ -35,6 +35,12 @@ data class Profile(
     val compareWithoutJfr: Boolean = false,
     /** How many times each server runs, one after the other; medians over repeats say how noisy a figure is. */
     val repeats: Int = 1,
+    /**
+     * Requests a second to the handler core's pinning traps (`/pin/{trap}`, each trap in turn)
+     * during the steady /json phase, so a run shows pinning where it happens; 0 leaves them out.
+     * They are not in /json's figures, but they do share the server with them.
+     */
+    val pinTrapsPerSecond: Int = 0,
 ) {
     /** When the steady /json phase starts, in seconds of load: after the socket steps and the warm-up. */
     val jsonStartSeconds: Int get() = socketSteps * stepHoldSeconds + jsonWarmupSeconds
@@ -56,6 +62,7 @@ data class Profile(
         dashboardRatePerSecond = 0,
         dashboardSeconds = 0,
         compareWithoutJfr = false,
+        pinTrapsPerSecond = 0,
     )
 
     fun problems(): List<String> = buildList {
@@ -66,6 +73,7 @@ data class Profile(
         if (jsonRatePerSecond < 1 || jsonSeconds < 1) add("jsonRatePerSecond and jsonSeconds must be at least 1")
         if (jsonWarmupSeconds < 0 || calibrationSeconds < 0) add("jsonWarmupSeconds and calibrationSeconds must be 0 or more")
         if (dashboardRatePerSecond < 0 || dashboardSeconds < 0) add("dashboardRatePerSecond and dashboardSeconds must be 0 or more")
+        if (pinTrapsPerSecond < 0) add("pinTrapsPerSecond must be 0 or more")
         if (heapMb < 64) add("heapMb must be at least 64")
         if (repeats !in 1..MAX_REPEATS) add("repeats must be between 1 and $MAX_REPEATS")
     }

@@ -33,6 +33,7 @@ class ProfileTest {
         assertEquals(local.calibrationSeconds, probe.jsonSeconds)
         assertEquals(0, probe.dashboardSeconds)
         assertEquals(0, probe.calibrationSeconds, "a probe does not calibrate again")
+        assertEquals(0, Profile.load(profiles, "smoke").probe(100).pinTrapsPerSecond, "a probe measures /json alone")
     }
 
     @Test
@@ -50,5 +51,8 @@ class ProfileTest {
         assertThrows<BenchInputException> { Profile.load(dir, "typo") }
         val zero = assertThrows<BenchInputException> { Profile.load(dir, "zero") }
         assertTrue("socketSteps must be at least 1" in zero.message!!, zero.message)
+        File(dir, "pins.json").writeText(smoke.replace(Regex("\"pinTrapsPerSecond\": \\d+"), "\"pinTrapsPerSecond\": -1"))
+        val pins = assertThrows<BenchInputException> { Profile.load(dir, "pins") }
+        assertTrue("pinTrapsPerSecond must be 0 or more" in pins.message!!, pins.message)
     }
 }

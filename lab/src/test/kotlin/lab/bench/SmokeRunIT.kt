@@ -5,6 +5,7 @@ import kotlinx.serialization.json.Json
 import kotlinx.serialization.json.jsonObject
 import kotlinx.serialization.json.jsonPrimitive
 import kotlinx.serialization.json.long
+import lab.handlers.PinTrap
 import org.junit.jupiter.api.BeforeAll
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.TestInstance
@@ -94,6 +95,17 @@ class SmokeRunIT {
             assertEquals(0, value("checks", "fails"), "$server: failed checks")
             assertEquals(manifest.preflight.idleSockets.toLong(), value("lab_sockets_opened", "count"), "$server: sockets opened")
         }
+    }
+
+    @Test
+    fun `the pinning traps pin the virtual-thread server only, as PinTrap says for the server's JDK`() {
+        val pinned = manifest.outcomes.associate { it.server to it.pinnedEvents }
+        val pinning = PinTrap.entries.filter { it.pinsOn(manifest.serverJdk.feature) }
+        assertTrue(manifest.profile.pinTrapsPerSecond > 0 && pinning.isNotEmpty())
+        // Each trap is hit once a round; every round's pinning traps are an event each.
+        assertTrue((pinned.getValue("vthread") ?: 0) >= pinning.size, "$pinned")
+        assertEquals(0L, pinned.getValue("coroutine"), "coroutines run on platform threads: $pinned")
+        assertEquals(0L, pinned.getValue("platform"), "$pinned")
     }
 
     @Test

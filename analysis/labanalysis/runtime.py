@@ -1,0 +1,79 @@
+"""Threads, CPU and GC, from each server's JFR series and /proc samples."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from .run import Run
+
+
+def gc_table(run: Run) -> pd.DataFrame:
+    """One row per server run: GC pauses (count, total, longest, ms) and ZGC allocation stalls (count, total ms).
+
+    A ZGC pause is short by design; an allocation stall is a thread stopped because the heap
+    filled faster than ZGC freed it, which is the GC cost a request actually waits for.
+    """
+    rows = []
+    for server in run.servers:
+        jfr = server.jfr
+        pauses = jfr.loc[jfr["metric"] == "gc_pause_ms", "value"]
+        stalls = jfr.loc[jfr["metric"] == "allocation_stall_ms", "value"]
+        rows.append(
+            {
+                "run": server.name,
+                "GC pauses": len(pauses),
+                "total pause (ms)": pauses.sum(),
+                "longest pause (ms)": pauses.max() if len(pauses) else 0.0,
+                "allocation stalls": len(stalls),
+                "stalled (ms)": stalls.sum(),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def threads_and_cpu(run: Run) -> pd.DataFrame:
+    """One row per server run: peak and median OS threads (/proc), and median and peak JVM CPU (JFR, share of all cores)."""
+    rows = []
+    for server in run.servers:
+        threads = server.proc["threads"]
+        jfr = server.jfr
+        cpu = jfr.loc[jfr["metric"] == "cpu_jvm_user", "value"].reset_index(drop=True) + jfr.loc[jfr["metric"] == "cpu_jvm_system", "value"].reset_index(drop=True)
+        rows.append(
+            {
+                "run": server.name,
+                "peak threads": threads.max() if len(threads) else float("nan"),
+                "median threads": threads.median() if len(threads) else float("nan"),
+                "median JVM CPU (%)": 100 * cpu.median() if len(cpu) else float("nan"),
+                "peak JVM CPU (%)": 100 * cpu.max() if len(cpu) else float("nan"),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def run_facts(run: Run) -> dict[str, str]:
+    """The manifest, summarised for a reader: host, JDK, flags, profile, preflight and the host limits it read."""
+    m = run.manifest
+    host, jdk, preflight, profile = m.get("host", {}), m.get("serverJdk", {}), m.get("preflight", {}), m.get("profile", {})
+    git = m.get("gitCommit", "?")[:12] + (" (with uncommitted changes)" if m.get("gitDirty") else "")
+    return {
+        "status": m.get("status", "?"),
+        "command": m.get("command", "?"),
+        "started, finished (UTC)": f"{m.get('startedAt', '?')[:19]}, {str(m.get('finishedAt') or 'not finished')[:19]}",
+        "host": f"{host.get('hostname', '?')}: {host.get('cpus', '?')} CPUs ({host.get('cpuModel', '?')}), {host.get('memoryBytes', 0) / (1 << 30):.1f} GiB, kernel {host.get('kernel', '?')}",
+        "server JDK": f"{jdk.get('version', '?')} ({jdk.get('home', '?')}); the harness ran on {m.get('harnessJdk', '?')}",
+        "JVM flags (every server)": " ".join(m.get("jvmFlags", [])),
+        "k6": m.get("k6Version", "?"),
+        "git commit": git,
+        "profile": f"{m.get('profileName', '?')}: {profile.get('description', '')}",
+        "/json rate": f"{m.get('jsonRatePerSecond', profile.get('jsonRatePerSecond', '?'))} req/s",
+        "idle sockets": f"{preflight.get('idleSockets', '?')} (the profile asked for {preflight.get('requestedSockets', '?')})",
+        "preflight notes": "; ".join(preflight.get("notes", [])) or "none",
+        "host limits read by the preflight": ", ".join(f"{k} {v:,}" if isinstance(v, int) else f"{k} {v}" for k, v in m.get("limits", {}).items()),
+    }
+
+
+def outcomes(run: Run) -> pd.DataFrame:
+    """The manifest's outcome of each server run (its step plateaus are in the memory section)."""
+    rows = [dict(server.outcome, run=server.name) for server in run.servers]
+    frame = pd.DataFrame(rows).drop(columns=["steps"], errors="ignore")
+    return frame[["run", *[c for c in frame.columns if c != "run"]]] if not frame.empty else frame

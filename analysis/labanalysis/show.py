@@ -1,0 +1,43 @@
+"""How tables and problems look in the report: plain HTML tables, failures in red."""
+
+from __future__ import annotations
+
+import html
+import math
+
+import pandas as pd
+from pandas.io.formats.style import Styler
+
+from .run import Run
+
+RED = "color: #b00020"
+
+
+def table(frame: pd.DataFrame, index: bool = False) -> Styler:
+    """A table with numbers written for people: thousands separated, two decimals at most, blanks for NaN."""
+    styler = frame.style.format(_cell, na_rep="")
+    return styler if index else styler.hide(axis="index")
+
+
+def red_if_failed(frame: pd.DataFrame) -> Styler:
+    """`table`, with every row whose status is not ok in red."""
+    return table(frame).apply(lambda row: [RED if row.get("status") != "ok" else "" for _ in row], axis=1)
+
+
+def problems_box(run: Run) -> str:
+    """What the report leaves out and why, in red, first thing under the title; a green line if nothing is."""
+    problems = run.all_problems()
+    if not problems:
+        return "<p style='color: #1b5e20'>Every server ran to the end and every file of the run was read whole.</p>"
+    items = "".join(f"<li>{html.escape(p)}</li>" for p in problems)
+    return f"<div style='{RED}; border: 2px solid #b00020; padding: 0.5em 1em'><b>This run is not whole; the report leaves out what is missing:</b><ul>{items}</ul></div>"
+
+
+def _cell(value) -> str:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return str(value)
+    if math.isnan(value):
+        return ""
+    if float(value).is_integer():
+        return f"{value:,.0f}"
+    return f"{value:,.2f}" if abs(value) >= 0.01 else f"{value:.3g}"

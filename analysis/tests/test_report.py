@@ -1,0 +1,77 @@
+"""The report: the notebook run headless on a run folder, exported to one self-contained report.html."""
+
+import json
+
+from labanalysis import render
+
+SECTIONS = [
+    "Who wins what",
+    "Claims checked",
+    "The run",
+    "Memory per idle connection",
+    "Latency under load",
+    "/json",
+    "/dashboard",
+    "Threads and CPU",
+    "GC",
+    "Virtual-thread pinning",
+    "Repeats",
+]
+
+
+def test_a_whole_run_renders_every_section_with_embedded_plots(run_folder):
+    report = render.render(run_folder)
+
+    html = report.read_text()
+    assert report == run_folder / "report.html"
+    for section in SECTIONS:
+        assert f">{section}<" in html, section
+    assert html.count("data:image/png;base64,") >= 10
+    # A cell that raised would have stopped the render; one that wrote to stderr shows here.
+    assert "Traceback" not in html and 'data-mime-type="application/vnd.jupyter.stderr"' not in html
+    assert "every file of the run was read whole" in html
+
+
+def test_a_partial_run_renders_a_report_that_says_what_is_missing(run_folder):
+    manifest = json.loads((run_folder / "manifest.json").read_text())
+    manifest["outcomes"][2].update(status="failed", reason="exited with 137 (SIGKILL) in phase json")
+    (run_folder / "manifest.json").write_text(json.dumps(manifest))
+    (run_folder / "vthread" / "k6-summary.json").unlink()
+    (run_folder / "coroutine" / "jfr-series.csv").unlink()
+    proc = run_folder / "platform" / "proc.csv"
+    proc.write_text(proc.read_text()[:-7])
+
+    html = render.render(run_folder).read_text()
+
+    assert "Traceback" not in html
+    assert "This run is not whole" in html
+    assert "platform: failed: exited with 137 (SIGKILL) in phase json" in html
+    assert "vthread: k6-summary.json is missing" in html
+    assert "coroutine: jfr-series.csv is missing" in html
+    assert "platform: proc.csv has 1 cut-off line(s), left out" in html
+    for section in SECTIONS:
+        assert f">{section}<" in html, section
+
+
+def test_a_folder_that_is_not_a_run_is_one_line_and_exit_code_2(tmp_path, capsys):
+    assert render.main([str(tmp_path)]) == 2
+
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no manifest.json" in err
+
+
+def test_usage_is_one_line(capsys):
+    assert render.main([]) == 2
+    assert "usage: make report RUN=" in capsys.readouterr().err
+
+
+def test_runs_given_with_also_are_pooled_as_repeats(run_folder, tmp_path):
+    import shutil
+
+    second = tmp_path / "second-run"
+    shutil.copytree(run_folder, second)
+
+    html = render.render(run_folder, also=[second]).read_text()
+
+    # Each server twice: the copy is the same run, so each median's range is nil.
+    assert html.count("100.0 (100.0 to 100.0)") == 3

@@ -1,0 +1,106 @@
+"""Loading a run folder: a whole one reads clean; a partial one says what is missing instead of failing."""
+
+import gzip
+import json
+
+import pytest
+
+from labanalysis.run import RunFolderError, load_run
+
+
+def test_a_whole_run_has_its_three_servers_and_no_problems(run_folder):
+    run = load_run(run_folder)
+    run.read_all()
+
+    assert [s.name for s in run.servers] == ["coroutine", "vthread", "platform"]
+    assert all(s.ok for s in run.servers)
+    assert run.complete
+    assert run.all_problems() == []
+
+
+def test_a_folder_without_a_manifest_is_one_line_saying_what_to_pass(tmp_path):
+    with pytest.raises(RunFolderError) as error:
+        load_run(tmp_path)
+
+    assert "no manifest.json" in str(error.value)
+    assert "RUN=" in str(error.value)
+    assert "\n" not in str(error.value)
+
+
+def test_a_manifest_cut_off_mid_write_is_one_line(run_folder):
+    manifest = run_folder / "manifest.json"
+    manifest.write_text(manifest.read_text()[:200])
+
+    with pytest.raises(RunFolderError, match="not valid JSON"):
+        load_run(run_folder)
+
+
+def test_a_failed_server_is_named_with_its_reason(run_folder):
+    manifest = json.loads((run_folder / "manifest.json").read_text())
+    manifest["outcomes"][2].update(status="failed", reason="exited with 137 (SIGKILL) in phase json")
+    (run_folder / "manifest.json").write_text(json.dumps(manifest))
+
+    run = load_run(run_folder)
+
+    assert not run.server("platform").ok
+    assert "platform: failed: exited with 137 (SIGKILL) in phase json" in run.all_problems()
+
+
+def test_a_server_the_harness_never_reached_is_named(run_folder):
+    manifest = json.loads((run_folder / "manifest.json").read_text())
+    manifest["outcomes"] = manifest["outcomes"][:1]
+    manifest["status"] = "incomplete"
+    (run_folder / "manifest.json").write_text(json.dumps(manifest))
+    for name in ["vthread", "platform"]:
+        for f in (run_folder / name).iterdir():
+            f.unlink()
+        (run_folder / name).rmdir()
+
+    run = load_run(run_folder)
+
+    assert [s.name for s in run.servers] == ["coroutine"]
+    assert "vthread never ran: the harness stopped before it" in run.all_problems()
+    assert any("incomplete" in p for p in run.all_problems())
+
+
+def test_a_missing_series_is_an_empty_frame_and_a_problem(run_folder):
+    (run_folder / "vthread" / "proc.csv").unlink()
+
+    server = load_run(run_folder).server("vthread")
+
+    assert server.proc.empty
+    assert server.problems == ["proc.csv is missing: the figures from it are left out"]
+
+
+def test_a_csv_cut_mid_line_keeps_its_whole_rows(run_folder):
+    proc = run_folder / "platform" / "proc.csv"
+    lines = proc.read_text().splitlines()
+    proc.write_text("\n".join(lines) + "\n" + lines[-1][:12])  # a last line half written
+
+    server = load_run(run_folder).server("platform")
+
+    assert len(server.proc) == len(lines) - 1
+    assert server.proc["rss_bytes"].notna().all()
+    assert server.problems == ["proc.csv has 1 cut-off line(s), left out"]
+
+
+def test_k6_samples_cut_short_keep_the_samples_before_the_cut(run_folder):
+    samples = run_folder / "coroutine" / "k6-metrics.csv.gz"
+    whole = gzip.decompress(samples.read_bytes())
+    compressed = gzip.compress(whole)
+    samples.write_bytes(compressed[: len(compressed) // 2])
+
+    server = load_run(run_folder).server("coroutine")
+    frame = server.k6_samples
+
+    assert 0 < len(frame) < whole.count(b"\n") - 1
+    assert len(server.problems) == 1 and "k6-metrics.csv.gz is cut short" in server.problems[0]
+
+
+def test_a_missing_k6_summary_is_a_problem_not_an_error(run_folder):
+    (run_folder / "vthread" / "k6-summary.json").unlink()
+
+    server = load_run(run_folder).server("vthread")
+
+    assert server.k6_metrics == {}
+    assert "k6-summary.json is missing" in server.problems[0]
