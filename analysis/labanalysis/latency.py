@@ -66,7 +66,8 @@ def percentile_interval(values: pd.Series, q: float, seed: int = 1) -> tuple[flo
     if len(data) == 0:
         return math.nan, math.nan, math.nan
     rng = np.random.default_rng(seed)
-    resampled = np.percentile(rng.choice(data, size=(RESAMPLES, len(data)), replace=True), q, axis=1, method="inverted_cdf")
+    # One resample at a time: all at once would hold RESAMPLES copies of a local run's 150,000 samples.
+    resampled = [np.percentile(rng.choice(data, size=len(data), replace=True), q, method="inverted_cdf") for _ in range(RESAMPLES)]
     low, high = np.percentile(resampled, [2.5, 97.5])
     return float(np.percentile(data, q, method="inverted_cdf")), float(low), float(high)
 

@@ -43,6 +43,27 @@ def plateaus(server: ServerRun) -> pd.DataFrame:
     return pd.DataFrame(rows).sort_values("step").reset_index(drop=True)
 
 
+def live_heap_points(server: ServerRun) -> pd.DataFrame:
+    """One row per GC during the socket steps: open_sockets then, and heap_after_gc_bytes (the live heap, from JFR).
+
+    What survives a collection is what the connections keep; heap used, and so RSS, also holds
+    garbage until ZGC gets to it, which depends on the heap size more than on the sockets. There
+    are only as many points as collections, which an idle server makes few of.
+    """
+    columns = ["time_s", "open_sockets", "heap_after_gc_bytes"]
+    jfr, load = server.jfr, server.load
+    if jfr.empty or load.empty:
+        return pd.DataFrame(columns=columns)
+    gcs = jfr[(jfr["metric"] == "heap_after_gc_bytes") & jfr["phase"].str.startswith(STEP_PREFIX)]
+    gcs = gcs[["time_s", "value"]].rename(columns={"value": "heap_after_gc_bytes"}).sort_values("time_s")
+    opened = load[["time_s", "sockets_opened_total"]].rename(columns={"sockets_opened_total": "open_sockets"}).sort_values("time_s")
+    # The sockets open at a GC: k6's count at its last report before it.
+    joined = pd.merge_asof(gcs.astype({"time_s": float}), opened.astype({"time_s": float}), on="time_s", direction="backward")
+    # Generational ZGC reports the heap after a major collection twice (its young and old parts
+    # end together): one collection is one point, not two that would fake a perfect fit.
+    return joined.dropna()[columns].drop_duplicates(subset=["open_sockets", "heap_after_gc_bytes"]).reset_index(drop=True)
+
+
 @dataclass(frozen=True)
 class LineFit:
     """Bytes per connection (the slope, with its 95% interval) and memory at rest (the intercept)."""
@@ -102,12 +123,15 @@ def per_connection(points: pd.DataFrame, column: str) -> LineFit:
 
 
 def fits_table(run: Run) -> pd.DataFrame:
-    """One row per server run and memory measure: bytes per socket with its 95% interval, memory at rest (MiB), R², plateaus."""
+    """One row per server run and memory measure: bytes per socket with its 95% interval, memory at rest (MiB), R², points fitted.
+
+    The points are the step plateaus, except for the live heap: one per GC during the steps.
+    """
     rows = []
     for server in run.comparable:
         points = plateaus(server)
-        for column, label in [("rss_bytes", "RSS"), ("pss_bytes", "PSS"), ("heap_used_bytes", "heap used")]:
-            fit = per_connection(points, column)
+        for column, label in [("rss_bytes", "RSS"), ("pss_bytes", "PSS"), ("heap_used_bytes", "heap used"), ("heap_after_gc_bytes", "live heap after GC")]:
+            fit = per_connection(live_heap_points(server) if column == "heap_after_gc_bytes" else points, column)
             rows.append(
                 {
                     "run": server.name,
@@ -117,7 +141,7 @@ def fits_table(run: Run) -> pd.DataFrame:
                     "95% high": fit.slope_high,
                     "at rest (MiB)": fit.intercept / (1 << 20),
                     "R²": fit.r_squared,
-                    "plateaus": fit.points,
+                    "points": fit.points,
                 }
             )
     return pd.DataFrame(rows)

@@ -6,7 +6,7 @@ import matplotlib.pyplot as plt
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 import pandas as pd
 
-from . import latency, memory
+from . import latency, memory, runtime
 from .run import Run
 
 COLOURS = {"coroutine": "tab:blue", "vthread": "tab:green", "platform": "tab:red"}
@@ -105,4 +105,40 @@ def latency_over_time(run: Run, endpoint: str):
         ax.legend(handles + more_handles, labels + more_labels, loc="upper left", fontsize=8)
     axes[-1, 0].set_xlabel("seconds since k6 started")
     fig.tight_layout()
+    return fig
+
+
+def jvm_cpu(run: Run):
+    """Each server's JVM CPU (user plus system, from JFR) over its run, in % of all the host's cores."""
+    fig, ax = plt.subplots(figsize=(8, 4))
+    for server in run.comparable:
+        cpu = runtime.jvm_cpu(server)
+        ax.plot(cpu["time_s"], 100 * cpu["cpu"], color=COLOURS.get(server.server), label=server.name)
+    ax.set_title("JVM CPU over the run (user + system)")
+    ax.set_xlabel("seconds since the server started")
+    ax.set_ylabel("CPU (% of all cores)")
+    ax.set_ylim(bottom=0)
+    ax.legend()
+    ax.grid(alpha=0.3)
+    return fig
+
+
+def live_heap_against_sockets(run: Run):
+    """The live heap after each GC during the socket steps, against the sockets open then, with the fitted line."""
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    for server in run.comparable:
+        points = memory.live_heap_points(server)
+        if points.empty:
+            continue
+        colour = COLOURS.get(server.server)
+        ax.plot(points["open_sockets"], points["heap_after_gc_bytes"] / MIB, "o", color=colour, label=f"{server.name}: after each GC")
+        fit = memory.per_connection(points, "heap_after_gc_bytes")
+        if fit.slope == fit.slope:
+            xs = [0, points["open_sockets"].max()]
+            ax.plot(xs, [fit.at(x) / MIB for x in xs], "-", color=colour, alpha=0.6, label=f"{server.name}: {fit.slope / 1024:.1f} KiB/socket")
+    ax.set_title("Live heap (after GC) against open idle sockets")
+    ax.set_xlabel("open idle WebSockets")
+    ax.set_ylabel("heap after GC (MiB)")
+    ax.legend()
+    ax.grid(alpha=0.3)
     return fig

@@ -108,11 +108,13 @@ class ServerRun:
             return pd.DataFrame(columns=K6_SAMPLE_COLUMNS)
         text, cut = _gunzip_what_is_there(path)
         try:
-            frame = pd.read_csv(io.StringIO(text), usecols=K6_SAMPLE_COLUMNS, dtype=str)
+            # In chunks, keeping only the metrics used: a local run has millions of samples, most of them other metrics.
+            chunks = pd.read_csv(io.StringIO(text), usecols=K6_SAMPLE_COLUMNS, dtype=str, chunksize=500_000)
+            frame = pd.concat([chunk[chunk["metric_name"].isin(K6_SAMPLE_METRICS)] for chunk in chunks], ignore_index=True)
         except (ValueError, pd.errors.ParserError, pd.errors.EmptyDataError):
             self.problems.append("k6-metrics.csv.gz is not a k6 CSV output: latency over time is left out")
             return pd.DataFrame(columns=K6_SAMPLE_COLUMNS)
-        frame = frame[frame["metric_name"].isin(K6_SAMPLE_METRICS)]
+        del text
         for column in ["timestamp", "metric_value"]:
             frame[column] = pd.to_numeric(frame[column], errors="coerce")
         frame = frame.dropna(subset=["timestamp", "metric_value"]).reset_index(drop=True)

@@ -8,10 +8,11 @@ from .run import Run
 
 
 def gc_table(run: Run) -> pd.DataFrame:
-    """One row per server run: GC pauses (count, total, longest, ms) and ZGC allocation stalls (count, total ms).
+    """One row per server run: GC pauses (count, total, longest, ms) and ZGC allocation stalls (count, total ms, how many in the steady /json phase).
 
     A ZGC pause is short by design; an allocation stall is a thread stopped because the heap
-    filled faster than ZGC freed it, which is the GC cost a request actually waits for.
+    filled faster than ZGC freed it, which is the GC cost a request actually waits for. Stalls
+    overlap (many threads stall at once), so their total can exceed the run's length.
     """
     rows = []
     for server in run.servers:
@@ -26,9 +27,18 @@ def gc_table(run: Run) -> pd.DataFrame:
                 "longest pause (ms)": pauses.max() if len(pauses) else 0.0,
                 "allocation stalls": len(stalls),
                 "stalled (ms)": stalls.sum(),
+                "stalls in steady /json": int((jfr.loc[stalls.index, "phase"] == "json").sum()),
             }
         )
     return pd.DataFrame(rows)
+
+
+def jvm_cpu(server) -> pd.DataFrame:
+    """The JVM's CPU over time, user plus system, as a share of all the host's cores: time_s, cpu."""
+    jfr = server.jfr
+    parts = jfr[jfr["metric"].isin(["cpu_jvm_user", "cpu_jvm_system"])]
+    summed = parts.groupby("time_s")["value"].sum()
+    return pd.DataFrame({"time_s": summed.index, "cpu": summed.values})
 
 
 def threads_and_cpu(run: Run) -> pd.DataFrame:
@@ -36,8 +46,7 @@ def threads_and_cpu(run: Run) -> pd.DataFrame:
     rows = []
     for server in run.servers:
         threads = server.proc["threads"]
-        jfr = server.jfr
-        cpu = jfr.loc[jfr["metric"] == "cpu_jvm_user", "value"].reset_index(drop=True) + jfr.loc[jfr["metric"] == "cpu_jvm_system", "value"].reset_index(drop=True)
+        cpu = jvm_cpu(server)["cpu"]
         rows.append(
             {
                 "run": server.name,

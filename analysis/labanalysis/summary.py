@@ -44,6 +44,10 @@ def figures(run: Run) -> list[Figure]:
         fit = memory.per_connection(memory.plateaus(s), "rss_bytes")
         return Value(fit.slope / KIB, fit.slope_low / KIB, fit.slope_high / KIB)
 
+    def live_heap_per_socket(s: ServerRun) -> Value:
+        fit = memory.per_connection(memory.live_heap_points(s), "heap_after_gc_bytes")
+        return Value(fit.slope / KIB, fit.slope_low / KIB, fit.slope_high / KIB)
+
     def rss_at_most(s: ServerRun) -> Value:
         points = memory.plateaus(s)
         return Value(points["rss_bytes"].iloc[-1] / MIB if not points.empty else math.nan)
@@ -59,6 +63,7 @@ def figures(run: Run) -> list[Figure]:
 
     return [
         Figure("RSS per idle socket (KiB)", True, each(rss_per_socket)),
+        Figure("live heap per idle socket (KiB)", True, each(live_heap_per_socket)),
         Figure("RSS at the most sockets (MiB)", True, each(rss_at_most)),
         Figure("/json p99 (ms)", True, each(tail("json", 99, json_table, "p(99)"))),
         Figure("/json p99.9 (ms)", True, each(tail("json", 99.9, json_table, "p(99.9)"))),

@@ -93,3 +93,25 @@ def test_a_server_without_samples_has_no_plateaus(run_folder):
 
     assert points.empty
     assert math.isnan(memory.per_connection(points, "rss_bytes").slope)
+
+
+def test_the_live_heap_is_fitted_over_the_gcs_during_the_steps_at_the_sockets_open_then(run_folder):
+    # Three GCs added to the fixture's vthread series, in steps 1, 2 and 3, at times when
+    # load.csv says 100, 154 and 300 sockets were open; the fixture's own GC, in the json
+    # phase, is not a step's, and the last one is reported twice.
+    series = run_folder / "vthread" / "jfr-series.csv"
+    series.write_text(
+        series.read_text()
+        + "5.5,sockets-step-1,heap_after_gc_bytes,50000000\n"
+        + "7.5,sockets-step-2,heap_after_gc_bytes,50540000\n"
+        + "13.9,sockets-step-3,heap_after_gc_bytes,52000000\n"
+        + "13.9,sockets-step-3,heap_after_gc_bytes,52000000\n"  # ZGC's young and old halves of one major GC
+    )
+    server = load_run(run_folder).server("vthread")
+
+    points = memory.live_heap_points(server)
+    fit = memory.per_connection(points, "heap_after_gc_bytes")
+
+    assert list(points["open_sockets"]) == [100, 154, 300]
+    assert fit.slope == pytest.approx(10_000)
+    assert fit.r_squared == pytest.approx(1.0)
