@@ -123,7 +123,7 @@ def by_how_much(best: float, runner_up: float) -> str:
     return f"{high / low:.2f}x"
 
 
-SURENESS = ["95% intervals overlap: not resolved", "one measurement each, no interval", "95% intervals apart", "equal"]
+SURENESS = ["95% intervals overlap: not resolved", "no interval to compare", "95% intervals apart", "equal"]
 
 
 def how_sure(best: Value, runner_up: Value, lower_is_better: bool) -> str:
@@ -131,7 +131,7 @@ def how_sure(best: Value, runner_up: Value, lower_is_better: bool) -> str:
     if best.value == runner_up.value:
         return "equal"
     if best.low != best.low or runner_up.low != runner_up.low:
-        return "one measurement each, no interval"
+        return "no interval to compare"
     apart = best.high < runner_up.low if lower_is_better else best.low > runner_up.high
     return "95% intervals apart" if apart else "95% intervals overlap: not resolved"
 

@@ -44,7 +44,7 @@ def test_a_zero_best_is_said_in_words_not_as_an_infinite_factor():
     row = summary.winners([fig]).iloc[0]
 
     assert row["by how much"] == "0 against 12,254"
-    assert row["how sure"] == "one measurement each, no interval"
+    assert row["how sure"] == "no interval to compare"
 
 
 def test_a_figure_measured_for_one_server_only_has_no_winner():
