@@ -56,12 +56,16 @@ class LabProcess private constructor(val name: String, private val process: Proc
         private val logs = File(System.getProperty("lab.logs") ?: "target/server-logs").apply { mkdirs() }
         private val java = ProcessHandle.current().info().command().orElseThrow()
 
-        /** Starts `<module>/target/<module>.jar` with [args] on a free port, and waits until it is ready. */
-        fun start(module: String, vararg args: String): LabProcess {
+        /**
+         * Starts `<module>/target/<module>.jar` with [args] on a free port, and waits until it is
+         * ready. [jvmOptions] go to its JVM (a JFR recording, say), after the suite's own.
+         */
+        fun start(module: String, vararg args: String, jvmOptions: List<String> = emptyList()): LabProcess {
             val jar = File(labRoot, "$module/target/$module.jar")
             check(jar.isFile) { "$jar is missing: build it with `make build`" }
             val log = File(logs, "$module-${System.nanoTime()}.log")
-            val command = listOf(java, "-Xmx512m", "--enable-native-access=ALL-UNNAMED", "-jar", jar.path, "--port", "0") + args
+            val command =
+                listOf(java, "-Xmx512m", "--enable-native-access=ALL-UNNAMED") + jvmOptions + listOf("-jar", jar.path, "--port", "0") + args
             val process = ProcessBuilder(command).redirectErrorStream(true).start()
             synchronized(running) { running += process }
 

@@ -9,5 +9,9 @@ enum class ServerKind(val model: String) {
 
     val module: String get() = "$model-server"
 
-    fun start(vararg args: String): LabProcess = LabProcess.start(module, *args)
+    fun start(vararg args: String, jvmOptions: List<String> = emptyList()): LabProcess = LabProcess.start(
+        module,
+        *args,
+        jvmOptions = jvmOptions,
+    )
 }

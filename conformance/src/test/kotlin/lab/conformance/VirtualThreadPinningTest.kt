@@ -1,0 +1,124 @@
+package lab.conformance
+
+import jdk.jfr.consumer.RecordedEvent
+import jdk.jfr.consumer.RecordingFile
+import lab.handlers.PinTrap
+import org.junit.jupiter.api.Test
+import org.junit.jupiter.api.Timeout
+import org.junit.jupiter.api.io.TempDir
+import java.io.File
+import java.time.Instant
+import java.util.concurrent.TimeUnit
+import kotlin.test.assertEquals
+import kotlin.test.assertTrue
+
+/**
+ * Virtual-thread pinning, caught by JFR: the check a project can copy to keep its own request
+ * paths free of pinning. The server runs with a recording of every `jdk.VirtualThreadPinned`
+ * event (no duration threshold, with stack traces) that the JVM writes when it exits; the
+ * test drives the paths, stops the server, and reads the recording.
+ *
+ * Which traps pin depends on the JDK the tests run on (`make test JDK=21` for 21): JEP 491,
+ * in JDK 24, stopped `synchronized` from pinning. The trap test checks that the recording
+ * sees exactly what [PinTrap] says, so a recording that saw nothing cannot pass the first.
+ */
+@Timeout(value = 180, unit = TimeUnit.SECONDS)
+class VirtualThreadPinningTest {
+    @TempDir
+    lateinit var dir: File
+
+    private val jdkFeature = Runtime.version().feature()
+
+    /**
+     * After a first pass over every path, none pins. The first pass may: a class that a request
+     * path is the first to use is loaded and initialized under it, and on JDK 25 a virtual
+     * thread that loads a class, or waits for another thread to finish initializing one, pins
+     * meanwhile (measured here: OkHttp's classes and `sun.nio.ch.Poller` on the first
+     * `/dashboard` calls, 0 to 8 ms each). Those are printed, not failed: they happen once.
+     */
+    @Test
+    fun `the virtual-thread server's request paths pin no virtual thread once warm`() {
+        lateinit var warm: Instant
+        val pinned = recordPinning("request-paths") { server ->
+            driveRequestPaths(server)
+            warm = Instant.now()
+            driveRequestPaths(server)
+        }
+        val (steady, firstPass) = pinned.partition { it.startTime >= warm }
+        println(
+            "JDK $jdkFeature, first pass over the request paths: ${firstPass.size} pinned\n" +
+                firstPass.joinToString("\n") { "  " + describe(it) },
+        )
+        assertEquals(emptyList(), steady.map(::describe), "pinned virtual threads once warm, on JDK $jdkFeature")
+    }
+
+    private fun driveRequestPaths(server: LabProcess) {
+        repeat(10) { i ->
+            for (path in listOf(
+                "/health",
+                "/json",
+                "/delay?ms=5",
+                "/cpu?iterations=1000",
+                "/bytes?size=100000",
+                "/dashboard/user-$i",
+                "/stats",
+            )) {
+                assertEquals(200, LabClients.send(server.baseUrl, path).status, path)
+            }
+        }
+        val socket = LabClients.openWebSocket(server.baseUrl)
+        socket.socket.sendText("echo me", true).get(10, TimeUnit.SECONDS)
+        assertEquals(SocketProbe.Event.Text("echo me"), socket.next())
+        socket.socket.sendClose(1000, "done").get(10, TimeUnit.SECONDS)
+    }
+
+    @Test
+    fun `the recording catches every trap that pins on this JDK, and no other`() {
+        val requests = 3
+        for (trap in PinTrap.entries) {
+            val pinned = recordPinning(trap.slug) { server ->
+                repeat(requests) { assertEquals(200, LabClients.send(server.baseUrl, "/pin/${trap.slug}?ms=20").status) }
+            }
+            if (trap.pinsOn(jdkFeature)) {
+                assertEquals(requests, pinned.size, "${trap.slug} on JDK $jdkFeature: ${pinned.map(::describe)}")
+            } else {
+                assertEquals(emptyList(), pinned.map(::describe), "${trap.slug} must not pin on JDK $jdkFeature")
+            }
+        }
+    }
+
+    /** Runs a fresh virtual-thread server through [drive] and returns the pinning JFR recorded meanwhile. */
+    private fun recordPinning(name: String, drive: (LabProcess) -> Unit): List<RecordedEvent> {
+        val recording = File(dir, "$name.jfr")
+        val server = ServerKind.VTHREAD.start(
+            "--downstream-url",
+            ConformanceLab.stub.baseUrl.toString(),
+            jvmOptions = listOf("-XX:StartFlightRecording:filename=$recording,dumponexit=true,settings=${pinningSettings()}"),
+        )
+        server.use { drive(it) }
+        assertTrue(recording.isFile, "the server wrote no recording to $recording")
+        return RecordingFile.readAllEvents(recording.toPath()).filter { it.eventType.name == "jdk.VirtualThreadPinned" }
+    }
+
+    /** A JFR configuration of one event: every pinning, however short, with its stack. */
+    private fun pinningSettings(): File = File(dir, "pinning.jfc").apply {
+        writeText(
+            """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <configuration version="2.0" label="pinning">
+              <event name="jdk.VirtualThreadPinned">
+                <setting name="enabled">true</setting>
+                <setting name="stackTrace">true</setting>
+                <setting name="threshold">0 ms</setting>
+              </event>
+            </configuration>
+            """.trimIndent(),
+        )
+    }
+
+    private fun describe(event: RecordedEvent): String {
+        val reason = if (event.hasField("pinnedReason")) " (${event.getString("pinnedReason")})" else ""
+        val frames = event.stackTrace?.frames.orEmpty().take(12).joinToString(" < ") { "${it.method.type.name}.${it.method.name}" }
+        return "${event.duration.toMillis()} ms$reason: $frames"
+    }
+}
