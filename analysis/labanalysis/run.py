@@ -122,9 +122,20 @@ class ServerRun:
             self.problems.append(f"k6-metrics.csv.gz is cut short: {len(frame):,} whole samples read, the rest left out")
         return frame
 
+    @cached_property
+    def k6_script_errors(self) -> int:
+        """How many errors k6 logged (k6.log): a script that throws skips the rest of that iteration's requests."""
+        path = self.folder / "k6.log"
+        if not path.is_file():
+            return 0
+        errors = sum(1 for line in path.read_text(errors="replace").splitlines() if "level=error" in line)
+        if errors:
+            self.problems.append(f"k6 logged {errors:,} error(s) (see k6.log): the requests those iterations were to make are missing from its figures")
+        return errors
+
     def read_all(self) -> None:
         """Reads every file now, so `problems` is complete before anything is shown."""
-        _ = (self.proc, self.jfr, self.load, self.pinned, self.k6_metrics, self.k6_samples)
+        _ = (self.proc, self.jfr, self.load, self.pinned, self.k6_metrics, self.k6_samples, self.k6_script_errors)
 
     def _series(self, name: str, required: bool = True) -> pd.DataFrame:
         columns = SERIES_COLUMNS[name]
