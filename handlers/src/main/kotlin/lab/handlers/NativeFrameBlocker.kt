@@ -13,7 +13,7 @@ internal object NativeFrameBlocker {
 
     private class SleepingLoader(private val ms: Long, parent: ClassLoader) : ClassLoader(parent) {
         override fun loadClass(name: String, resolve: Boolean): Class<*> {
-            Thread.sleep(ms)
+            if (ms > 0) Thread.sleep(ms)
             return super.loadClass(name, resolve)
         }
     }

@@ -1,5 +1,8 @@
 package lab.handlers
 
+import java.util.concurrent.locks.ReentrantLock
+import kotlin.concurrent.withLock
+
 /**
  * The pinning traps: code that blocks while a virtual thread cannot unmount from its
  * carrier, so the carrier (one of only as many as there are cores) blocks too.
@@ -13,9 +16,9 @@ package lab.handlers
  * | `class-init` | running a class initializer | yes | yes |
  * | `native` | a native frame is on the stack (a class loader called back from `Class.forName`) | yes | yes |
  *
- * The pitfall: none of these look like blocking code in a review. The fix for the first two
- * is a `ReentrantLock` (or a coroutine `Mutex`); for the last two it is to keep blocking
- * work out of initializers and native callbacks.
+ * The pitfall: none of these look like blocking code in a review. Each trap has a `-fixed`
+ * twin that does the same blocking the way that does not pin ([fix] says how in one line), so
+ * an audit shows the difference on the same server and JDK.
  *
  * Run one: `curl 127.0.0.1:8080/pin/lazy?ms=50` against a server, with JFR's
  * `jdk.VirtualThreadPinned` event enabled (`make audit-pinning` does both).
@@ -24,15 +27,21 @@ enum class PinTrap(
     val slug: String,
     /** The first JDK feature release on which this trap no longer pins; null if none does yet. */
     private val unpinnedFromJdk: Int?,
+    /** For a trap, how to avoid it, in one line; for a `-fixed` twin, the trap it fixes. */
+    val fix: String,
 ) {
-    SYNCHRONIZED("synchronized", unpinnedFromJdk = 24) {
+    SYNCHRONIZED(
+        "synchronized",
+        unpinnedFromJdk = 24,
+        fix = "block under a java.util.concurrent lock (ReentrantLock) or a coroutine Mutex, not a monitor",
+    ) {
         override fun spring(ms: Long) {
             // A lock of its own per call: the trap shows pinning, not contention.
             val lock = Any()
             synchronized(lock) { Thread.sleep(ms) }
         }
     },
-    LAZY("lazy", unpinnedFromJdk = 24) {
+    LAZY("lazy", unpinnedFromJdk = 24, fix = "use lazy(LazyThreadSafetyMode.PUBLICATION), or compute the value before serving") {
         override fun spring(ms: Long) {
             val value by lazy {
                 Thread.sleep(ms)
@@ -41,11 +50,44 @@ enum class PinTrap(
             check(value == ms)
         }
     },
-    CLASS_INIT("class-init", unpinnedFromJdk = null) {
+    CLASS_INIT("class-init", unpinnedFromJdk = null, fix = "keep blocking work out of static initializers; initialize at startup") {
         override fun spring(ms: Long) = SlowInitializer.initializeFresh(ms)
     },
-    NATIVE("native", unpinnedFromJdk = null) {
+    NATIVE("native", unpinnedFromJdk = null, fix = "block before or after the native call, never in a callback from it") {
         override fun spring(ms: Long) = NativeFrameBlocker.blockUnderNativeFrame(ms)
+    },
+
+    // The same blocking, done the way that does not pin (on any JDK the lab runs: 21 and later).
+    SYNCHRONIZED_FIXED("synchronized-fixed", unpinnedFromJdk = FIXED, fix = "synchronized") {
+        override fun spring(ms: Long) {
+            // A java.util.concurrent lock parks a virtual thread that waits for it; it holds no monitor.
+            val lock = ReentrantLock()
+            lock.withLock { Thread.sleep(ms) }
+        }
+    },
+    LAZY_FIXED("lazy-fixed", unpinnedFromJdk = FIXED, fix = "lazy") {
+        override fun spring(ms: Long) {
+            // PUBLICATION takes no lock: racing initializers may both run, and the first result wins.
+            val value by lazy(LazyThreadSafetyMode.PUBLICATION) {
+                Thread.sleep(ms)
+                ms
+            }
+            check(value == ms)
+        }
+    },
+    CLASS_INIT_FIXED("class-init-fixed", unpinnedFromJdk = FIXED, fix = "class-init") {
+        override fun spring(ms: Long) {
+            // The class initializes with nothing to wait for; the wait comes after, in plain code.
+            SlowInitializer.initializeFresh(NO_WAIT)
+            Thread.sleep(ms)
+        }
+    },
+    NATIVE_FIXED("native-fixed", unpinnedFromJdk = FIXED, fix = "native") {
+        override fun spring(ms: Long) {
+            // The same native call, with the blocking moved out of the callback it makes.
+            Thread.sleep(ms)
+            NativeFrameBlocker.blockUnderNativeFrame(NO_WAIT)
+        }
     },
     ;
 
@@ -55,6 +97,9 @@ enum class PinTrap(
     /** Whether a virtual thread springing this trap pins its carrier on JDK [jdkFeature] (21 or later). */
     fun pinsOn(jdkFeature: Int): Boolean = unpinnedFromJdk == null || jdkFeature < unpinnedFromJdk
 
+    /** A `-fixed` twin: the safe version of the trap named in [fix]. */
+    val isFixed: Boolean get() = unpinnedFromJdk == FIXED
+
     companion object {
         /** Longer than the 20 ms pinning threshold of a bench, so every sprung trap is recorded. */
         const val DEFAULT_BLOCK_MS = 50L
@@ -62,3 +107,11 @@ enum class PinTrap(
         fun bySlug(slug: String): PinTrap? = entries.firstOrNull { it.slug == slug }
     }
 }
+
+// Outside the enum: its entries' arguments cannot read its companion, which initializes after them.
+
+/** A `-fixed` twin pins from no JDK on: it is "unpinned" from before the first the lab runs. */
+private const val FIXED = 0
+
+/** The blocking a fixed twin leaves inside the initializer or callback: none. */
+private const val NO_WAIT = 0L

@@ -63,7 +63,8 @@ class RouterTest {
         assertEquals(Endpoint.Pin(PinTrap.LAZY, PinTrap.DEFAULT_BLOCK_MS), route("/pin/lazy"))
         assertEquals(Endpoint.Pin(PinTrap.CLASS_INIT, 5), route("/pin/class-init?ms=5"))
         assertEquals(
-            404 to "unknown pinning trap 'volatile'; known traps: synchronized, lazy, class-init, native",
+            404 to
+                "unknown pinning trap 'volatile'; known traps: synchronized, lazy, class-init, native, synchronized-fixed, lazy-fixed, class-init-fixed, native-fixed",
             rejection("/pin/volatile"),
         )
         assertEquals(400, rejection("/pin/native?ms=x").first)
