@@ -20,6 +20,16 @@ def _plain_log_axis(axis) -> None:
     axis.set_minor_formatter(NullFormatter())
 
 
+def _points_and_line(ax, server, points, column: str, label: str) -> None:
+    """A server's measured points of `column` (MiB) against open sockets, and the least-squares line through them from 0."""
+    colour = COLOURS.get(server.server)
+    ax.plot(points["open_sockets"], points[column] / MIB, "o", color=colour, label=label)
+    fit = memory.per_connection(points, column)
+    if fit.slope == fit.slope:
+        xs = [0, points["open_sockets"].max()]
+        ax.plot(xs, [fit.at(x) / MIB for x in xs], "-", color=colour, alpha=0.6, label=f"{server.name}: {fit.slope / 1024:.1f} KiB/socket")
+
+
 def memory_against_sockets(run: Run, column: str, label: str):
     """`column` (rss_bytes, pss_bytes or heap_used_bytes) at each step's plateau against open sockets, with the fitted line."""
     fig, ax = plt.subplots(figsize=(8, 4.5))
@@ -27,12 +37,7 @@ def memory_against_sockets(run: Run, column: str, label: str):
         points = memory.plateaus(server)
         if points.empty:
             continue
-        colour = COLOURS.get(server.server)
-        ax.plot(points["open_sockets"], points[column] / MIB, "o", color=colour, label=f"{server.name} plateaus")
-        fit = memory.per_connection(points, column)
-        if fit.slope == fit.slope:
-            xs = [0, points["open_sockets"].max()]
-            ax.plot(xs, [fit.at(x) / MIB for x in xs], "-", color=colour, alpha=0.6, label=f"{server.name}: {fit.slope / 1024:.1f} KiB/socket")
+        _points_and_line(ax, server, points, column, f"{server.name} plateaus")
     ax.set_title(f"{label} against open idle sockets")
     ax.set_xlabel("open idle WebSockets")
     ax.set_ylabel(f"{label} (MiB)")
@@ -130,12 +135,7 @@ def live_heap_against_sockets(run: Run):
         points = memory.live_heap_points(server)
         if points.empty:
             continue
-        colour = COLOURS.get(server.server)
-        ax.plot(points["open_sockets"], points["heap_after_gc_bytes"] / MIB, "o", color=colour, label=f"{server.name}: after each GC")
-        fit = memory.per_connection(points, "heap_after_gc_bytes")
-        if fit.slope == fit.slope:
-            xs = [0, points["open_sockets"].max()]
-            ax.plot(xs, [fit.at(x) / MIB for x in xs], "-", color=colour, alpha=0.6, label=f"{server.name}: {fit.slope / 1024:.1f} KiB/socket")
+        _points_and_line(ax, server, points, "heap_after_gc_bytes", f"{server.name}: after each GC")
     ax.set_title("Live heap (after GC) against open idle sockets")
     ax.set_xlabel("open idle WebSockets")
     ax.set_ylabel("heap after GC (MiB)")
