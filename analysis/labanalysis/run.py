@@ -124,13 +124,13 @@ class ServerRun:
 
     @cached_property
     def k6_script_errors(self) -> int:
-        """How many errors k6 logged (k6.log): a script that throws skips the rest of that iteration's requests."""
+        """How many times the k6 script threw (k6.log, `source=stacktrace`): each skips the rest of that iteration's requests."""
         path = self.folder / "k6.log"
         if not path.is_file():
             return 0
-        errors = sum(1 for line in path.read_text(errors="replace").splitlines() if "level=error" in line)
+        errors = sum(1 for line in path.read_text(errors="replace").splitlines() if "level=error" in line and "source=stacktrace" in line)
         if errors:
-            self.problems.append(f"k6 logged {errors:,} error(s) (see k6.log): the requests those iterations were to make are missing from its figures")
+            self.problems.append(f"k6's script threw {errors:,} time(s) (see k6.log): the requests those iterations were to make are missing from its figures")
         return errors
 
     def read_all(self) -> None:

@@ -102,6 +102,7 @@ class ServerRun(
                 }
             }
             if (k6.exitCode() !in setOf(0, 99)) failure = "k6 exited with code ${k6.exitCode()}; see k6.log"
+            k6ScriptErrors(File(dir, "k6.log"))?.let { failure = failure ?: it }
         } catch (e: ServerFailure) {
             failure = e.message
         } catch (e: ChildExited) {
@@ -181,6 +182,24 @@ class ServerRun(
             code == 137 -> "exited with code 137 (SIGKILL: kill -9 or the kernel's OOM killer)"
             code > 128 -> "exited with code $code (killed by signal ${code - 128})"
             else -> "exited with code $code"
+        }
+
+        /**
+         * The lab's k6 script threw: those iterations made none of their remaining requests, so the
+         * load was not the profile's and the run must not pass for a measurement (k6 itself goes on
+         * and exits 0). k6 logs each exception with its JavaScript stack as `source=stacktrace`.
+         */
+        fun k6ScriptErrors(log: File): String? {
+            val errors = if (log.isFile) {
+                log.useLines { lines ->
+                    lines.filter { "level=error" in it && "source=stacktrace" in it }.toList()
+                }
+            } else {
+                emptyList()
+            }
+            if (errors.isEmpty()) return null
+            val first = errors.first().substringAfter("msg=\"").substringBefore("\\n").substringBefore('"')
+            return "k6's script threw ${errors.size} time(s), first: $first; see k6.log"
         }
 
         fun freePort(): Int = ServerSocket(0, 0, java.net.InetAddress.getLoopbackAddress()).use { it.localPort }

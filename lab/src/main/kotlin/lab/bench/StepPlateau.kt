@@ -6,7 +6,7 @@ import kotlin.math.abs
 
 /**
  * Where memory stood at the end of one socket step, and whether it had settled there: RSS
- * over the last third of the step's hold moved by less than [SETTLED_DRIFT_PERCENT]. The
+ * over the last third of the step's samples moved by less than [SETTLED_DRIFT_PERCENT]. The
  * memory-per-connection slope is fitted over these plateaus, so a step that had not settled
  * is named rather than silently fitted.
  */
@@ -19,9 +19,10 @@ data class StepPlateau(val step: Int, val openSockets: Long, val rssBytes: Long,
         fun read(proc: File, load: File): List<StepPlateau> {
             val socketsByStep = rows(load).groupBy { it[1] }.mapValues { (_, rows) -> rows.maxOf { it[2].toLong() } }
             return rows(proc).filter { it[1].startsWith(STEP_PREFIX) }.groupBy { it[1] }.map { (phase, rows) ->
-                val times = rows.map { it[0].toDouble() }
-                val from = times.min() + (times.max() - times.min()) * 2 / 3
-                val lastThird = rows.filter { it[0].toDouble() >= from }.map { it[2].toLong() }
+                // The last third of the step's samples, counted (as analysis/labanalysis/memory.py
+                // does), not timed: a sample taken a few ms early still belongs to a short step's plateau.
+                val samples = rows.sortedBy { it[0].toDouble() }
+                val lastThird = samples.takeLast((samples.size + 2) / 3).map { it[2].toLong() }
                 val drift = 100.0 * (lastThird.last() - lastThird.first()) / lastThird.first()
                 StepPlateau(
                     step = phase.removePrefix(STEP_PREFIX).toInt(),
