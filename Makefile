@@ -6,7 +6,11 @@ SHELL := bash
 .SHELLFLAGS := -euo pipefail -c
 .DEFAULT_GOAL := help
 
-SERVERS := coroutine vthread platform
+ALL_SERVERS := coroutine vthread platform
+# The servers and JDKs `make audit-pinning` covers.
+SERVERS ?= coroutine,vthread,platform
+JDKS ?= 21,25
+comma := ,
 SERVER ?= coroutine
 PROFILE ?= local
 ONLY ?=
@@ -34,7 +38,7 @@ MAIN_SOURCES := $(shell find . -path ./.tools -prune -o -path '*/src/main/*' -ty
 JARS_STAMP := .tools/jars.stamp
 LOCKED := $(if $(shell command -v flock),flock .tools/build.lock,)
 
-.PHONY: help build test smoke bench report serve stub format clean
+.PHONY: help build test smoke bench report audit-pinning serve stub format clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -67,8 +71,13 @@ report: ## render a run folder's report.html: make report [RUN=results/<run>] [A
 	@[ -f "$(RUN)/manifest.json" ] || { echo "make report: $(RUN) is not a run folder (no manifest.json); pass RUN=results/<run>" >&2; exit 2; }
 	cd analysis && "$$(../setup/python.sh)" -m labanalysis.render "$(abspath $(RUN))" $(foreach a,$(ALSO),"$(abspath $(a))")
 
+# JFR's recordings are read on JDK 25 whatever JDKs the servers run on.
+audit-pinning: build ## spring each pinning trap and walk the request paths on every server and JDK: make audit-pinning [SERVERS=vthread] [JDKS=21,25]
+	"$$(setup/jdk.sh 25)/bin/java" -cp lab/target/lab.jar lab.audit.AuditMainKt --servers $(SERVERS) \
+	  $(foreach j,$(subst $(comma), ,$(JDKS)),--jdk "$$(setup/jdk.sh $(j))")
+
 serve: ## run one server in the foreground: make serve SERVER=coroutine|vthread|platform PORT=8080
-	@case " $(SERVERS) " in *" $(SERVER) "*) ;; *) echo "SERVER must be one of: $(SERVERS) (got '$(SERVER)')" >&2; exit 2;; esac
+	@case " $(ALL_SERVERS) " in *" $(SERVER) "*) ;; *) echo "SERVER must be one of: $(ALL_SERVERS) (got '$(SERVER)')" >&2; exit 2;; esac
 	@$(MAKE) --no-print-directory build
 	$(JAVA_HOME_OF); exec "$$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED \
 	  -jar $(SERVER)-server/target/$(SERVER)-server.jar --port $(PORT) --downstream-url $(DOWNSTREAM_URL)

@@ -15,6 +15,7 @@ SECTIONS = [
     "Threads and CPU",
     "GC",
     "Virtual-thread pinning",
+    "The latest pinning audit",
     "Repeats",
 ]
 
@@ -75,3 +76,15 @@ def test_runs_given_with_also_are_pooled_as_repeats(run_folder, tmp_path):
 
     # Each server twice: the copy is the same run, so each median's range is nil.
     assert html.count("100.0 (100.0 to 100.0)") == 3
+
+
+def test_the_newest_pinning_audit_beside_the_run_is_in_its_report(run_folder):
+    import shutil
+    from pathlib import Path
+
+    shutil.copytree(Path(__file__).parent / "fixtures" / "audit", run_folder.parent / "20261122-061512-pinning")
+
+    html = render.render(run_folder).read_text()
+
+    assert "From <code>20261122-061512-pinning</code>" in html
+    assert "pinned 8x, 367 ms" in html

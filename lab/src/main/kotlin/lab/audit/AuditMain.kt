@@ -1,0 +1,114 @@
+package lab.audit
+
+import com.github.ajalt.clikt.core.CliktCommand
+import com.github.ajalt.clikt.core.CliktError
+import com.github.ajalt.clikt.core.Context
+import com.github.ajalt.clikt.core.UsageError
+import com.github.ajalt.clikt.core.parse
+import com.github.ajalt.clikt.parameters.options.default
+import com.github.ajalt.clikt.parameters.options.multiple
+import com.github.ajalt.clikt.parameters.options.option
+import com.github.ajalt.clikt.parameters.options.split
+import com.github.ajalt.clikt.parameters.types.file
+import com.github.ajalt.clikt.parameters.types.int
+import com.github.ajalt.clikt.parameters.types.long
+import com.github.ajalt.clikt.parameters.types.restrictTo
+import kotlinx.serialization.json.Json
+import lab.bench.ChildExited
+import lab.bench.Children
+import lab.bench.Manifest
+import java.io.File
+import java.time.LocalDateTime
+import java.time.format.DateTimeFormatter
+import kotlin.system.exitProcess
+
+private val SERVERS = listOf("coroutine", "vthread", "platform")
+
+private class AuditCommand : CliktCommand(name = "audit-pinning") {
+    override fun help(
+        context: Context,
+    ) = "Springs every pinning trap and walks the request paths on each server and JDK, and reports what pinned."
+
+    private val servers by option("--servers", help = "comma-separated, from: ${SERVERS.joinToString()}").split(",").default(SERVERS)
+    private val jdks by option("--jdk", help = "a JDK home the servers run on; repeat for each JDK").file().multiple(required = true)
+    private val repo by option("--repo", help = "the lab's repository root").file().default(File("."))
+    private val resultsDir by option("--results", help = "where run folders go").file().default(File("results"))
+    private val requests by option("--requests", help = "requests to each trap, sent at once").int().restrictTo(1..200).default(8)
+    private val blockMs by option("--block-ms", help = "how long each trap blocks").long().restrictTo(1L..1_000L).default(50)
+
+    override fun run() {
+        val unknown = servers - SERVERS.toSet()
+        if (unknown.isNotEmpty()) throw UsageError("unknown server ${unknown.joinToString()}; choose from ${SERVERS.joinToString()}")
+        val homes = jdks.map { home ->
+            if (!File(
+                    home,
+                    "bin/java",
+                ).canExecute()
+            ) {
+                throw UsageError("$home is not a JDK home (no bin/java); setup/jdk.sh 21 or 25 prints one")
+            }
+            Manifest.Jdk.read(home)
+        }
+        val dir = File(resultsDir, "${LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"))}-pinning").apply {
+            mkdirs()
+        }
+        println("pinning audit: ${servers.joinToString()} on JDK ${homes.joinToString { it.version }}, into ${dir.path}")
+        val stub = startStub(dir)
+        val cells = homes.flatMap { jdk ->
+            servers.flatMap { server ->
+                println("$server on JDK ${jdk.version}: springing each trap with $requests requests at once")
+                ServerProbe(server, File(jdk.home), jdk.feature, repo, stub, dir, requests, blockMs).run()
+            }
+        }
+        val header = "Servers ${servers.joinToString()}; JDKs ${homes.joinToString {
+            "${it.version} (${it.home})"
+        }}; $requests requests at once a trap, each blocking $blockMs ms; run folder `${dir.name}`."
+        File(dir, "audit.json").writeText(
+            Json {
+                prettyPrint = true
+            }.encodeToString(kotlinx.serialization.builtins.ListSerializer(AuditCell.serializer()), cells),
+        )
+        val markdown = AuditReport.markdown(cells, header)
+        File(dir, "audit.md").writeText(markdown)
+        println(markdown.substringBefore("## The fix"))
+        println("audit: ${File(dir, "audit.md").path}")
+        val violations = cells.filter { it.mustNotPin && it.pinned }
+        if (violations.isNotEmpty()) {
+            System.err.println(
+                "audit: ${violations.size} path(s) that must not pin did: " +
+                    violations.joinToString { "${it.subject} on ${it.server} JDK ${it.jdk}" },
+            )
+            exitProcess(1)
+        }
+    }
+
+    private fun startStub(dir: File): String {
+        val java = ProcessHandle.current().info().command().orElse("java")
+        val log = File(dir, "stub.log")
+        val process = Children.start(listOf(java, "-jar", File(repo, "stub/target/stub.jar").path, "--port", "0", "--latency-ms", "5"), log)
+        val url = try {
+            Children.awaitReady(process, log, timeoutSeconds = 30)
+        } catch (e: ChildExited) {
+            null
+        }
+        return url ?: throw UsageError("the stub did not start; see ${log.path}")
+    }
+}
+
+fun main(args: Array<String>) {
+    val command = AuditCommand()
+    try {
+        command.parse(args)
+    } catch (e: UsageError) {
+        System.err.println("make audit-pinning: ${e.paramName?.let { "$it: " } ?: ""}${e.message ?: "bad arguments"}; see make help")
+        exitProcess(2)
+    } catch (e: CliktError) {
+        command.echoFormattedHelp(e)
+        exitProcess(e.statusCode)
+    } catch (e: IllegalStateException) {
+        System.err.println("make audit-pinning: ${e.message}")
+        exitProcess(1)
+    }
+    // The children (stub) are stopped by Children's shutdown hook.
+    exitProcess(0)
+}

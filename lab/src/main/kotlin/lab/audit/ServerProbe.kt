@@ -1,0 +1,176 @@
+package lab.audit
+
+import jdk.jfr.consumer.RecordedEvent
+import jdk.jfr.consumer.RecordingFile
+import lab.bench.Children
+import lab.handlers.PinTrap
+import java.io.File
+import java.net.URI
+import java.net.http.HttpClient
+import java.net.http.HttpRequest
+import java.net.http.HttpResponse
+import java.time.Duration
+import java.time.Instant
+
+/**
+ * One server on one JDK through the audit: started with a JFR recording of every virtual-thread
+ * pinning (no threshold, with stacks), driven subject by subject, stopped, and its recording
+ * read back. Each pinning event belongs to the subject during whose requests it started.
+ */
+class ServerProbe(
+    private val server: String,
+    private val jdkHome: File,
+    private val jdkFeature: Int,
+    private val repo: File,
+    private val stubUrl: String,
+    private val dir: File,
+    private val requestsPerTrap: Int,
+    private val blockMs: Long,
+) {
+    private val http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build()
+
+    fun run(): List<AuditCell> {
+        val name = "$server-jdk$jdkFeature"
+        val recording = File(dir, "$name.jfr")
+        val log = File(dir, "$name.log")
+        val process = Children.start(command(recording), log)
+        val windows = mutableListOf<Window>()
+        try {
+            val url =
+                Children.awaitReady(process, log, READY_TIMEOUT_S)
+                    ?: error("$name did not print its READY line within $READY_TIMEOUT_S s; see ${log.path}")
+            // First use loads and initializes classes under a request, which JDK 24+ records as
+            // pinning; the same paths again, once warm, must not pin.
+            windows += window(FIRST_PASS, mustNotPin = false, process) { requestPaths(url) }
+            for (trap in PinTrap.entries) {
+                windows += window(trap.slug, mustNotPin = trap.isFixed, process) {
+                    // All at once, as a server meets them: more than the virtual-thread scheduler's
+                    // carriers, so pinning starves it, and the other servers show their pools grow.
+                    val answers = (1..requestsPerTrap).map { getAsync(url, "/pin/${trap.slug}?ms=$blockMs") }
+                    answers.forEach { it.join() }
+                    requestsPerTrap
+                }
+            }
+            windows += window(WARM, mustNotPin = true, process) { requestPaths(url) }
+        } finally {
+            // SIGTERM: the JVM exits normally and writes the recording (dumponexit).
+            Children.stop(process, graceSeconds = 10)
+        }
+        check(recording.isFile) { "$name wrote no JFR recording; see ${log.path}" }
+        val events = RecordingFile.readAllEvents(recording.toPath()).filter { it.eventType.name == PINNED }
+        val traced = if (jdkFeature < 24) TracePinnedThreads.read(log) else null
+        return windows.map { w ->
+            w.cell(events.filter { w.holds(it.startTime) }, traced?.let { TracePinnedThreads.reasonsFor(it, w.subject) })
+        }
+    }
+
+    private fun command(recording: File): List<String> = buildList {
+        add(File(jdkHome, "bin/java").path)
+        add("-Xmx512m")
+        add("--enable-native-access=ALL-UNNAMED")
+        add("-XX:StartFlightRecording:filename=$recording,dumponexit=true,settings=${pinningSettings()}")
+        // JDK 21's own pinning report, kept in the server's log beside JFR's (24+ ignore the flag).
+        if (jdkFeature < 24) add("-Djdk.tracePinnedThreads=full")
+        addAll(listOf("-jar", File(repo, "$server-server/target/$server-server.jar").path, "--port", "0", "--downstream-url", stubUrl))
+    }
+
+    private fun pinningSettings(): File = File(dir, "pinning.jfc").apply {
+        if (!isFile) {
+            writeText(
+                """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <configuration version="2.0" label="pinning audit">
+                  <event name="$PINNED">
+                    <setting name="enabled">true</setting>
+                    <setting name="stackTrace">true</setting>
+                    <setting name="threshold">0 ms</setting>
+                  </event>
+                </configuration>
+                """.trimIndent(),
+            )
+        }
+    }
+
+    /** Every ordinary endpoint a few times; returns the number of requests. */
+    private fun requestPaths(url: String): Int {
+        var sent = 0
+        repeat(PATH_ROUNDS) { i ->
+            for (path in listOf(
+                "/health",
+                "/json",
+                "/delay?ms=5",
+                "/cpu?iterations=1000",
+                "/bytes?size=100000",
+                "/dashboard/user-$i",
+                "/stats",
+            )) {
+                get(url, path)
+                sent++
+            }
+        }
+        return sent
+    }
+
+    private fun get(url: String, path: String) = getAsync(url, path).join()
+
+    private fun getAsync(url: String, path: String) =
+        http.sendAsync(
+            HttpRequest.newBuilder(URI(url + path)).timeout(Duration.ofSeconds(30)).build(),
+            HttpResponse.BodyHandlers.discarding(),
+        )
+            .thenApply { response -> check(response.statusCode() == 200) { "$server answered $path with ${response.statusCode()}" } }
+
+    private fun window(subject: String, mustNotPin: Boolean, process: Process, drive: () -> Int): Window {
+        val from = Instant.now()
+        val requests = drive()
+        return Window(subject, mustNotPin, from, Instant.now(), requests, osThreads(process.pid()))
+    }
+
+    private inner class Window(
+        val subject: String,
+        val mustNotPin: Boolean,
+        val from: Instant,
+        val until: Instant,
+        val requests: Int,
+        val threadsAfter: Int?,
+    ) {
+        fun holds(at: Instant) = !at.isBefore(from) && at.isBefore(until)
+
+        fun cell(events: List<RecordedEvent>, tracePinned: List<String>?) = AuditCell(
+            subject = subject,
+            server = server,
+            jdk = jdkFeature,
+            mustNotPin = mustNotPin,
+            requests = requests,
+            pinnedEvents = events.size,
+            pinnedMs = events.sumOf { it.duration.toNanos() } / 1e6,
+            reasons = events.distinctField("pinnedReason") { e, field -> e.getString(field) },
+            blockingOperations = events.distinctField("blockingOperation") { e, field -> e.getString(field) },
+            carrierThreads = events.distinctField("carrierThread") { e, field -> e.getThread(field)?.javaName },
+            topStack = events.map(::stack).groupingBy { it }.eachCount().maxByOrNull { it.value }?.key,
+            // Only the virtual-thread server has virtual threads to trace.
+            tracePinned = tracePinned?.takeIf { server == "vthread" },
+            threadsAfter = threadsAfter,
+        )
+    }
+
+    /** The distinct values of a field JDK 24+ added to the event; empty on a JDK without it. */
+    private fun List<RecordedEvent>.distinctField(field: String, read: (RecordedEvent, String) -> String?): List<String> =
+        mapNotNull { e -> if (e.hasField(field)) read(e, field) else null }.distinct().sorted()
+
+    private fun stack(event: RecordedEvent): String =
+        event.stackTrace?.frames.orEmpty().take(STACK_FRAMES).joinToString(" < ") { "${it.method.type.name}.${it.method.name}" }
+
+    private fun osThreads(pid: Long): Int? = runCatching {
+        File("/proc/$pid/status").readLines().first { it.startsWith("Threads:") }.substringAfter(':').trim().toInt()
+    }.getOrNull()
+
+    companion object {
+        const val PINNED = "jdk.VirtualThreadPinned"
+        const val FIRST_PASS = "request paths, first pass"
+        const val WARM = "request paths, warm"
+        const val READY_TIMEOUT_S = 60L
+        const val PATH_ROUNDS = 5
+        const val STACK_FRAMES = 12
+    }
+}
