@@ -5,7 +5,9 @@ import lab.handlers.Handlers
 import org.junit.jupiter.api.Timeout
 import org.junit.jupiter.params.ParameterizedTest
 import org.junit.jupiter.params.provider.EnumSource
-import java.net.ServerSocket
+import java.net.InetAddress
+import java.net.InetSocketAddress
+import java.nio.channels.SocketChannel
 import java.util.concurrent.TimeUnit
 import kotlin.test.assertEquals
 
@@ -15,13 +17,17 @@ class DownstreamFailureTest {
     @ParameterizedTest
     @EnumSource(ServerKind::class)
     fun `an unreachable downstream is a 502 naming it`(kind: ServerKind) {
-        // A port that was just free and that nothing listens on.
-        val deadPort = ServerSocket(0).use { it.localPort }
-        val downstreamUrl = "http://127.0.0.1:$deadPort"
-        kind.start("--downstream-url", downstreamUrl).use { server ->
-            val expected = Handlers.downstreamFailed(downstreamUrl, null)
-            assertEquals(Answer(502, ContentTypes.JSON, expected.body), LabClients.send(server.baseUrl, "/dashboard/u1"))
-            assertEquals(200, LabClients.send(server.baseUrl, "/health").status, "the server lives on")
+        // A port held for the whole test by a socket that is bound but never listens, so a
+        // connection to it is refused. (A port merely found free was once handed to the server
+        // under test itself, which then answered its own downstream call with a 404.)
+        SocketChannel.open().use { held ->
+            held.bind(InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
+            val downstreamUrl = "http://127.0.0.1:${(held.localAddress as InetSocketAddress).port}"
+            kind.start("--downstream-url", downstreamUrl).use { server ->
+                val expected = Handlers.downstreamFailed(downstreamUrl, null)
+                assertEquals(Answer(502, ContentTypes.JSON, expected.body), LabClients.send(server.baseUrl, "/dashboard/u1"))
+                assertEquals(200, LabClients.send(server.baseUrl, "/health").status, "the server lives on")
+            }
         }
     }
 }
