@@ -79,10 +79,16 @@ class VirtualThreadPinningTest {
             val pinned = recordPinning(trap.slug) { server ->
                 repeat(requests) { assertEquals(200, LabClients.send(server.baseUrl, "/pin/${trap.slug}?ms=20").status) }
             }
+            // By time pinned, not only by events: a first call may also load a class under the
+            // request (JDK 24+ records that, for a ms or so), but only a trap pins for its block.
+            val pinnedMs = pinned.sumOf { it.duration.toMillis() }
             if (trap.pinsOn(jdkFeature)) {
-                assertEquals(requests, pinned.size, "${trap.slug} on JDK $jdkFeature: ${pinned.map(::describe)}")
+                assertTrue(
+                    pinned.size >= requests && pinnedMs >= requests * 20 * 9 / 10,
+                    "${trap.slug} on JDK $jdkFeature: ${pinned.map(::describe)}",
+                )
             } else {
-                assertEquals(emptyList(), pinned.map(::describe), "${trap.slug} must not pin on JDK $jdkFeature")
+                assertTrue(pinnedMs < 20, "${trap.slug} must not pin on JDK $jdkFeature: ${pinned.map(::describe)}")
             }
         }
     }
