@@ -3,6 +3,7 @@ package lab.conformance
 import jdk.jfr.consumer.RecordedEvent
 import jdk.jfr.consumer.RecordingFile
 import lab.handlers.PinTrap
+import lab.handlers.PinningRecording
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.Timeout
 import org.junit.jupiter.api.io.TempDir
@@ -99,27 +100,11 @@ class VirtualThreadPinningTest {
         val server = ServerKind.VTHREAD.start(
             "--downstream-url",
             ConformanceLab.stub.baseUrl.toString(),
-            jvmOptions = listOf("-XX:StartFlightRecording:filename=$recording,dumponexit=true,settings=${pinningSettings()}"),
+            jvmOptions = listOf(PinningRecording.jvmOption(recording, dir)),
         )
         server.use { drive(it) }
         assertTrue(recording.isFile, "the server wrote no recording to $recording")
-        return RecordingFile.readAllEvents(recording.toPath()).filter { it.eventType.name == "jdk.VirtualThreadPinned" }
-    }
-
-    /** A JFR configuration of one event: every pinning, however short, with its stack. */
-    private fun pinningSettings(): File = File(dir, "pinning.jfc").apply {
-        writeText(
-            """
-            <?xml version="1.0" encoding="UTF-8"?>
-            <configuration version="2.0" label="pinning">
-              <event name="jdk.VirtualThreadPinned">
-                <setting name="enabled">true</setting>
-                <setting name="stackTrace">true</setting>
-                <setting name="threshold">0 ms</setting>
-              </event>
-            </configuration>
-            """.trimIndent(),
-        )
+        return RecordingFile.readAllEvents(recording.toPath()).filter { it.eventType.name == PinningRecording.EVENT }
     }
 
     private fun describe(event: RecordedEvent): String {

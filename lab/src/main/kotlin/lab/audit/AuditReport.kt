@@ -24,11 +24,14 @@ object AuditReport {
             "A cell is `no`, or the pinned events JFR recorded (`jdk.VirtualThreadPinned`, no threshold), their total time and, on JDK 24+, their `pinnedReason`. `MUST NOT PIN` marks a pinning path that is supposed to be safe. On JDK 21, `tracePinnedThreads` gives the reasons `-Djdk.tracePinnedThreads=full` printed for the path (once per distinct stack).",
         )
         appendLine()
-        appendLine("| subject | requests | " + columns.joinToString(" | ") { "${it.first} JDK ${it.second}" } + " |")
-        appendLine("|---|---|" + "---|".repeat(columns.size))
-        for (subject in subjects) {
-            val requests = cells.first { it.subject == subject }.requests
-            appendLine("| `$subject` | $requests | " + columns.joinToString(" | ") { describe(cell(subject, it)) } + " |")
+        table(
+            columns,
+            subjects,
+            "requests" to { subject ->
+                cells.first { it.subject == subject }.requests.toString()
+            },
+        ) { subject, column ->
+            describe(cell(subject, column))
         }
         appendLine()
         appendLine("## The fix for each trap")
@@ -55,10 +58,22 @@ object AuditReport {
             "Each trap's requests arrive at once. Without virtual threads a blocking request holds a pool thread (coroutine: `Dispatchers.IO`; platform: the server's pool), so what shows there is the pool growing, not pinning.",
         )
         appendLine()
-        appendLine("| subject | " + columns.joinToString(" | ") { "${it.first} JDK ${it.second}" } + " |")
-        appendLine("|---|" + "---|".repeat(columns.size))
+        table(columns, subjects) { subject, column -> cell(subject, column).threadsAfter?.toString() ?: "" }
+    }
+
+    /** A subject x (server, JDK) table; [extra] is a column between the subject and the servers. */
+    private fun StringBuilder.table(
+        columns: List<Pair<String, Int>>,
+        subjects: List<String>,
+        extra: Pair<String, (String) -> String>? = null,
+        value: (String, Pair<String, Int>) -> String,
+    ) {
+        val lead = listOfNotNull("subject", extra?.first)
+        appendLine("| " + (lead + columns.map { "${it.first} JDK ${it.second}" }).joinToString(" | ") + " |")
+        appendLine("|" + "---|".repeat(lead.size + columns.size))
         for (subject in subjects) {
-            appendLine("| `$subject` | " + columns.joinToString(" | ") { cell(subject, it).threadsAfter?.toString() ?: "" } + " |")
+            val cells = listOfNotNull("`$subject`", extra?.second?.invoke(subject)) + columns.map { value(subject, it) }
+            appendLine("| " + cells.joinToString(" | ") + " |")
         }
     }
 

@@ -4,6 +4,7 @@ import jdk.jfr.consumer.RecordedEvent
 import jdk.jfr.consumer.RecordingFile
 import lab.bench.Children
 import lab.handlers.PinTrap
+import lab.handlers.PinningRecording
 import java.io.File
 import java.net.URI
 import java.net.http.HttpClient
@@ -57,7 +58,7 @@ class ServerProbe(
             Children.stop(process, graceSeconds = 10)
         }
         check(recording.isFile) { "$name wrote no JFR recording; see ${log.path}" }
-        val events = RecordingFile.readAllEvents(recording.toPath()).filter { it.eventType.name == PINNED }
+        val events = RecordingFile.readAllEvents(recording.toPath()).filter { it.eventType.name == PinningRecording.EVENT }
         val traced = if (jdkFeature < 24) TracePinnedThreads.read(log) else null
         return windows.map { w ->
             w.cell(events.filter { w.holds(it.startTime) }, traced?.let { TracePinnedThreads.reasonsFor(it, w.subject) })
@@ -68,27 +69,10 @@ class ServerProbe(
         add(File(jdkHome, "bin/java").path)
         add("-Xmx512m")
         add("--enable-native-access=ALL-UNNAMED")
-        add("-XX:StartFlightRecording:filename=$recording,dumponexit=true,settings=${pinningSettings()}")
+        add(PinningRecording.jvmOption(recording, dir))
         // JDK 21's own pinning report, kept in the server's log beside JFR's (24+ ignore the flag).
         if (jdkFeature < 24) add("-Djdk.tracePinnedThreads=full")
         addAll(listOf("-jar", File(repo, "$server-server/target/$server-server.jar").path, "--port", "0", "--downstream-url", stubUrl))
-    }
-
-    private fun pinningSettings(): File = File(dir, "pinning.jfc").apply {
-        if (!isFile) {
-            writeText(
-                """
-                <?xml version="1.0" encoding="UTF-8"?>
-                <configuration version="2.0" label="pinning audit">
-                  <event name="$PINNED">
-                    <setting name="enabled">true</setting>
-                    <setting name="stackTrace">true</setting>
-                    <setting name="threshold">0 ms</setting>
-                  </event>
-                </configuration>
-                """.trimIndent(),
-            )
-        }
     }
 
     /** Every ordinary endpoint a few times; returns the number of requests. */
@@ -166,7 +150,6 @@ class ServerProbe(
     }.getOrNull()
 
     companion object {
-        const val PINNED = "jdk.VirtualThreadPinned"
         const val FIRST_PASS = "request paths, first pass"
         const val WARM = "request paths, warm"
         const val READY_TIMEOUT_S = 60L
