@@ -38,7 +38,7 @@ MAIN_SOURCES := $(shell find . -path ./.tools -prune -o -path '*/src/main/*' -ty
 JARS_STAMP := .tools/jars.stamp
 LOCKED := $(if $(shell command -v flock),flock .tools/build.lock,)
 
-.PHONY: help build test smoke bench report audit-pinning serve stub format clean
+.PHONY: help build test smoke bench report audit-pinning clients serve stub format clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -75,6 +75,18 @@ report: ## render a run folder's report.html: make report [RUN=results/<run>] [A
 audit-pinning: build ## spring each pinning trap and walk the request paths on every server and JDK: make audit-pinning [SERVERS=vthread] [JDKS=21,25]
 	"$$(setup/jdk.sh 25)/bin/java" -cp lab/target/lab.jar lab.audit.AuditMainKt --servers $(SERVERS) \
 	  $(foreach j,$(subst $(comma), ,$(JDKS)),--jdk "$$(setup/jdk.sh $(j))")
+
+# The client experiments; empty variables keep the defaults the harness declares (all clients,
+# 100 and 500 calls answered after 2 s, 10 repeats; 80 KB, 7 MB, 30 MB and 128 MiB downloads).
+CLIENTS ?=
+REQUESTS ?=
+REPEATS ?=
+SIZES ?=
+STUB ?=
+clients: build ## threads each HTTP client blocks, and its download speed from each server: make clients [CLIENTS=retrofit,ktor-java] [REQUESTS=100,500] [REPEATS=10] [SIZES=80000,7000000] [JDK=21|25]
+	"$$(setup/jdk.sh 25)/bin/java" -cp lab/target/lab.jar lab.experiment.ClientsExperimentKt --jdk "$$(setup/jdk.sh $(or $(JDK),25))" --servers $(SERVERS) \
+	  $(if $(CLIENTS),--clients $(CLIENTS),) $(if $(REQUESTS),--requests $(REQUESTS),) $(if $(REPEATS),--repeats $(REPEATS),) \
+	  $(if $(SIZES),--sizes $(SIZES),) $(if $(STUB),--stub $(STUB),)
 
 serve: ## run one server in the foreground: make serve SERVER=coroutine|vthread|platform PORT=8080
 	@case " $(ALL_SERVERS) " in *" $(SERVER) "*) ;; *) echo "SERVER must be one of: $(ALL_SERVERS) (got '$(SERVER)')" >&2; exit 2;; esac

@@ -5,7 +5,10 @@ package lab.bench
  * fair if all three get the same heap, collector and runtime. They go in the manifest as is.
  */
 object JvmFlags {
-    fun forServer(heapMb: Int, jdkFeature: Int, jmxPort: Int): List<String> = buildList {
+    fun forServer(heapMb: Int, jdkFeature: Int, jmxPort: Int): List<String> = common(heapMb, jdkFeature) + jmxOnLoopback(jmxPort)
+
+    /** The heap, collector and access flags, without JMX: also what the client experiments start their JVMs with. */
+    fun common(heapMb: Int, jdkFeature: Int): List<String> = buildList {
         // A fixed heap: memory figures then show what the model costs, not heap resizing.
         add("-Xms${heapMb}m")
         add("-Xmx${heapMb}m")
@@ -14,7 +17,6 @@ object JvmFlags {
         if (jdkFeature in 21..22) add("-XX:+ZGenerational")
         // Netty looks for its native transport; without this, JDK 24+ prints a warning on every start.
         add("--enable-native-access=ALL-UNNAMED")
-        addAll(jmxOnLoopback(jmxPort))
     }
 
     /**

@@ -1,0 +1,249 @@
+package lab.experiment
+
+import com.github.ajalt.clikt.core.CliktCommand
+import com.github.ajalt.clikt.core.CliktError
+import com.github.ajalt.clikt.core.Context
+import com.github.ajalt.clikt.core.UsageError
+import com.github.ajalt.clikt.core.parse
+import com.github.ajalt.clikt.parameters.options.convert
+import com.github.ajalt.clikt.parameters.options.default
+import com.github.ajalt.clikt.parameters.options.option
+import com.github.ajalt.clikt.parameters.options.required
+import com.github.ajalt.clikt.parameters.options.split
+import com.github.ajalt.clikt.parameters.types.file
+import com.github.ajalt.clikt.parameters.types.int
+import com.github.ajalt.clikt.parameters.types.long
+import com.github.ajalt.clikt.parameters.types.restrictTo
+import kotlinx.serialization.json.Json
+import lab.bench.BenchInputException
+import lab.bench.ChildExited
+import lab.bench.Children
+import lab.bench.JvmFlags
+import lab.bench.Manifest
+import lab.clients.ClientKind
+import lab.clients.StubCalls
+import lab.clients.StubUnreachable
+import lab.handlers.Limits
+import java.io.File
+import java.time.Instant
+import java.time.LocalDateTime
+import java.time.format.DateTimeFormatter
+import kotlin.system.exitProcess
+
+private val SERVERS = listOf("coroutine", "vthread", "platform")
+
+/**
+ * `make clients`: the client experiments of the client-threads and large-downloads articles.
+ * It starts the stub (answering after `--delay-ms`) and the servers, then the client probe
+ * (lab.clients.ClientProbeMain) in a JVM of its own, twice: the thread census, then the
+ * downloads. Everything lands in `results/<time>-clients/`, line by line as it is measured.
+ */
+private class ClientsCommand(private val argv: List<String>) : CliktCommand(name = "clients") {
+    override fun help(context: Context) = "How many threads each HTTP client blocks, and how fast each one downloads."
+
+    private val servers by option("--servers", help = "comma-separated, from: ${SERVERS.joinToString()}").split(",").default(SERVERS)
+    private val clients by option("--clients", help = "comma-separated, from: ${ClientKind.slugs.joinToString()}")
+        .convert { slug -> ClientKind.of(slug)?.slug ?: fail("unknown client '$slug'; choose from ${ClientKind.slugs.joinToString()}") }
+        .split(",").default(ClientKind.slugs)
+    private val jdk by option("--jdk", help = "the JDK home the servers and the clients run on").file().required()
+    private val repo by option("--repo", help = "the lab's repository root").file().default(File("."))
+    private val resultsDir by option("--results", help = "where run folders go").file().default(File("results"))
+    private val requests by option("--requests", help = "concurrent delayed calls, comma-separated").int().split(",")
+        .default(listOf(100, 500))
+    private val delayMs by option(
+        "--delay-ms",
+        help = "how long the stub takes to answer",
+    ).long().restrictTo(1_100L..60_000L).default(2_000)
+    private val repeats by option(
+        "--repeats",
+        help = "of the thread census, each in a new random order",
+    ).int().restrictTo(1..100).default(10)
+    private val sizes by option("--sizes", help = "download sizes in bytes, comma-separated").long().split(",")
+        .default(listOf(80_000, 7_000_000, 30_000_000, 128L shl 20))
+    private val downloadRepeats by option("--download-repeats").int().restrictTo(1..100).default(3)
+    private val streams by option("--streams", help = "concurrent large downloads from each server; 0 for none").int().restrictTo(0..64)
+        .default(4)
+    private val streamBytes by option("--stream-bytes", help = "size of each concurrent download").long().default(128L shl 20)
+    private val stub by option("--stub", help = "a running stub to call instead of starting one; it must answer after --delay-ms")
+    private val seed by option("--seed", help = "for the random orders").long().default(System.currentTimeMillis())
+
+    override fun run() {
+        val unknown = servers - SERVERS.toSet()
+        if (unknown.isNotEmpty()) throw UsageError("unknown server ${unknown.joinToString()}; choose from ${SERVERS.joinToString()}")
+        val maxBytes = Limits().maxBytes
+        (sizes + streamBytes).firstOrNull { it !in 1..maxBytes }?.let { throw UsageError("sizes must be 1 to $maxBytes bytes, got $it") }
+        if (requests.any { it !in 1..5_000 }) throw UsageError("--requests must be 1 to 5000 each, got $requests")
+        val jdk = Manifest.Jdk.read(jdk)
+        stub?.let { url -> StubCalls.read(url) }
+        val jars =
+            (listOf("stub") + servers.map { "$it-server" }).map { File(repo, "$it/target/$it.jar") } + File(repo, "lab/target/lab.jar")
+        jars.firstOrNull { !it.isFile }?.let { throw UsageError("${it.path} is missing; run `make build` first") }
+
+        val dir = File(resultsDir, "${LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"))}-clients").apply {
+            mkdirs()
+        }
+        val flags = JvmFlags.common(HEAP_MB, jdk.feature)
+        var manifest = ClientsManifest(
+            status = "running",
+            command = "lab.experiment.ClientsExperiment " + argv.joinToString(" "),
+            startedAt = Instant.now().toString(),
+            host = Manifest.Host.read(),
+            jdk = jdk,
+            jvmFlags = flags,
+            gitCommit = runText("git", "-C", repo.path, "rev-parse", "HEAD").trim(),
+            gitDirty = runText("git", "-C", repo.path, "status", "--porcelain").isNotBlank(),
+            curlVersion = runText("curl", "--version").lineSequence().first().trim(),
+            settings = ClientsManifest.Settings(
+                servers = servers, clients = clients, requests = requests, delayMs = delayMs, repeats = repeats, sizesBytes = sizes,
+                downloadRepeats = downloadRepeats, streams = streams, streamBytes = streamBytes, seed = seed,
+            ),
+        )
+        val manifestFile = File(dir, "manifest.json")
+        fun write(m: ClientsManifest) = manifestFile.writeText(Json { prettyPrint = true }.encodeToString(ClientsManifest.serializer(), m))
+        write(manifest)
+        Children.beforeStop {
+            if (manifest.status ==
+                "running"
+            ) {
+                write(manifest.copy(status = "incomplete", finishedAt = Instant.now().toString()))
+            }
+        }
+        println("clients: ${clients.size} clients, servers ${servers.joinToString()}, JDK ${jdk.version}, into ${dir.path}")
+
+        val java = File(jdk.home, "bin/java").path
+        val stubUrl = stub?.let { Started(it, null) }
+            ?: start("stub", listOf(java, "-jar", jars[0].path, "--port", "0", "--latency-ms", "$delayMs"), dir)
+        val running = servers.associateWith { server ->
+            val command =
+                listOf(java) + flags +
+                    listOf(
+                        "-jar",
+                        File(repo, "$server-server/target/$server-server.jar").path,
+                        "--port",
+                        "0",
+                        "--downstream-url",
+                        stubUrl.url,
+                    )
+            start(server, command, dir)
+        }
+        manifest = manifest.copy(stubUrl = stubUrl.url, servers = running.mapValues { it.value.url })
+        write(manifest)
+
+        val problems = mutableListOf<String>()
+        val probe = listOf(java) + flags + listOf("-cp", File(repo, "lab/target/lab.jar").path, "lab.clients.ClientProbeMainKt")
+        println("threads: ${clients.size} clients x ${requests.joinToString("/")} calls, each answered after $delayMs ms, $repeats repeats")
+        val threadsExit = follow(
+            probe +
+                listOf(
+                    "threads", "--stub", stubUrl.url, "--delay-ms", "$delayMs", "--clients",
+                    clients.joinToString(
+                        ",",
+                    ),
+                    "--requests", requests.joinToString(","),
+                    "--repeats", "$repeats", "--seed", "$seed", "--out", File(dir, "threads.jsonl").path,
+                ),
+            File(dir, "probe-threads.log"),
+        )
+        if (threadsExit != 0) problems += "the thread census exited with code $threadsExit; see probe-threads.log"
+        println("downloads: ${sizes.joinToString { "$it B" }} from ${servers.joinToString()}, $downloadRepeats repeats, and curl")
+        val downloadsExit = follow(
+            probe +
+                listOf(
+                    "downloads", "--clients",
+                    clients.joinToString(
+                        ",",
+                    ),
+                    "--sizes", sizes.joinToString(","), "--repeats", "$downloadRepeats",
+                    "--streams", "$streams", "--stream-bytes", "$streamBytes", "--seed", "$seed", "--out", dir.path,
+                ) +
+                running.flatMap { (name, server) -> listOf("--server", "$name=${server.url}=${server.process!!.pid()}") },
+            File(dir, "probe-downloads.log"),
+        )
+        if (downloadsExit != 0) problems += "the downloads exited with code $downloadsExit; see probe-downloads.log"
+        running.forEach { (name, server) ->
+            val process = server.process!!
+            if (!process.isAlive) problems += "$name exited with code ${process.exitValue()} during the run; see $name.log"
+        }
+        (running.values + stubUrl).forEach { started -> started.process?.let { Children.stop(it, graceSeconds = 10) } }
+        manifest =
+            manifest.copy(
+                status = if (problems.isEmpty()) "complete" else "failed",
+                finishedAt = Instant.now().toString(),
+                problems = problems,
+            )
+        write(manifest)
+        problems.forEach { System.err.println("clients: $it") }
+        println("run folder: ${dir.path}")
+        if (problems.isNotEmpty()) throw RunFailed()
+    }
+
+    /** A program of the run and its URL; no process for a stub the user runs. */
+    private class Started(val url: String, val process: Process?)
+
+    private fun start(name: String, command: List<String>, dir: File): Started {
+        val log = File(dir, "$name.log")
+        val process = Children.start(command, log)
+        val url = try {
+            Children.awaitReady(process, log, timeoutSeconds = 60)
+        } catch (e: ChildExited) {
+            null
+        }
+        return Started(url ?: throw IllegalStateException("$name did not start; see ${log.path}"), process)
+    }
+
+    /** Runs [command] to its end, its output going to [log] and, line by line, to the terminal; returns its exit code. */
+    private fun follow(command: List<String>, log: File): Int {
+        val process = Children.start(command, log)
+        var printed = 0
+        fun echo() {
+            val lines = log.readLines()
+            lines.drop(printed).forEach { println("  $it") }
+            printed = lines.size
+        }
+        while (process.isAlive) {
+            Thread.sleep(500)
+            echo()
+        }
+        echo()
+        return process.exitValue()
+    }
+
+    private fun runText(vararg command: String): String = try {
+        val process = ProcessBuilder(*command).redirectErrorStream(true).start()
+        process.inputStream.bufferedReader().readText().also { process.waitFor() }
+    } catch (e: Exception) {
+        "unknown"
+    }
+
+    companion object {
+        /** The heap of every JVM here, servers and probe alike: room for 500 calls in flight and bodies streamed through. */
+        const val HEAP_MB = 1024
+    }
+}
+
+private class RunFailed : Exception()
+
+fun main(args: Array<String>) {
+    val command = ClientsCommand(args.toList())
+    try {
+        command.parse(args)
+    } catch (e: UsageError) {
+        System.err.println("make clients: ${e.paramName?.let { "$it: " } ?: ""}${e.message ?: "bad arguments"}; see make help")
+        exitProcess(2)
+    } catch (e: StubUnreachable) {
+        System.err.println("make clients: ${e.message}")
+        exitProcess(2)
+    } catch (e: BenchInputException) {
+        System.err.println("make clients: ${e.message}")
+        exitProcess(2)
+    } catch (e: CliktError) {
+        command.echoFormattedHelp(e)
+        exitProcess(e.statusCode)
+    } catch (e: RunFailed) {
+        exitProcess(1)
+    } catch (e: IllegalStateException) {
+        System.err.println("make clients: ${e.message}")
+        exitProcess(1)
+    }
+    exitProcess(0)
+}
