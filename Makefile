@@ -38,7 +38,7 @@ MAIN_SOURCES := $(shell find . -path ./.tools -prune -o -path '*/src/main/*' -ty
 JARS_STAMP := .tools/jars.stamp
 LOCKED := $(if $(shell command -v flock),flock .tools/build.lock,)
 
-.PHONY: help build test smoke bench report audit-pinning clients serve stub format clean
+.PHONY: help build test smoke bench report audit-pinning clients io-bench experiment-report serve stub format clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -84,9 +84,24 @@ REPEATS ?=
 SIZES ?=
 STUB ?=
 clients: build ## threads each HTTP client blocks, and its download speed from each server: make clients [CLIENTS=retrofit,ktor-java] [REQUESTS=100,500] [REPEATS=10] [SIZES=80000,7000000] [JDK=21|25]
-	"$$(setup/jdk.sh 25)/bin/java" -cp lab/target/lab.jar lab.experiment.ClientsExperimentKt --jdk "$$(setup/jdk.sh $(or $(JDK),25))" --servers $(SERVERS) \
+	status=0; "$$(setup/jdk.sh 25)/bin/java" -cp lab/target/lab.jar lab.experiment.ClientsExperimentKt --jdk "$$(setup/jdk.sh $(or $(JDK),25))" --servers $(SERVERS) \
 	  $(if $(CLIENTS),--clients $(CLIENTS),) $(if $(REQUESTS),--requests $(REQUESTS),) $(if $(REPEATS),--repeats $(REPEATS),) \
-	  $(if $(SIZES),--sizes $(SIZES),) $(if $(STUB),--stub $(STUB),)
+	  $(if $(SIZES),--sizes $(SIZES),) $(if $(STUB),--stub $(STUB),) || status=$$?; \
+	latest="$$(ls -d results/*-clients 2>/dev/null | tail -n 1)"; \
+	if [ $$status -le 1 ] && [ -n "$$latest" ]; then $(MAKE) --no-print-directory experiment-report FOLDER="$$latest"; fi; exit $$status
+
+# The JMH IO benchmarks; empty variables keep the declared defaults (128 MiB, 3 warm-ups, 10 iterations).
+IO_SIZE ?=
+IO_ITERATIONS ?=
+io-bench: build ## JMH: a 128 MiB file read and socket write through Ktor and plain JVM IO: make io-bench [JDK=21|25] [IO_SIZE=134217728] [IO_ITERATIONS=10]
+	dir="results/$$(date +%Y%m%d-%H%M%S)-io"; status=0; \
+	"$$(setup/jdk.sh $(or $(JDK),25))/bin/java" -jar io-bench/target/io-bench.jar --out "$$dir" \
+	  $(if $(IO_SIZE),--size-bytes $(IO_SIZE),) $(if $(IO_ITERATIONS),--iterations $(IO_ITERATIONS),) || status=$$?; \
+	if [ $$status -le 1 ] && [ -f "$$dir/io-bench.json" ]; then $(MAKE) --no-print-directory experiment-report FOLDER="$$dir"; fi; exit $$status
+
+# Renders a clients or IO folder's report.html, with the newest folder of the other kind beside it.
+experiment-report:
+	cd analysis && "$$(../setup/python.sh)" -m labanalysis.render --experiment "$(abspath $(FOLDER))"
 
 serve: ## run one server in the foreground: make serve SERVER=coroutine|vthread|platform PORT=8080
 	@case " $(ALL_SERVERS) " in *" $(SERVER) "*) ;; *) echo "SERVER must be one of: $(ALL_SERVERS) (got '$(SERVER)')" >&2; exit 2;; esac

@@ -142,3 +142,62 @@ def live_heap_against_sockets(run: Run):
     ax.legend()
     ax.grid(alpha=0.3)
     return fig
+
+
+def client_threads(medians: pd.DataFrame):
+    """New unparked threads per client at each number of calls in flight (median, whiskers min to max); a log axis, so 1 and 500 both show."""
+    clients = medians[medians["requests"] == medians["requests"].max()].sort_values("threads")["client"].tolist()
+    counts = sorted(medians["requests"].unique())
+    fig, ax = plt.subplots(figsize=(8, 0.45 * len(clients) * len(counts) + 1))
+    height = 0.8 / len(counts)
+    for i, n in enumerate(counts):
+        rows = medians[medians["requests"] == n].set_index("client").reindex(clients)
+        ys = [c + i * height for c in range(len(clients))]
+        errors = [rows["threads"] - rows["threads_min"], rows["threads_max"] - rows["threads"]]
+        ax.barh(ys, rows["threads"], height=height, xerr=errors, capsize=2, label=f"{n} calls in flight")
+    ax.set_yticks([c + 0.4 - height / 2 for c in range(len(clients))], clients)
+    ax.set_xscale("symlog", linthresh=1)
+    ax.set_xlim(0, medians["threads_max"].max() * 2 + 1)
+    ax.set_xlabel("new threads alive and not parked, one second in (log scale)")
+    ax.set_title("Threads each client blocks while its calls wait")
+    ax.legend()
+    ax.grid(alpha=0.3, axis="x")
+    return fig
+
+
+def client_downloads(downloads: pd.DataFrame, size: int, label: str):
+    """MB/s of each client (and curl) downloading one body size from each server: median bars, whiskers min to max."""
+    timed = downloads[(downloads["repeat"] > 0) & (downloads["sizeBytes"] == size) & downloads["error"].isna()]
+    stats = timed.groupby(["client", "server"])["mbPerSecond"].agg(["median", "min", "max"]).reset_index()
+    clients = timed.groupby("client")["mbPerSecond"].median().sort_values().index.tolist()
+    servers = [s for s in COLOURS if s in set(stats["server"])]
+    fig, ax = plt.subplots(figsize=(8, 0.5 * len(clients) + 1.2))
+    height = 0.8 / max(len(servers), 1)
+    for i, server in enumerate(servers):
+        rows = stats[stats["server"] == server].set_index("client").reindex(clients)
+        ys = [c + i * height for c in range(len(clients))]
+        ax.barh(ys, rows["median"], height=height, color=COLOURS[server], label=f"from {server}",
+                xerr=[rows["median"] - rows["min"], rows["max"] - rows["median"]], capsize=2)
+    ax.set_yticks([c + 0.4 - height / 2 for c in range(len(clients))], clients)
+    ax.set_xlabel("MB/s (decimal megabytes a second)")
+    ax.set_title(f"Downloading {label}, one at a time")
+    ax.legend(loc="lower right")
+    ax.grid(alpha=0.3, axis="x")
+    return fig
+
+
+def io_times(scores: pd.DataFrame):
+    """Milliseconds for one whole read or write, per IO path (median bars, whiskers min to max), file reads above socket writes."""
+    s = scores.sort_values(["group", "median_ms"], ascending=[False, False])
+    fig, ax = plt.subplots(figsize=(8, 0.45 * len(s) + 1.2))
+    colours = {"file read": "tab:purple", "socket write": "tab:orange"}
+    ax.barh(s["path"], s["median_ms"], color=[colours.get(g, "tab:gray") for g in s["group"]],
+            xerr=[s["median_ms"] - s["min_ms"], s["max_ms"] - s["median_ms"]], capsize=2)
+    for group, colour in colours.items():
+        ax.barh([], [], color=colour, label=group)
+    size = int(s["size_bytes"].iloc[0]) if not s.empty else 0
+    ax.set_xlabel(f"ms for one whole read or write of {size / MIB:g} MiB (lower is faster)")
+    ax.set_title("IO paths: time to move the whole file or body")
+    ax.legend(loc="lower right")
+    ax.grid(alpha=0.3, axis="x")
+    return fig

@@ -26,9 +26,13 @@ def red_if_failed(frame: pd.DataFrame) -> Styler:
 
 def problems_box(run: Run) -> str:
     """What the report leaves out and why, in red, first thing under the title; a green line if nothing is."""
-    problems = run.all_problems()
+    return problems_list(run.all_problems(), "Every server ran to the end and every file of the run was read whole.")
+
+
+def problems_list(problems: list[str], all_well: str) -> str:
+    """Problems in a red box, or `all_well` as a green line when there are none."""
     if not problems:
-        return "<p style='color: #1b5e20'>Every server ran to the end and every file of the run was read whole.</p>"
+        return f"<p style='color: #1b5e20'>{html.escape(all_well)}</p>"
     items = "".join(f"<li>{html.escape(p)}</li>" for p in problems)
     return f"<div style='{RED}; border: 2px solid #b00020; padding: 0.5em 1em'><b>This run is not whole; the report leaves out what is missing:</b><ul>{items}</ul></div>"
 

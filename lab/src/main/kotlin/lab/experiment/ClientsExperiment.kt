@@ -93,6 +93,7 @@ private class ClientsCommand(private val argv: List<String>) : CliktCommand(name
             gitCommit = runText("git", "-C", repo.path, "rev-parse", "HEAD").trim(),
             gitDirty = runText("git", "-C", repo.path, "status", "--porcelain").isNotBlank(),
             curlVersion = runText("curl", "--version").lineSequence().first().trim(),
+            clientWaits = ClientKind.entries.associate { it.slug to it.waits },
             settings = ClientsManifest.Settings(
                 servers = servers, clients = clients, requests = requests, delayMs = delayMs, repeats = repeats, sizesBytes = sizes,
                 downloadRepeats = downloadRepeats, streams = streams, streamBytes = streamBytes, seed = seed,

@@ -21,6 +21,8 @@ data class ClientsManifest(
     val gitDirty: Boolean,
     val curlVersion: String,
     val settings: Settings,
+    /** What each client's call holds while its answer is due ([lab.clients.ClientKind.waits]), for the report. */
+    val clientWaits: Map<String, String>,
     val stubUrl: String? = null,
     val servers: Map<String, String> = emptyMap(),
     /** One sentence for each thing that went wrong: a server that died, a probe that failed. */

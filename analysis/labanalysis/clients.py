@@ -1,0 +1,307 @@
+"""The client experiments (`make clients`, a `results/<time>-clients/` folder) as tables.
+
+The thread census follows shared/seeds/network-client-threads.txt: N calls that the stub answers
+after a delay, and one second in, the threads that are new, alive and not parked. The downloads
+follow shared/seeds/http-client-large-downloads.txt: one body at a time, MB/s and allocation,
+with curl as the native baseline. Every figure is a median over the repeats, with its range.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+CLIENTS_SUFFIX = "-clients"
+CURL = "curl"
+THREADS_SEED = "shared/seeds/network-client-threads.txt"
+
+# The article's two tables (100 and 500 calls, answered after 2 s): active unparked new threads
+# and execution time in ms. Its Retrofit, Ktor OkHttp, Apache5, Java and CIO rows; Fuel and
+# Ktor's Apache 4 engine are not among the lab's clients.
+PUBLISHED = {
+    ("retrofit", 100): (101, 2264),
+    ("ktor-okhttp", 100): (101, 2317),
+    ("ktor-apache5", 100): (4, 2198),
+    ("ktor-java", 100): (1, 2218),
+    ("ktor-cio", 100): (1, 2242),
+    ("retrofit", 500): (501, 2619),
+    ("ktor-okhttp", 500): (501, 2425),
+    ("ktor-apache5", 500): (4, 2624),
+    ("ktor-java", 500): (1, 2511),
+    ("ktor-cio", 500): (1, 11118),
+}
+# The article gives its times "+/- 300 ms"; a thread count holds if it is within this many threads.
+TIME_SLACK_MS = 300
+THREADS_SLACK = 1
+
+
+class ClientsFolderError(Exception):
+    """Not a `make clients` folder: one line saying what to pass instead."""
+
+
+@dataclass
+class ClientsRun:
+    folder: Path
+    manifest: dict
+    threads: pd.DataFrame
+    downloads: pd.DataFrame
+    concurrent: pd.DataFrame
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def delay_ms(self) -> int:
+        return self.manifest["settings"]["delayMs"]
+
+
+def latest(beside: Path) -> Path | None:
+    """The newest clients folder in the same results folder as `beside` (a run folder), or None."""
+    folders = sorted(p for p in beside.resolve().parent.glob(f"*{CLIENTS_SUFFIX}") if (p / "manifest.json").is_file())
+    return folders[-1] if folders else None
+
+
+def load(folder: Path) -> ClientsRun:
+    folder = Path(folder)
+    manifest_file = folder / "manifest.json"
+    if not manifest_file.is_file():
+        raise ClientsFolderError(f"{folder} is not a `make clients` folder (no manifest.json); pass results/<time>-clients")
+    manifest = json.loads(manifest_file.read_text())
+    problems = [f"the run is {manifest['status']}" for _ in [0] if manifest["status"] != "complete"] + list(manifest.get("problems", []))
+    threads = _lines(folder / "threads.jsonl", problems)
+    downloads = _lines(folder / "downloads.jsonl", problems)
+    concurrent = _lines(folder / "concurrent.jsonl", problems)
+    run = ClientsRun(folder, manifest, threads, downloads, concurrent, problems)
+    problems.extend(_census_problems(run))
+    problems.extend(_download_problems(run))
+    return run
+
+
+def _lines(path: Path, problems: list[str]) -> pd.DataFrame:
+    """One row a JSON line; a line cut mid-write (a run stopped while writing) is dropped and said."""
+    if not path.is_file():
+        problems.append(f"{path.name} is missing")
+        return pd.DataFrame()
+    rows, cut = [], 0
+    for line in path.read_text().splitlines():
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError:
+            cut += 1
+    if cut:
+        problems.append(f"{path.name}: {cut} line(s) cut mid-write, dropped")
+    return pd.DataFrame(rows)
+
+
+def _census_problems(run: ClientsRun) -> list[str]:
+    t = run.threads
+    if t.empty:
+        return []
+    out = []
+    for row in t.itertuples():
+        if row.inFlightAtCensus != row.requests:
+            out.append(f"{row.client} x{row.requests} (repeat {row.repeat}): {row.inFlightAtCensus} calls in flight at the census, not {row.requests}")
+        if row.failedRequests:
+            out.append(f"{row.client} x{row.requests} (repeat {row.repeat}): {row.failedRequests} calls failed: {row.firstError}")
+    return out
+
+
+def _download_problems(run: ClientsRun) -> list[str]:
+    d = run.downloads
+    if d.empty:
+        return []
+    return [f"{r.client} <- {r.server} {r.sizeBytes:,} B (repeat {r.repeat}): {r.error}" for r in d.itertuples() if isinstance(r.error, str)]
+
+
+def _median_range(values: pd.Series, fmt: str = "{:,.0f}") -> str:
+    values = values.dropna()
+    if values.empty:
+        return ""
+    low, mid, high = values.min(), values.median(), values.max()
+    return fmt.format(mid) if low == high else f"{fmt.format(mid)} [{fmt.format(low)}-{fmt.format(high)}]"
+
+
+def thread_table(run: ClientsRun) -> pd.DataFrame:
+    """Client x calls in flight: new unparked threads and wall time, median [range] over the repeats, and what the call waits on."""
+    t = run.threads
+    if t.empty:
+        return pd.DataFrame()
+    waits = run.manifest.get("clientWaits", {})
+    rows = []
+    for client, by_client in t.groupby("client", sort=False):
+        row = {"client": client}
+        for n, g in by_client.groupby("requests"):
+            row[f"threads, {n} calls"] = _median_range(g["activeUnparkedNew"])
+            row[f"time (s), {n} calls"] = _median_range(g["wallMs"] / 1000, "{:.2f}")
+        left = sorted({name for names in by_client["leftBehind"] for name in names})
+        row["left behind after close"] = ", ".join(left) if left else "none"
+        row["a waiting call holds"] = waits.get(client, "")
+        rows.append(row)
+    table = pd.DataFrame(rows).set_index("client")
+    most = t["requests"].max()
+    order = t[t["requests"] == most].groupby("client")["activeUnparkedNew"].median().sort_values(kind="stable")
+    return table.loc[order.index]
+
+
+def thread_medians(run: ClientsRun) -> pd.DataFrame:
+    """Median, min and max of the new unparked threads and of the wall time, by client and calls."""
+    if run.threads.empty:
+        return pd.DataFrame(columns=["client", "requests", "threads", "threads_min", "threads_max", "wall_ms", "wall_ms_min", "wall_ms_max"])
+    g = run.threads.groupby(["client", "requests"])
+    return pd.DataFrame(
+        {
+            "threads": g["activeUnparkedNew"].median(),
+            "threads_min": g["activeUnparkedNew"].min(),
+            "threads_max": g["activeUnparkedNew"].max(),
+            "wall_ms": g["wallMs"].median(),
+            "wall_ms_min": g["wallMs"].min(),
+            "wall_ms_max": g["wallMs"].max(),
+            "repeats": g.size(),
+        }
+    ).reset_index()
+
+
+def claims_table(run: ClientsRun) -> pd.DataFrame:
+    """The article's rows beside this run's medians: threads hold within one thread, times within its own +/- 300 ms."""
+    medians = thread_medians(run).set_index(["client", "requests"])
+    rows = []
+    for (client, n), (threads, time_ms) in PUBLISHED.items():
+        measured = medians.loc[(client, n)] if (client, n) in medians.index else None
+        row = {"client": client, "calls": n, "article: threads": threads, "article: time (ms)": f"{time_ms:,}"}
+        if measured is None:
+            row.update({"measured: threads": "not measured", "threads held?": "", "measured: time (ms)": "", "time held?": ""})
+        else:
+            row["measured: threads"] = f"{measured['threads']:.0f} [{measured['threads_min']:.0f}-{measured['threads_max']:.0f}]"
+            row["threads held?"] = _verdict(measured["threads"], threads, THREADS_SLACK)
+            row["measured: time (ms)"] = f"{measured['wall_ms']:,.0f} [{measured['wall_ms_min']:,.0f}-{measured['wall_ms_max']:,.0f}]"
+            row["time held?"] = _verdict(measured["wall_ms"], time_ms, TIME_SLACK_MS)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _verdict(measured: float, claimed: float, slack: float) -> str:
+    if abs(measured - claimed) <= slack:
+        return "held"
+    return f"no: {measured - claimed:+,.0f}"
+
+
+def download_table(run: ClientsRun, size: int) -> pd.DataFrame:
+    """Client x server for one body size: MB/s, median [range] over the timed repeats (the checked warm-up excluded)."""
+    d = run.downloads
+    if d.empty:
+        return pd.DataFrame()
+    timed = d[(d["repeat"] > 0) & (d["sizeBytes"] == size) & d["error"].isna()]
+    table = timed.pivot_table(index="client", columns="server", values="mbPerSecond", aggfunc=lambda v: _median_range(v, "{:,.1f}"))
+    order = timed.groupby("client")["mbPerSecond"].median().sort_values(ascending=False).index
+    table = table.loc[order]
+    table.columns = [f"{c} (MB/s)" for c in table.columns]
+    return table
+
+
+def allocation_table(run: ClientsRun) -> pd.DataFrame:
+    """Client x size: heap allocated per byte downloaded (median over servers and repeats). 1.0 means one copy of the body."""
+    d = run.downloads
+    if d.empty:
+        return pd.DataFrame()
+    timed = d[(d["repeat"] > 0) & d["allocatedBytes"].notna() & d["error"].isna()].copy()
+    timed["per_byte"] = timed["allocatedBytes"] / timed["sizeBytes"]
+    table = timed.pivot_table(index="client", columns="sizeBytes", values="per_byte", aggfunc="median")
+    table.columns = [f"{_size(c)}: bytes allocated per byte" for c in table.columns]
+    return table.sort_values(table.columns[-1]).round(2)
+
+
+def concurrent_table(run: ClientsRun) -> pd.DataFrame:
+    """Server: several large downloads at once, aggregate MB/s, the server's CPU per GB moved, and its OS threads."""
+    c = run.concurrent
+    if c.empty:
+        return pd.DataFrame()
+    ok = c[c["error"].isna()].copy()
+    ok["cpu_ms_per_gb"] = ok["serverCpuMs"] / (ok["streams"] * ok["sizeBytes"] / 1e9)
+    rows = []
+    for server, g in ok.groupby("server"):
+        rows.append(
+            {
+                "server": server,
+                "downloads at once": f"{g['streams'].iloc[0]} x {_size(g['sizeBytes'].iloc[0])}",
+                "MB/s, all together": _median_range(g["mbPerSecond"], "{:,.0f}"),
+                "server CPU (ms per GB)": _median_range(g["cpu_ms_per_gb"], "{:,.0f}"),
+                "server threads before": _median_range(g["serverThreadsBefore"]),
+                "server threads, peak": _median_range(g["serverThreadsPeak"]),
+            }
+        )
+    return pd.DataFrame(rows).set_index("server")
+
+
+def sizes(run: ClientsRun) -> list[int]:
+    return sorted(run.downloads["sizeBytes"].unique().tolist()) if not run.downloads.empty else []
+
+
+def _size(n: float) -> str:
+    n = int(n)
+    if n >= 1 << 20 and n % (1 << 20) == 0:
+        return f"{n >> 20} MiB"
+    if n >= 1_000_000:
+        return f"{n / 1e6:g} MB"
+    return f"{n / 1e3:g} KB"
+
+
+def recommendations(run: ClientsRun) -> list[dict]:
+    """The client to pick for many delayed calls and for large downloads, with the figures behind each choice."""
+    out = []
+    medians = thread_medians(run)
+    if not medians.empty:
+        most = medians["requests"].max()
+        at_most = medians[medians["requests"] == most]
+        # Few threads only counts if the calls still finish near the stub's delay.
+        on_time = at_most[at_most["wall_ms"] <= run.delay_ms + TIME_SLACK_MS]
+        pool = on_time if not on_time.empty else at_most
+        fewest = pool["threads"].min()
+        best = pool[pool["threads"] <= fewest + THREADS_SLACK].sort_values(["threads", "wall_ms"])
+        worst = at_most.sort_values("threads").iloc[-1]
+        out.append(
+            {
+                "need": f"many delayed calls ({most} at once, answered after {run.delay_ms} ms)",
+                "pick": ", ".join(best["client"]),
+                "because": f"{fewest:.0f} to {best['threads'].max():.0f} new unparked threads, done in "
+                f"{best['wall_ms'].min() / 1000:.2f} to {best['wall_ms'].max() / 1000:.2f} s; "
+                f"{worst['client']} blocked {worst['threads']:.0f}",
+            }
+        )
+    d = run.downloads
+    if not d.empty:
+        largest = max(sizes(run))
+        timed = d[(d["repeat"] > 0) & (d["sizeBytes"] == largest) & d["error"].isna()]
+        rates = timed.groupby("client")["mbPerSecond"].median().sort_values(ascending=False)
+        jvm = rates.drop(CURL, errors="ignore")
+        if not jvm.empty:
+            curl = rates.get(CURL, math.nan)
+            out.append(
+                {
+                    "need": f"large downloads ({_size(largest)}, one at a time)",
+                    "pick": jvm.index[0],
+                    "because": f"{jvm.iloc[0]:,.0f} MB/s median over the servers; runner-up {jvm.index[1] if len(jvm) > 1 else '-'} "
+                    f"{jvm.iloc[1] if len(jvm) > 1 else math.nan:,.0f} MB/s; slowest {jvm.index[-1]} {jvm.iloc[-1]:,.0f} MB/s; curl {curl:,.0f} MB/s",
+                }
+            )
+    return out
+
+
+def facts(run: ClientsRun) -> dict[str, str]:
+    m = run.manifest
+    s = m["settings"]
+    return {
+        "command": m["command"],
+        "status": m["status"],
+        "started": m["startedAt"],
+        "finished": m.get("finishedAt") or "",
+        "host": f"{m['host']['cpus']} CPUs ({m['host']['cpuModel']}), {m['host']['memoryBytes'] / (1 << 30):.0f} GiB, kernel {m['host']['kernel']}",
+        "JDK": f"{m['jdk']['version']} ({m['jdk']['home']})",
+        "JVM flags (servers and clients)": " ".join(m["jvmFlags"]),
+        "git commit": m["gitCommit"][:10] + (" (uncommitted changes)" if m["gitDirty"] else ""),
+        "curl": m["curlVersion"],
+        "thread census": f"{', '.join(map(str, s['requests']))} calls answered after {s['delayMs']} ms; {s['repeats']} repeats in random order (seed {s['seed']})",
+        "downloads": f"{', '.join(_size(x) for x in s['sizesBytes'])} from {', '.join(s['servers'])}; {s['downloadRepeats']} repeats after a byte-checked warm-up",
+        "concurrent downloads": f"{s['streams']} x {_size(s['streamBytes'])} from each server" if s["streams"] else "none",
+    }

@@ -1,0 +1,49 @@
+"""The experiments' report: experiments.ipynb run headless on a clients or IO folder, with the newest folder of the other kind beside it."""
+
+import shutil
+from pathlib import Path
+
+from labanalysis import render
+
+FIXTURES = Path(__file__).parent / "fixtures"
+SECTIONS = [
+    "What to pick",
+    "Threads each client blocks while its calls wait",
+    "Claims checked",
+    "Large downloads",
+    "Heap allocated per byte downloaded",
+    "Several large downloads at once",
+    "IO throughput",
+    "The runs",
+]
+
+
+def test_a_clients_run_renders_every_section_with_the_newest_io_run_beside_it(tmp_path):
+    shutil.copytree(FIXTURES / "clients", tmp_path / "20261122-075000-clients")
+    shutil.copytree(FIXTURES / "io", tmp_path / "20261122-074453-io")
+
+    report = render.render_experiment(tmp_path / "20261122-075000-clients")
+
+    html = report.read_text()
+    assert report == tmp_path / "20261122-075000-clients" / "report.html"
+    for section in SECTIONS:
+        assert f">{section}<" in html, section
+    # The thread census, one plot a download size, and the IO times.
+    assert html.count("data:image/png;base64,") >= 4
+    assert "Traceback" not in html and 'data-mime-type="application/vnd.jupyter.stderr"' not in html
+    assert "20261122-074453-io" in html and "NIO FileChannel" in html
+
+
+def test_an_io_run_alone_says_which_command_measures_the_clients(tmp_path):
+    shutil.copytree(FIXTURES / "io", tmp_path / "20261122-074453-io")
+
+    html = render.render_experiment(tmp_path / "20261122-074453-io").read_text()
+
+    assert "run <code>make clients</code>" in html or "run `make clients`" in html
+    assert "Traceback" not in html
+
+
+def test_a_folder_that_is_neither_is_one_line_and_exit_code_2(tmp_path, capsys):
+    assert render.main(["--experiment", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "neither a `make clients`" in err[0]
