@@ -1,10 +1,8 @@
 package lab.clients
 
 import com.github.ajalt.clikt.core.CliktCommand
-import com.github.ajalt.clikt.core.CliktError
 import com.github.ajalt.clikt.core.Context
 import com.github.ajalt.clikt.core.UsageError
-import com.github.ajalt.clikt.core.parse
 import com.github.ajalt.clikt.core.subcommands
 import com.github.ajalt.clikt.parameters.options.convert
 import com.github.ajalt.clikt.parameters.options.default
@@ -17,9 +15,9 @@ import com.github.ajalt.clikt.parameters.types.int
 import com.github.ajalt.clikt.parameters.types.long
 import com.github.ajalt.clikt.parameters.types.restrictTo
 import kotlinx.serialization.json.Json
+import lab.handlers.LabMain
 import java.io.File
 import kotlin.random.Random
-import kotlin.system.exitProcess
 
 /**
  * The JVM the clients run in, started by `make clients` (lab.experiment.ClientsExperiment) with
@@ -139,19 +137,7 @@ private class DownloadsCommand : CliktCommand(name = "downloads") {
     }
 }
 
-fun main(args: Array<String>) {
-    val command = ProbeCommand().subcommands(ThreadsCommand(), DownloadsCommand())
-    try {
-        command.parse(args)
-    } catch (e: UsageError) {
-        System.err.println("client-probe: ${e.paramName?.let { "$it: " } ?: ""}${e.message ?: "bad arguments"}")
-        exitProcess(2)
-    } catch (e: CliktError) {
-        command.echoFormattedHelp(e)
-        exitProcess(e.statusCode)
-    } catch (e: StubUnreachable) {
-        System.err.println("client-probe: ${e.message}")
-        exitProcess(2)
-    }
-    exitProcess(0)
-}
+fun main(args: Array<String>): Unit =
+    LabMain.exit("client-probe", ProbeCommand().subcommands(ThreadsCommand(), DownloadsCommand()), args, badInput = {
+        it is StubUnreachable
+    })

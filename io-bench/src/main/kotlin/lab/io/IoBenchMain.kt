@@ -1,13 +1,10 @@
 package lab.io
 
 import com.github.ajalt.clikt.core.CliktCommand
-import com.github.ajalt.clikt.core.CliktError
 import com.github.ajalt.clikt.core.Context
 import com.github.ajalt.clikt.core.UsageError
 import com.github.ajalt.clikt.core.context
-import com.github.ajalt.clikt.core.parse
 import com.github.ajalt.clikt.output.MordantHelpFormatter
-import com.github.ajalt.clikt.output.ParameterFormatter
 import com.github.ajalt.clikt.parameters.options.convert
 import com.github.ajalt.clikt.parameters.options.default
 import com.github.ajalt.clikt.parameters.options.option
@@ -17,6 +14,7 @@ import com.github.ajalt.clikt.parameters.types.int
 import com.github.ajalt.clikt.parameters.types.long
 import com.github.ajalt.clikt.parameters.types.restrictTo
 import kotlinx.serialization.json.Json
+import lab.handlers.LabMain
 import org.openjdk.jmh.runner.Runner
 import org.openjdk.jmh.runner.RunnerException
 import org.openjdk.jmh.runner.format.OutputFormatFactory
@@ -24,7 +22,6 @@ import org.openjdk.jmh.runner.options.VerboseMode
 import java.io.File
 import java.io.PrintStream
 import java.time.Instant
-import kotlin.system.exitProcess
 
 /**
  * `make io-bench`: runs the JMH benchmarks of [FileReadBenchmark] and [SocketWriteBenchmark] and writes
@@ -130,21 +127,4 @@ private class BenchmarkFailed(
     message: String,
 ) : RuntimeException(message)
 
-fun main(args: Array<String>) {
-    val command = IoBenchCommand()
-    try {
-        command.parse(args)
-    } catch (e: UsageError) {
-        // One line that says what to do, and the exit code of bad input, not Clikt's usage block.
-        val message = e.formatMessage(command.currentContext.localization, ParameterFormatter.Plain).trimEnd('.')
-        System.err.println("make io-bench: $message; see --help")
-        exitProcess(2)
-    } catch (e: CliktError) {
-        command.echoFormattedHelp(e)
-        exitProcess(e.statusCode)
-    } catch (e: BenchmarkFailed) {
-        System.err.println("make io-bench: ${e.message}")
-        exitProcess(1)
-    }
-    exitProcess(0)
-}
+fun main(args: Array<String>): Unit = LabMain.exit("make io-bench", IoBenchCommand(), args, failure = { it is BenchmarkFailed })

@@ -1,10 +1,8 @@
 package lab.audit
 
 import com.github.ajalt.clikt.core.CliktCommand
-import com.github.ajalt.clikt.core.CliktError
 import com.github.ajalt.clikt.core.Context
 import com.github.ajalt.clikt.core.UsageError
-import com.github.ajalt.clikt.core.parse
 import com.github.ajalt.clikt.parameters.options.default
 import com.github.ajalt.clikt.parameters.options.multiple
 import com.github.ajalt.clikt.parameters.options.option
@@ -17,6 +15,7 @@ import kotlinx.serialization.json.Json
 import lab.bench.ChildExited
 import lab.bench.Children
 import lab.bench.Manifest
+import lab.handlers.LabMain
 import java.io.File
 import java.time.LocalDateTime
 import java.time.format.DateTimeFormatter
@@ -95,20 +94,5 @@ private class AuditCommand : CliktCommand(name = "audit-pinning") {
     }
 }
 
-fun main(args: Array<String>) {
-    val command = AuditCommand()
-    try {
-        command.parse(args)
-    } catch (e: UsageError) {
-        System.err.println("make audit-pinning: ${e.paramName?.let { "$it: " } ?: ""}${e.message ?: "bad arguments"}; see make help")
-        exitProcess(2)
-    } catch (e: CliktError) {
-        command.echoFormattedHelp(e)
-        exitProcess(e.statusCode)
-    } catch (e: IllegalStateException) {
-        System.err.println("make audit-pinning: ${e.message}")
-        exitProcess(1)
-    }
-    // The children (stub) are stopped by Children's shutdown hook.
-    exitProcess(0)
-}
+// The children (the stub) are stopped by Children's shutdown hook as the JVM exits.
+fun main(args: Array<String>): Unit = LabMain.exit("make audit-pinning", AuditCommand(), args, failure = { it is IllegalStateException })

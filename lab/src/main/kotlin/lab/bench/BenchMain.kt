@@ -1,11 +1,9 @@
 package lab.bench
 
 import com.github.ajalt.clikt.core.CliktCommand
-import com.github.ajalt.clikt.core.CliktError
 import com.github.ajalt.clikt.core.Context
 import com.github.ajalt.clikt.core.ProgramResult
 import com.github.ajalt.clikt.core.UsageError
-import com.github.ajalt.clikt.core.parse
 import com.github.ajalt.clikt.parameters.options.default
 import com.github.ajalt.clikt.parameters.options.option
 import com.github.ajalt.clikt.parameters.options.required
@@ -15,12 +13,12 @@ import com.github.ajalt.clikt.parameters.types.int
 import com.github.ajalt.clikt.parameters.types.long
 import com.github.ajalt.clikt.parameters.types.restrictTo
 import kotlinx.serialization.json.Json
+import lab.handlers.LabMain
 import java.io.File
 import java.nio.file.Files
 import java.time.LocalDateTime
 import java.time.OffsetDateTime
 import java.time.format.DateTimeFormatter
-import kotlin.system.exitProcess
 
 private val SERVERS = listOf("coroutine", "vthread", "platform")
 
@@ -228,17 +226,4 @@ private class BenchCommand : CliktCommand(name = "bench") {
     }
 }
 
-fun main(args: Array<String>) {
-    val command = BenchCommand()
-    try {
-        command.parse(args)
-    } catch (e: UsageError) {
-        // One line that says what to do, and the exit code of bad input, not Clikt's usage block.
-        val about = e.paramName?.let { "$it: " } ?: ""
-        System.err.println("make bench: $about${e.message ?: "bad arguments"}; see make help")
-        exitProcess(2)
-    } catch (e: CliktError) {
-        command.echoFormattedHelp(e)
-        exitProcess(e.statusCode)
-    }
-}
+fun main(args: Array<String>): Unit = LabMain.exit("make bench", BenchCommand(), args)

@@ -1,10 +1,8 @@
 package lab.experiment
 
 import com.github.ajalt.clikt.core.CliktCommand
-import com.github.ajalt.clikt.core.CliktError
 import com.github.ajalt.clikt.core.Context
 import com.github.ajalt.clikt.core.UsageError
-import com.github.ajalt.clikt.core.parse
 import com.github.ajalt.clikt.parameters.options.convert
 import com.github.ajalt.clikt.parameters.options.default
 import com.github.ajalt.clikt.parameters.options.option
@@ -23,12 +21,12 @@ import lab.bench.Manifest
 import lab.clients.ClientKind
 import lab.clients.StubCalls
 import lab.clients.StubUnreachable
+import lab.handlers.LabMain
 import lab.handlers.Limits
 import java.io.File
 import java.time.Instant
 import java.time.LocalDateTime
 import java.time.format.DateTimeFormatter
-import kotlin.system.exitProcess
 
 private val SERVERS = listOf("coroutine", "vthread", "platform")
 
@@ -224,27 +222,11 @@ private class ClientsCommand(private val argv: List<String>) : CliktCommand(name
 
 private class RunFailed : Exception()
 
-fun main(args: Array<String>) {
-    val command = ClientsCommand(args.toList())
-    try {
-        command.parse(args)
-    } catch (e: UsageError) {
-        System.err.println("make clients: ${e.paramName?.let { "$it: " } ?: ""}${e.message ?: "bad arguments"}; see make help")
-        exitProcess(2)
-    } catch (e: StubUnreachable) {
-        System.err.println("make clients: ${e.message}")
-        exitProcess(2)
-    } catch (e: BenchInputException) {
-        System.err.println("make clients: ${e.message}")
-        exitProcess(2)
-    } catch (e: CliktError) {
-        command.echoFormattedHelp(e)
-        exitProcess(e.statusCode)
-    } catch (e: RunFailed) {
-        exitProcess(1)
-    } catch (e: IllegalStateException) {
-        System.err.println("make clients: ${e.message}")
-        exitProcess(1)
-    }
-    exitProcess(0)
-}
+fun main(args: Array<String>): Unit = LabMain.exit(
+    "make clients",
+    ClientsCommand(args.toList()),
+    args,
+    badInput = { it is StubUnreachable || it is BenchInputException },
+    // The stub and the servers are stopped by Children's shutdown hook as the JVM exits.
+    failure = { it is RunFailed || it is IllegalStateException },
+)
