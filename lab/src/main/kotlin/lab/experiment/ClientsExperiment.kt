@@ -109,61 +109,49 @@ private class ClientsCommand(private val argv: List<String>) : CliktCommand(name
         }
         println("clients: ${clients.size} clients, servers ${servers.joinToString()}, JDK ${jdk.version}, into ${dir.path}")
 
-        val java = File(jdk.home, "bin/java").path
-        val stubUrl = stub?.let { Started(it, null) }
-            ?: start("stub", listOf(java, "-jar", jars[0].path, "--port", "0", "--latency-ms", "$delayMs"), dir)
-        val running = servers.associateWith { server ->
-            val command =
-                listOf(java) + flags +
-                    listOf(
-                        "-jar",
-                        File(repo, "$server-server/target/$server-server.jar").path,
-                        "--port",
-                        "0",
-                        "--downstream-url",
-                        stubUrl.url,
-                    )
-            start(server, command, dir)
-        }
-        manifest = manifest.copy(stubUrl = stubUrl.url, servers = running.mapValues { it.value.url })
-        write(manifest)
-
         val problems = mutableListOf<String>()
-        val probe = listOf(java) + flags + listOf("-cp", File(repo, "lab/target/lab.jar").path, "lab.clients.ClientProbeMainKt")
-        println("threads: ${clients.size} clients x ${requests.joinToString("/")} calls, each answered after $delayMs ms, $repeats repeats")
-        val threadsExit = follow(
-            probe +
-                listOf(
-                    "threads", "--stub", stubUrl.url, "--delay-ms", "$delayMs", "--clients",
-                    clients.joinToString(
-                        ",",
-                    ),
-                    "--requests", requests.joinToString(","),
-                    "--repeats", "$repeats", "--seed", "$seed", "--out", File(dir, "threads.jsonl").path,
-                ),
-            File(dir, "probe-threads.log"),
-        )
-        if (threadsExit != 0) problems += "the thread census exited with code $threadsExit; see probe-threads.log"
-        println("downloads: ${sizes.joinToString { "$it B" }} from ${servers.joinToString()}, $downloadRepeats repeats, and curl")
-        val downloadsExit = follow(
-            probe +
-                listOf(
-                    "downloads", "--clients",
-                    clients.joinToString(
-                        ",",
-                    ),
-                    "--sizes", sizes.joinToString(","), "--repeats", "$downloadRepeats",
-                    "--streams", "$streams", "--stream-bytes", "$streamBytes", "--seed", "$seed", "--out", dir.path,
-                ) +
-                running.flatMap { (name, server) -> listOf("--server", "$name=${server.url}=${server.process!!.pid()}") },
-            File(dir, "probe-downloads.log"),
-        )
-        if (downloadsExit != 0) problems += "the downloads exited with code $downloadsExit; see probe-downloads.log"
-        running.forEach { (name, server) ->
-            val process = server.process!!
-            if (!process.isAlive) problems += "$name exited with code ${process.exitValue()} during the run; see $name.log"
+        try {
+            val java = File(jdk.home, "bin/java").path
+            val stubUrl = stub?.let { Started(it, null) }
+                ?: start("stub", listOf(java, "-jar", jars[0].path, "--port", "0", "--latency-ms", "$delayMs"), dir)
+            val running = servers.associateWith { server ->
+                val jar = File(repo, "$server-server/target/$server-server.jar").path
+                start(server, listOf(java) + flags + listOf("-jar", jar, "--port", "0", "--downstream-url", stubUrl.url), dir)
+            }
+            manifest = manifest.copy(stubUrl = stubUrl.url, servers = running.mapValues { it.value.url })
+            write(manifest)
+
+            val probe = listOf(java) + flags + listOf("-cp", File(repo, "lab/target/lab.jar").path, "lab.clients.ClientProbeMainKt")
+            val common = listOf("--clients", clients.joinToString(","), "--seed", "$seed")
+            println(
+                "threads: ${clients.size} clients x ${requests.joinToString("/")} calls, each answered after $delayMs ms, $repeats repeats",
+            )
+            val census = listOf("threads", "--stub", stubUrl.url, "--delay-ms", "$delayMs", "--requests", requests.joinToString(","))
+            val censusExit = follow(
+                probe + census + common + listOf("--repeats", "$repeats", "--out", File(dir, "threads.jsonl").path),
+                File(dir, "probe-threads.log"),
+            )
+            if (censusExit != 0) problems += "the thread census exited with code $censusExit; see probe-threads.log"
+
+            println("downloads: ${sizes.joinToString { "$it B" }} from ${servers.joinToString()}, $downloadRepeats repeats, and curl")
+            val downloads =
+                listOf("downloads", "--sizes", sizes.joinToString(","), "--streams", "$streams", "--stream-bytes", "$streamBytes") +
+                    running.flatMap { (name, server) -> listOf("--server", "$name=${server.url}=${server.process!!.pid()}") }
+            val downloadsExit = follow(
+                probe + downloads + common + listOf("--repeats", "$downloadRepeats", "--out", dir.path),
+                File(dir, "probe-downloads.log"),
+            )
+            if (downloadsExit != 0) problems += "the downloads exited with code $downloadsExit; see probe-downloads.log"
+
+            // A server that died mid-run is data: its downloads failed, and the manifest says why.
+            running.forEach { (name, server) ->
+                val process = server.process!!
+                if (!process.isAlive) problems += "$name exited with code ${process.exitValue()} during the run; see $name.log"
+            }
+            (running.values + stubUrl).forEach { started -> started.process?.let { Children.stop(it, graceSeconds = 10) } }
+        } catch (e: IllegalStateException) {
+            problems += e.message ?: "$e"
         }
-        (running.values + stubUrl).forEach { started -> started.process?.let { Children.stop(it, graceSeconds = 10) } }
         manifest =
             manifest.copy(
                 status = if (problems.isEmpty()) "complete" else "failed",
@@ -171,7 +159,7 @@ private class ClientsCommand(private val argv: List<String>) : CliktCommand(name
                 problems = problems,
             )
         write(manifest)
-        problems.forEach { System.err.println("clients: $it") }
+        problems.forEach { System.err.println("make clients: $it") }
         println("run folder: ${dir.path}")
         if (problems.isNotEmpty()) throw RunFailed()
     }
