@@ -7,13 +7,14 @@ from pathlib import Path
 
 import pandas as pd
 
+from .folders import newest_beside
+
 AUDIT_SUFFIX = "-pinning"
 
 
 def latest(beside: Path) -> Path | None:
     """The newest audit folder next to a run folder (the run folders and audits share results/), or None."""
-    folders = sorted(p for p in beside.resolve().parent.glob(f"*{AUDIT_SUFFIX}") if (p / "audit.json").is_file())
-    return folders[-1] if folders else None
+    return newest_beside(beside, AUDIT_SUFFIX, "audit.json")
 
 
 def cells(folder: Path) -> list[dict]:

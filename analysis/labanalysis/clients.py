@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from .folders import newest_beside
+
 CLIENTS_SUFFIX = "-clients"
 CURL = "curl"
 THREADS_SEED = "shared/seeds/network-client-threads.txt"
@@ -62,8 +64,7 @@ class ClientsRun:
 
 def latest(beside: Path) -> Path | None:
     """The newest clients folder in the same results folder as `beside` (a run folder), or None."""
-    folders = sorted(p for p in beside.resolve().parent.glob(f"*{CLIENTS_SUFFIX}") if (p / "manifest.json").is_file())
-    return folders[-1] if folders else None
+    return newest_beside(beside, CLIENTS_SUFFIX, "manifest.json")
 
 
 def load(folder: Path) -> ClientsRun:
@@ -72,7 +73,7 @@ def load(folder: Path) -> ClientsRun:
     if not manifest_file.is_file():
         raise ClientsFolderError(f"{folder} is not a `make clients` folder (no manifest.json); pass results/<time>-clients")
     manifest = json.loads(manifest_file.read_text())
-    problems = [f"the run is {manifest['status']}" for _ in [0] if manifest["status"] != "complete"] + list(manifest.get("problems", []))
+    problems = ([] if manifest["status"] == "complete" else [f"the run is {manifest['status']}"]) + list(manifest.get("problems", []))
     threads = _lines(folder / "threads.jsonl", problems)
     downloads = _lines(folder / "downloads.jsonl", problems)
     concurrent = _lines(folder / "concurrent.jsonl", problems)
@@ -216,7 +217,7 @@ def allocation_table(run: ClientsRun) -> pd.DataFrame:
     timed = d[(d["repeat"] > 0) & d["allocatedBytes"].notna() & d["error"].isna()].copy()
     timed["per_byte"] = timed["allocatedBytes"] / timed["sizeBytes"]
     table = timed.pivot_table(index="client", columns="sizeBytes", values="per_byte", aggfunc="median")
-    table.columns = [f"{_size(c)}: bytes allocated per byte" for c in table.columns]
+    table.columns = [f"{size_label(c)}: bytes allocated per byte" for c in table.columns]
     return table.sort_values(table.columns[-1])
 
 
@@ -232,7 +233,7 @@ def concurrent_table(run: ClientsRun) -> pd.DataFrame:
         rows.append(
             {
                 "server": server,
-                "downloads at once": f"{g['streams'].iloc[0]} x {_size(g['sizeBytes'].iloc[0])}",
+                "downloads at once": f"{g['streams'].iloc[0]} x {size_label(g['sizeBytes'].iloc[0])}",
                 "MB/s, all together": _median_range(g["mbPerSecond"], "{:,.0f}"),
                 "server CPU (ms per GB)": _median_range(g["cpu_ms_per_gb"], "{:,.0f}"),
                 "server threads before": _median_range(g["serverThreadsBefore"]),
@@ -246,7 +247,8 @@ def sizes(run: ClientsRun) -> list[int]:
     return sorted(run.downloads["sizeBytes"].unique().tolist()) if not run.downloads.empty else []
 
 
-def _size(n: float) -> str:
+def size_label(n: float) -> str:
+    """80 KB, 7 MB, 128 MiB: a body size as the articles write it."""
     n = int(n)
     if n >= 1 << 20 and n % (1 << 20) == 0:
         return f"{n >> 20} MiB"
@@ -289,7 +291,7 @@ def recommendations(run: ClientsRun) -> list[dict]:
             near = jvm[jvm >= jvm.iloc[0] * (1 - NEAR_BEST)]
             out.append(
                 {
-                    "need": f"large downloads ({_size(largest)}, one at a time)",
+                    "need": f"large downloads ({size_label(largest)}, one at a time)",
                     "pick": ", ".join(near.index),
                     "because": f"{near.iloc[-1]:,.0f} to {near.iloc[0]:,.0f} MB/s, medians over the three servers (within {NEAR_BEST:.0%} of the best); "
                     f"slowest {jvm.index[-1]} {jvm.iloc[-1]:,.0f} MB/s; curl {curl:,.0f} MB/s",
@@ -312,6 +314,6 @@ def facts(run: ClientsRun) -> dict[str, str]:
         "git commit": m["gitCommit"][:10] + (" (uncommitted changes)" if m["gitDirty"] else ""),
         "curl": m["curlVersion"],
         "thread census": f"{', '.join(map(str, s['requests']))} calls answered after {s['delayMs']} ms; {s['repeats']} repeats in random order (seed {s['seed']})",
-        "downloads": f"{', '.join(_size(x) for x in s['sizesBytes'])} from {', '.join(s['servers'])}; {s['downloadRepeats']} repeats after a byte-checked warm-up",
-        "concurrent downloads": f"{s['streams']} x {_size(s['streamBytes'])} from each server" if s["streams"] else "none",
+        "downloads": f"{', '.join(size_label(x) for x in s['sizesBytes'])} from {', '.join(s['servers'])}; {s['downloadRepeats']} repeats after a byte-checked warm-up",
+        "concurrent downloads": f"{s['streams']} x {size_label(s['streamBytes'])} from each server" if s["streams"] else "none",
     }

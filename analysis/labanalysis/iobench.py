@@ -15,6 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from .claims import ABOUT
+from .folders import newest_beside
 
 IO_SUFFIX = "-io"
 ALLOC = "gc.alloc.rate.norm"
@@ -46,8 +47,7 @@ class IoRun:
 
 def latest(beside: Path) -> Path | None:
     """The newest IO folder in the same results folder as `beside`, or None."""
-    folders = sorted(p for p in beside.resolve().parent.glob(f"*{IO_SUFFIX}") if (p / "io-bench.json").is_file())
-    return folders[-1] if folders else None
+    return newest_beside(beside, IO_SUFFIX, "io-bench.json")
 
 
 def load(folder: Path) -> IoRun:

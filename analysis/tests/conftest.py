@@ -3,7 +3,8 @@ from pathlib import Path
 
 import pytest
 
-FIXTURE = Path(__file__).parent / "fixtures" / "smoke-run"
+FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURE = FIXTURES / "smoke-run"
 
 
 @pytest.fixture
@@ -11,4 +12,16 @@ def run_folder(tmp_path: Path) -> Path:
     """A copy of the fixture run (a real smoke run, trimmed), so a test may write into it."""
     copy = tmp_path / FIXTURE.name
     shutil.copytree(FIXTURE, copy)
+    return copy
+
+
+@pytest.fixture
+def fixture_copy(tmp_path: Path):
+    """Copies fixtures/<name> into tmp_path as `folder` (a results folder name such as 20261122-075000-clients); returns the copy."""
+
+    def copy(name: str, folder: str) -> Path:
+        target = tmp_path / folder
+        shutil.copytree(FIXTURES / name, target)
+        return target
+
     return copy

@@ -1,22 +1,11 @@
 """The pinning audit's table in the report. The fixture is a real `make audit-pinning` (three
 servers, JDK 21.0.8 and 25.0.3, 8 requests at once a trap), its audit.json as written."""
 
-import shutil
 from pathlib import Path
 
 from labanalysis import audit
 
 FIXTURE = Path(__file__).parent / "fixtures" / "audit"
-
-
-def test_the_newest_audit_beside_a_run_is_found(tmp_path):
-    run = tmp_path / "20261122-044957-local"
-    run.mkdir()
-    assert audit.latest(run) is None
-    for name in ["20261122-050000-pinning", "20261122-061512-pinning"]:
-        shutil.copytree(FIXTURE, tmp_path / name)
-
-    assert audit.latest(run).name == "20261122-061512-pinning"
 
 
 def test_the_matrix_is_subject_by_server_and_jdk():

@@ -3,7 +3,6 @@
 2 concurrent 1 MB downloads), its files as written but for the servers' and probe's logs."""
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -14,25 +13,13 @@ FIXTURE = Path(__file__).parent / "fixtures" / "clients"
 
 
 @pytest.fixture
-def clients_folder(tmp_path: Path) -> Path:
-    copy = tmp_path / "20261122-075000-clients"
-    shutil.copytree(FIXTURE, copy)
-    return copy
+def clients_folder(fixture_copy) -> Path:
+    return fixture_copy("clients", "20261122-075000-clients")
 
 
 def _rewrite(path: Path, change) -> None:
     rows = [json.loads(line) for line in path.read_text().splitlines()]
     path.write_text("".join(json.dumps(change(row)) + "\n" for row in rows))
-
-
-def test_the_newest_clients_folder_beside_a_run_is_found(tmp_path):
-    run = tmp_path / "20261122-044957-local"
-    run.mkdir()
-    assert clients.latest(run) is None
-    for name in ["20261122-050000-clients", "20261122-061512-clients"]:
-        shutil.copytree(FIXTURE, tmp_path / name)
-
-    assert clients.latest(run).name == "20261122-061512-clients"
 
 
 def test_a_whole_run_has_no_problems():

@@ -1,11 +1,7 @@
 """The experiments' report: experiments.ipynb run headless on a clients or IO folder, with the newest folder of the other kind beside it."""
 
-import shutil
-from pathlib import Path
-
 from labanalysis import render
 
-FIXTURES = Path(__file__).parent / "fixtures"
 SECTIONS = [
     "What to pick",
     "Threads each client blocks while its calls wait",
@@ -18,14 +14,14 @@ SECTIONS = [
 ]
 
 
-def test_a_clients_run_renders_every_section_with_the_newest_io_run_beside_it(tmp_path):
-    shutil.copytree(FIXTURES / "clients", tmp_path / "20261122-075000-clients")
-    shutil.copytree(FIXTURES / "io", tmp_path / "20261122-074453-io")
+def test_a_clients_run_renders_every_section_with_the_newest_io_run_beside_it(fixture_copy):
+    clients_folder = fixture_copy("clients", "20261122-075000-clients")
+    fixture_copy("io", "20261122-074453-io")
 
-    report = render.render_experiment(tmp_path / "20261122-075000-clients")
+    report = render.render_experiment(clients_folder)
 
     html = report.read_text()
-    assert report == tmp_path / "20261122-075000-clients" / "report.html"
+    assert report == clients_folder / "report.html"
     for section in SECTIONS:
         assert f">{section}<" in html, section
     # The thread census, one plot a download size, and the IO times.
@@ -34,10 +30,8 @@ def test_a_clients_run_renders_every_section_with_the_newest_io_run_beside_it(tm
     assert "20261122-074453-io" in html and "NIO FileChannel" in html
 
 
-def test_an_io_run_alone_says_which_command_measures_the_clients(tmp_path):
-    shutil.copytree(FIXTURES / "io", tmp_path / "20261122-074453-io")
-
-    html = render.render_experiment(tmp_path / "20261122-074453-io").read_text()
+def test_an_io_run_alone_says_which_command_measures_the_clients(fixture_copy):
+    html = render.render_experiment(fixture_copy("io", "20261122-074453-io")).read_text()
 
     assert "run <code>make clients</code>" in html or "run `make clients`" in html
     assert "Traceback" not in html

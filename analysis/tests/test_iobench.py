@@ -2,7 +2,6 @@
 run (JDK 25.0.3, 128 MiB, 3 warm-ups and 10 single-shot iterations), its io-bench.json and jmh.json as written."""
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -13,10 +12,8 @@ FIXTURE = Path(__file__).parent / "fixtures" / "io"
 
 
 @pytest.fixture
-def io_folder(tmp_path: Path) -> Path:
-    copy = tmp_path / "20261122-074453-io"
-    shutil.copytree(FIXTURE, copy)
-    return copy
+def io_folder(fixture_copy) -> Path:
+    return fixture_copy("io", "20261122-074453-io")
 
 
 def test_every_benchmark_has_its_median_range_rate_and_allocation():

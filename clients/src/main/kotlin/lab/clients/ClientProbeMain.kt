@@ -14,6 +14,7 @@ import com.github.ajalt.clikt.parameters.types.file
 import com.github.ajalt.clikt.parameters.types.int
 import com.github.ajalt.clikt.parameters.types.long
 import com.github.ajalt.clikt.parameters.types.restrictTo
+import kotlinx.serialization.KSerializer
 import kotlinx.serialization.json.Json
 import lab.handlers.LabMain
 import java.io.File
@@ -31,16 +32,17 @@ private class ProbeCommand : CliktCommand(name = "client-probe") {
     override fun run() = Unit
 }
 
-private fun CliktCommand.clientsOption() = option("--clients", help = "comma-separated, from: ${ClientKind.slugs.joinToString()}")
-    .convert { slug -> ClientKind.of(slug) ?: fail("unknown client '$slug'; choose from ${ClientKind.slugs.joinToString()}") }
-    .split(",")
-    .default(ClientKind.entries)
-
 private val json = Json { encodeDefaults = true }
+
+/** One measurement, one line, written as soon as it is made: a run cut short keeps every line before the cut. */
+private fun <T> File.appendJsonLine(serializer: KSerializer<T>, value: T) = appendText(json.encodeToString(serializer, value) + "\n")
 
 private class ThreadsCommand : CliktCommand(name = "threads") {
     private val stub by option("--stub", help = "the stub's URL; it must answer after --delay-ms").required()
-    private val delayMs by option("--delay-ms", help = "the stub's answer delay").long().restrictTo(1_001L..60_000L).default(2_000)
+    private val delayMs by option(
+        "--delay-ms",
+        help = "the stub's answer delay",
+    ).long().restrictTo(ThreadAudit.DELAY_MS_RANGE).default(2_000)
     private val clients by clientsOption()
     private val requests by option("--requests", help = "concurrent calls, comma-separated").int().split(",").default(listOf(100, 500))
     private val repeats by option("--repeats").int().restrictTo(1..100).default(10)
@@ -48,7 +50,12 @@ private class ThreadsCommand : CliktCommand(name = "threads") {
     private val out by option("--out", help = "the JSON-lines file to append to").file().required()
 
     override fun run() {
-        if (requests.any { it !in 1..MAX_REQUESTS }) throw UsageError("--requests must be between 1 and $MAX_REQUESTS, got $requests")
+        if (requests.any {
+                it !in 1..ThreadAudit.MAX_REQUESTS
+            }
+        ) {
+            throw UsageError("--requests must be between 1 and ${ThreadAudit.MAX_REQUESTS}, got $requests")
+        }
         StubCalls.read(stub)
         val audit = ThreadAudit(stub, delayMs)
         val random = Random(seed)
@@ -60,7 +67,7 @@ private class ThreadsCommand : CliktCommand(name = "threads") {
             for (n in requests) {
                 clients.shuffled(random).forEachIndexed { index, kind ->
                     val sample = audit.measure(kind, n, repeat, index + 1)
-                    out.appendText(json.encodeToString(ThreadSample.serializer(), sample) + "\n")
+                    out.appendJsonLine(ThreadSample.serializer(), sample)
                     done++
                     println(
                         "[$done/$total] ${kind.slug} x$n (repeat $repeat): ${sample.activeUnparkedNew} new unparked threads, " +
@@ -75,9 +82,6 @@ private class ThreadsCommand : CliktCommand(name = "threads") {
 
     companion object {
         const val WARMUP_REQUESTS = 20
-
-        // Each call holds a connection, so a file descriptor on both ends: the host's open-files limit bounds it.
-        const val MAX_REQUESTS = 5_000
     }
 }
 
@@ -103,7 +107,7 @@ private class DownloadsCommand : CliktCommand(name = "downloads") {
         val random = Random(seed)
         val downloads = File(out, "downloads.jsonl")
         fun record(sample: DownloadSample) {
-            downloads.appendText(json.encodeToString(DownloadSample.serializer(), sample) + "\n")
+            downloads.appendJsonLine(DownloadSample.serializer(), sample)
             println(
                 "  ${sample.client} <- ${sample.server} ${sample.sizeBytes} B (repeat ${sample.repeat}): " +
                     (sample.error ?: "${"%.1f".format(sample.mbPerSecond)} MB/s${if (sample.verified) ", byte-exact" else ""}"),
@@ -123,7 +127,7 @@ private class DownloadsCommand : CliktCommand(name = "downloads") {
         for (repeat in 1..repeats) {
             for ((server, url, pid) in servers.shuffled(random)) {
                 val sample = concurrent.measure(server, url, pid, streams, streamBytes, repeat)
-                File(out, "concurrent.jsonl").appendText(json.encodeToString(ConcurrentSample.serializer(), sample) + "\n")
+                File(out, "concurrent.jsonl").appendJsonLine(ConcurrentSample.serializer(), sample)
                 val rate = "${"%.1f".format(sample.mbPerSecond)} MB/s"
                 val cost = "server CPU ${sample.serverCpuMs} ms, threads ${sample.serverThreadsBefore} -> peak ${sample.serverThreadsPeak}"
                 println("  $streams x $streamBytes B at once <- $server (repeat $repeat): ${sample.error ?: "$rate, $cost"}")

@@ -15,7 +15,7 @@ import kotlin.concurrent.thread
  */
 class ConcurrentDownloads(private val timeoutMs: Long) {
     fun measure(server: String, serverUrl: String, pid: Long, streams: Int, sizeBytes: Long, repeat: Int): ConcurrentSample {
-        val process = ServerProcess(pid)
+        val process = ProcView(pid)
         val threadsBefore = process.threads()
         val peak = AtomicInteger(threadsBefore ?: 0)
         val sampling = AtomicBoolean(true)

@@ -83,6 +83,12 @@ class ThreadAudit(private val stubUrl: String, private val delayMs: Long, privat
         /** How long after `close()` a client's threads may take to end before they count as left behind. */
         const val CLOSE_GRACE_MS = 2_000L
 
+        /** The stub delays the census can be fair to: it comes at 1 s, while every call still waits. */
+        val DELAY_MS_RANGE = 1_100L..60_000L
+
+        // Each call holds a connection, so a file descriptor on both ends: the host's open-files limit bounds it.
+        const val MAX_REQUESTS = 5_000
+
         /** How long past the stub's delay the calls may take before the measurement gives up on them. */
         const val CALL_SLACK_MS = 60_000L
     }

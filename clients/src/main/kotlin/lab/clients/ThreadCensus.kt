@@ -1,7 +1,5 @@
 package lab.clients
 
-import java.io.File
-
 /**
  * The platform threads of this JVM at one instant, counted as the client-threads article counts
  * them. A thread is *active* when it is alive and not interrupted, and *unparked* when its top
@@ -33,7 +31,7 @@ data class ThreadCensus(
                 activeNew = active.keys.count { it.threadId() !in before },
                 activeUnparkedNew = unparkedNew.size,
                 unparkedNewByName = unparkedNew.groupingBy { nameGroup(it.name) }.eachCount().toSortedMap(),
-                osThreads = osThreads(),
+                osThreads = ProcView.self().threads(),
             )
         }
 
@@ -45,9 +43,5 @@ data class ThreadCensus(
             Thread.getAllStackTraces().keys.filter { it.isAlive && it.threadId() !in before }.map { it.name }.sorted()
 
         fun nameGroup(name: String) = name.replace(Regex("[0-9]+"), "#")
-
-        private fun osThreads(): Int? = runCatching {
-            File("/proc/self/status").readLines().first { it.startsWith("Threads:") }.substringAfter(':').trim().toInt()
-        }.getOrNull()
     }
 }

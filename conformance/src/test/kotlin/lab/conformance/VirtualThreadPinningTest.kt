@@ -2,6 +2,7 @@ package lab.conformance
 
 import jdk.jfr.consumer.RecordedEvent
 import jdk.jfr.consumer.RecordingFile
+import lab.handlers.OrdinaryPaths
 import lab.handlers.PinTrap
 import lab.handlers.PinningRecording
 import org.junit.jupiter.api.Test
@@ -55,15 +56,7 @@ class VirtualThreadPinningTest {
 
     private fun driveRequestPaths(server: LabProcess) {
         repeat(10) { i ->
-            for (path in listOf(
-                "/health",
-                "/json",
-                "/delay?ms=5",
-                "/cpu?iterations=1000",
-                "/bytes?size=100000",
-                "/dashboard/user-$i",
-                "/stats",
-            )) {
+            for (path in OrdinaryPaths.round(i)) {
                 assertEquals(200, LabClients.send(server.baseUrl, path).status, path)
             }
         }

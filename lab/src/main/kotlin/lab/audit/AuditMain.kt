@@ -12,13 +12,11 @@ import com.github.ajalt.clikt.parameters.types.int
 import com.github.ajalt.clikt.parameters.types.long
 import com.github.ajalt.clikt.parameters.types.restrictTo
 import kotlinx.serialization.json.Json
-import lab.bench.ChildExited
 import lab.bench.Children
 import lab.bench.Manifest
+import lab.bench.RunFolder
 import lab.handlers.LabMain
 import java.io.File
-import java.time.LocalDateTime
-import java.time.format.DateTimeFormatter
 import kotlin.system.exitProcess
 
 private val SERVERS = listOf("coroutine", "vthread", "platform")
@@ -48,9 +46,7 @@ private class AuditCommand : CliktCommand(name = "audit-pinning") {
             }
             Manifest.Jdk.read(home)
         }
-        val dir = File(resultsDir, "${LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"))}-pinning").apply {
-            mkdirs()
-        }
+        val dir = RunFolder.create(resultsDir, "pinning")
         println("pinning audit: ${servers.joinToString()} on JDK ${homes.joinToString { it.version }}, into ${dir.path}")
         val stub = startStub(dir)
         val cells = homes.flatMap { jdk ->
@@ -85,12 +81,7 @@ private class AuditCommand : CliktCommand(name = "audit-pinning") {
         val java = ProcessHandle.current().info().command().orElse("java")
         val log = File(dir, "stub.log")
         val process = Children.start(listOf(java, "-jar", File(repo, "stub/target/stub.jar").path, "--port", "0", "--latency-ms", "5"), log)
-        val url = try {
-            Children.awaitReady(process, log, timeoutSeconds = 30)
-        } catch (e: ChildExited) {
-            null
-        }
-        return url ?: throw UsageError("the stub did not start; see ${log.path}")
+        return Children.awaitReadyOrNull(process, log, timeoutSeconds = 30) ?: throw UsageError("the stub did not start; see ${log.path}")
     }
 }
 

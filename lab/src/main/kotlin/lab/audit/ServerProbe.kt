@@ -3,6 +3,8 @@ package lab.audit
 import jdk.jfr.consumer.RecordedEvent
 import jdk.jfr.consumer.RecordingFile
 import lab.bench.Children
+import lab.clients.ProcView
+import lab.handlers.OrdinaryPaths
 import lab.handlers.PinTrap
 import lab.handlers.PinningRecording
 import java.io.File
@@ -77,22 +79,9 @@ class ServerProbe(
 
     /** Every ordinary endpoint a few times; returns the number of requests. */
     private fun requestPaths(url: String): Int {
-        var sent = 0
-        repeat(PATH_ROUNDS) { i ->
-            for (path in listOf(
-                "/health",
-                "/json",
-                "/delay?ms=5",
-                "/cpu?iterations=1000",
-                "/bytes?size=100000",
-                "/dashboard/user-$i",
-                "/stats",
-            )) {
-                get(url, path)
-                sent++
-            }
-        }
-        return sent
+        val paths = (0 until PATH_ROUNDS).flatMap(OrdinaryPaths::round)
+        paths.forEach { get(url, it) }
+        return paths.size
     }
 
     private fun get(url: String, path: String) = getAsync(url, path).join()
@@ -107,7 +96,7 @@ class ServerProbe(
     private fun window(subject: String, mustNotPin: Boolean, process: Process, drive: () -> Int): Window {
         val from = Instant.now()
         val requests = drive()
-        return Window(subject, mustNotPin, from, Instant.now(), requests, osThreads(process.pid()))
+        return Window(subject, mustNotPin, from, Instant.now(), requests, ProcView(process.pid()).threads())
     }
 
     private inner class Window(
@@ -144,10 +133,6 @@ class ServerProbe(
 
     private fun stack(event: RecordedEvent): String =
         event.stackTrace?.frames.orEmpty().take(STACK_FRAMES).joinToString(" < ") { "${it.method.type.name}.${it.method.name}" }
-
-    private fun osThreads(pid: Long): Int? = runCatching {
-        File("/proc/$pid/status").readLines().first { it.startsWith("Threads:") }.substringAfter(':').trim().toInt()
-    }.getOrNull()
 
     companion object {
         const val FIRST_PASS = "request paths, first pass"

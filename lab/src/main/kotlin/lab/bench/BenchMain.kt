@@ -16,9 +16,7 @@ import kotlinx.serialization.json.Json
 import lab.handlers.LabMain
 import java.io.File
 import java.nio.file.Files
-import java.time.LocalDateTime
 import java.time.OffsetDateTime
-import java.time.format.DateTimeFormatter
 
 private val SERVERS = listOf("coroutine", "vthread", "platform")
 
@@ -64,8 +62,7 @@ private class BenchCommand : CliktCommand(name = "bench") {
         val decision = Preflight.check(profile, limits, scalable = profileName != "vps")
 
         val progress = Progress()
-        val runDir = File(resultsDir, "${LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"))}-$profileName")
-        runDir.mkdirs()
+        val runDir = RunFolder.create(resultsDir, profileName)
         var manifest = Manifest(
             status = "running",
             command = ProcessHandle.current().info().commandLine().orElse("bench"),
@@ -78,9 +75,9 @@ private class BenchCommand : CliktCommand(name = "bench") {
             serverJdk = jdk,
             harnessJdk = Runtime.version().toString(),
             jvmFlags = JvmFlags.forServer(profile.heapMb, jdk.feature, jmxPort = 0),
-            k6Version = runText(k6.path, "version").lineSequence().first(),
-            gitCommit = runText("git", "-C", repo.path, "rev-parse", "HEAD").trim(),
-            gitDirty = runText("git", "-C", repo.path, "status", "--porcelain").isNotBlank(),
+            k6Version = RunFolder.commandText(k6.path, "version").lineSequence().first(),
+            gitCommit = RunFolder.commandText("git", "-C", repo.path, "rev-parse", "HEAD").trim(),
+            gitDirty = RunFolder.commandText("git", "-C", repo.path, "status", "--porcelain").isNotBlank(),
             servers = servers,
             pinThresholdMs = pinThresholdMs,
         )
@@ -154,12 +151,8 @@ private class BenchCommand : CliktCommand(name = "bench") {
         val log = File(runDir, "stub.log")
         val process = Children.start(command, log)
         stubProcess = process
-        val url = try {
-            Children.awaitReady(process, log, timeoutSeconds = 30)
-        } catch (e: ChildExited) {
-            null
-        }
-        return url ?: throw BenchInputException("the stub did not start; see ${log.path}")
+        return Children.awaitReadyOrNull(process, log, timeoutSeconds = 30)
+            ?: throw BenchInputException("the stub did not start; see ${log.path}")
     }
 
     private fun stopStub() {
@@ -216,13 +209,6 @@ private class BenchCommand : CliktCommand(name = "bench") {
         val latest = File(resultsDir, "latest").toPath()
         Files.deleteIfExists(latest)
         Files.createSymbolicLink(latest, runDir.toPath().fileName)
-    }
-
-    private fun runText(vararg command: String): String = try {
-        val process = ProcessBuilder(*command).redirectErrorStream(true).start()
-        process.inputStream.bufferedReader().readText().also { process.waitFor() }
-    } catch (e: Exception) {
-        "unknown"
     }
 }
 

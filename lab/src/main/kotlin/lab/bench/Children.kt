@@ -37,6 +37,13 @@ object Children {
         return null
     }
 
+    /** [awaitReady], with a child that exited first counted as not ready: for a caller with one message for both. */
+    fun awaitReadyOrNull(process: Process, log: File, timeoutSeconds: Long): String? = try {
+        awaitReady(process, log, timeoutSeconds)
+    } catch (e: ChildExited) {
+        null
+    }
+
     /** SIGTERM, then SIGKILL if [process] has not exited within [graceSeconds]. */
     fun stop(process: Process, graceSeconds: Long) {
         process.destroy()

@@ -14,19 +14,19 @@ import com.github.ajalt.clikt.parameters.types.long
 import com.github.ajalt.clikt.parameters.types.restrictTo
 import kotlinx.serialization.json.Json
 import lab.bench.BenchInputException
-import lab.bench.ChildExited
 import lab.bench.Children
 import lab.bench.JvmFlags
 import lab.bench.Manifest
+import lab.bench.RunFolder
 import lab.clients.ClientKind
 import lab.clients.StubCalls
 import lab.clients.StubUnreachable
+import lab.clients.ThreadAudit
+import lab.clients.clientsOption
 import lab.handlers.LabMain
 import lab.handlers.Limits
 import java.io.File
 import java.time.Instant
-import java.time.LocalDateTime
-import java.time.format.DateTimeFormatter
 
 private val SERVERS = listOf("coroutine", "vthread", "platform")
 
@@ -40,9 +40,7 @@ private class ClientsCommand(private val argv: List<String>) : CliktCommand(name
     override fun help(context: Context) = "How many threads each HTTP client blocks, and how fast each one downloads."
 
     private val servers by option("--servers", help = "comma-separated, from: ${SERVERS.joinToString()}").split(",").default(SERVERS)
-    private val clients by option("--clients", help = "comma-separated, from: ${ClientKind.slugs.joinToString()}")
-        .convert { slug -> ClientKind.of(slug)?.slug ?: fail("unknown client '$slug'; choose from ${ClientKind.slugs.joinToString()}") }
-        .split(",").default(ClientKind.slugs)
+    private val clients by clientsOption()
     private val jdk by option("--jdk", help = "the JDK home the servers and the clients run on").file().required()
     private val repo by option("--repo", help = "the lab's repository root").file().default(File("."))
     private val resultsDir by option("--results", help = "where run folders go").file().default(File("results"))
@@ -51,7 +49,7 @@ private class ClientsCommand(private val argv: List<String>) : CliktCommand(name
     private val delayMs by option(
         "--delay-ms",
         help = "how long the stub takes to answer",
-    ).long().restrictTo(1_100L..60_000L).default(2_000)
+    ).long().restrictTo(ThreadAudit.DELAY_MS_RANGE).default(2_000)
     private val repeats by option(
         "--repeats",
         help = "of the thread census, each in a new random order",
@@ -70,16 +68,15 @@ private class ClientsCommand(private val argv: List<String>) : CliktCommand(name
         if (unknown.isNotEmpty()) throw UsageError("unknown server ${unknown.joinToString()}; choose from ${SERVERS.joinToString()}")
         val maxBytes = Limits().maxBytes
         (sizes + streamBytes).firstOrNull { it !in 1..maxBytes }?.let { throw UsageError("sizes must be 1 to $maxBytes bytes, got $it") }
-        if (requests.any { it !in 1..5_000 }) throw UsageError("--requests must be 1 to 5000 each, got $requests")
+        val most = ThreadAudit.MAX_REQUESTS
+        if (requests.any { it !in 1..most }) throw UsageError("--requests must be 1 to $most each, got $requests")
         val jdk = Manifest.Jdk.read(jdk)
         stub?.let { url -> StubCalls.read(url) }
         val jars =
             (listOf("stub") + servers.map { "$it-server" }).map { File(repo, "$it/target/$it.jar") } + File(repo, "lab/target/lab.jar")
         jars.firstOrNull { !it.isFile }?.let { throw UsageError("${it.path} is missing; run `make build` first") }
 
-        val dir = File(resultsDir, "${LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"))}-clients").apply {
-            mkdirs()
-        }
+        val dir = RunFolder.create(resultsDir, "clients")
         val flags = JvmFlags.common(HEAP_MB, jdk.feature)
         var manifest = ClientsManifest(
             status = "running",
@@ -88,12 +85,16 @@ private class ClientsCommand(private val argv: List<String>) : CliktCommand(name
             host = Manifest.Host.read(),
             jdk = jdk,
             jvmFlags = flags,
-            gitCommit = runText("git", "-C", repo.path, "rev-parse", "HEAD").trim(),
-            gitDirty = runText("git", "-C", repo.path, "status", "--porcelain").isNotBlank(),
-            curlVersion = runText("curl", "--version").lineSequence().first().trim(),
+            gitCommit = RunFolder.commandText("git", "-C", repo.path, "rev-parse", "HEAD").trim(),
+            gitDirty = RunFolder.commandText("git", "-C", repo.path, "status", "--porcelain").isNotBlank(),
+            curlVersion = RunFolder.commandText("curl", "--version").lineSequence().first().trim(),
             clientWaits = ClientKind.entries.associate { it.slug to it.waits },
             settings = ClientsManifest.Settings(
-                servers = servers, clients = clients, requests = requests, delayMs = delayMs, repeats = repeats, sizesBytes = sizes,
+                servers = servers,
+                clients = clients.map {
+                    it.slug
+                },
+                requests = requests, delayMs = delayMs, repeats = repeats, sizesBytes = sizes,
                 downloadRepeats = downloadRepeats, streams = streams, streamBytes = streamBytes, seed = seed,
             ),
         )
@@ -122,7 +123,7 @@ private class ClientsCommand(private val argv: List<String>) : CliktCommand(name
             write(manifest)
 
             val probe = listOf(java) + flags + listOf("-cp", File(repo, "lab/target/lab.jar").path, "lab.clients.ClientProbeMainKt")
-            val common = listOf("--clients", clients.joinToString(","), "--seed", "$seed")
+            val common = listOf("--clients", clients.joinToString(",") { it.slug }, "--seed", "$seed")
             println(
                 "threads: ${clients.size} clients x ${requests.joinToString("/")} calls, each answered after $delayMs ms, $repeats repeats",
             )
@@ -170,12 +171,10 @@ private class ClientsCommand(private val argv: List<String>) : CliktCommand(name
     private fun start(name: String, command: List<String>, dir: File): Started {
         val log = File(dir, "$name.log")
         val process = Children.start(command, log)
-        val url = try {
-            Children.awaitReady(process, log, timeoutSeconds = 60)
-        } catch (e: ChildExited) {
-            null
-        }
-        return Started(url ?: throw IllegalStateException("$name did not start; see ${log.path}"), process)
+        val url =
+            Children.awaitReadyOrNull(process, log, timeoutSeconds = 60)
+                ?: throw IllegalStateException("$name did not start; see ${log.path}")
+        return Started(url, process)
     }
 
     /** Runs [command] to its end, its output going to [log] and, line by line, to the terminal; returns its exit code. */
@@ -193,13 +192,6 @@ private class ClientsCommand(private val argv: List<String>) : CliktCommand(name
         }
         echo()
         return process.exitValue()
-    }
-
-    private fun runText(vararg command: String): String = try {
-        val process = ProcessBuilder(*command).redirectErrorStream(true).start()
-        process.inputStream.bufferedReader().readText().also { process.waitFor() }
-    } catch (e: Exception) {
-        "unknown"
     }
 
     companion object {

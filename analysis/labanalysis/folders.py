@@ -1,0 +1,14 @@
+"""Where the lab's commands leave their folders: `results/<yyyyMMdd-HHmmss>-<kind>/`, side by side."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def newest_beside(beside: Path, suffix: str, marker: str) -> Path | None:
+    """The newest `*<suffix>` folder holding `marker`, in the results folder that holds `beside`; None if there is none.
+
+    The names start with their time, so the newest sorts last.
+    """
+    folders = sorted(p for p in Path(beside).resolve().parent.glob(f"*{suffix}") if (p / marker).is_file())
+    return folders[-1] if folders else None
