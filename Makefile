@@ -38,7 +38,7 @@ MAIN_SOURCES := $(shell find . -path ./.tools -prune -o -path '*/src/main/*' -ty
 JARS_STAMP := .tools/jars.stamp
 LOCKED := $(if $(shell command -v flock),flock .tools/build.lock,)
 
-.PHONY: help build test smoke bench report audit-pinning clients io-bench experiment-report serve stub format clean
+.PHONY: help build test smoke bench bench-vps report audit-pinning clients io-bench experiment-report serve stub format clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -50,9 +50,11 @@ $(JARS_STAMP): $(MAIN_SOURCES)
 	$(LOCKED) $(MVN) --quiet package -DskipTests
 	@touch $@
 
-test: ## run every test: unit tests, the suites that start the real servers, a smoke bench run, and the analysis tests
+test: ## run every test: unit tests, the suites that start the real servers, a smoke bench run, the analysis tests, and bench-vps over loopback SSH
 	LAB_K6="$$(setup/k6.sh)" LAB_HARNESS_JDK="$$(setup/jdk.sh 25)" LAB_SERVER_JDK="$$(setup/jdk.sh $(JDK))" $(MVN) verify
 	cd analysis && "$$(../setup/python.sh)" -m pytest
+	setup/test-hosts.sh
+	"$$(setup/python.sh)" -m pytest infra/tests
 
 smoke: ## the servers' smoke check: build, start the stub and each server, and hold them to the contract
 	$(MVN) verify -pl conformance -am -Dtest='*ConformanceTest' -Dsurefire.failIfNoSpecifiedTests=false
@@ -66,6 +68,14 @@ bench: build ## run every server under one k6 profile and render its report: mak
 	  --server-jdk "$$(setup/jdk.sh $(or $(JDK),25))" --k6 "$$(setup/k6.sh)" --pin-threshold-ms $(PIN_THRESHOLD_MS) \
 	  $(if $(ONLY),--servers $(ONLY),) $(if $(RATE),--json-rate $(RATE),) || status=$$?; \
 	if [ $$status -le 1 ]; then $(MAKE) --no-print-directory report RUN=results/latest; fi; exit $$status
+
+# The same harness on a rented host (README: "Run it on a Hetzner host"); infra/bench-vps.sh
+# says what it does on each host. PROFILE defaults to vps here, the profile it exists for.
+HOST ?=
+LOADGEN ?=
+bench-vps: build ## the bench on a remote host, load from others: make bench-vps HOST=root@<ip> [LOADGEN=root@10.0.0.3,...] [PROFILE=vps] [JDK=25]
+	HOST="$(HOST)" LOADGEN="$(LOADGEN)" SERVERS="$(SERVERS)" JDK="$(JDK)" PIN_THRESHOLD_MS="$(PIN_THRESHOLD_MS)" \
+	  PROFILE="$(if $(filter command line environment,$(origin PROFILE)),$(PROFILE),vps)" infra/bench-vps.sh
 
 report: ## render a run folder's report.html: make report [RUN=results/<run>] [ALSO="results/<run> ..." to pool as repeats]
 	@[ -f "$(RUN)/manifest.json" ] || { echo "make report: $(RUN) is not a run folder (no manifest.json); pass RUN=results/<run>" >&2; exit 2; }

@@ -72,13 +72,27 @@ def run_facts(run: Run) -> dict[str, str]:
         "server JDK": f"{jdk.get('version', '?')} ({jdk.get('home', '?')}); the harness ran on {m.get('harnessJdk', '?')}",
         "JVM flags (every server)": " ".join(m.get("jvmFlags", [])),
         "k6": m.get("k6Version", "?"),
+        "load generation": load_generation(m),
         "git commit": git,
         "profile": f"{m.get('profileName', '?')}: {profile.get('description', '')}",
         "/json rate": f"{m.get('jsonRatePerSecond', profile.get('jsonRatePerSecond', '?'))} req/s",
         "idle sockets": f"{preflight.get('idleSockets', '?')} (the profile asked for {preflight.get('requestedSockets', '?')})",
         "preflight notes": "; ".join(preflight.get("notes", [])) or "none",
+        **({"stopped because": m["reason"]} if m.get("reason") else {}),
         "host limits read by the preflight": ", ".join(f"{k} {v:,}" if isinstance(v, int) else f"{k} {v}" for k, v in m.get("limits", {}).items()),
     }
+
+
+def load_generation(manifest: dict) -> str:
+    """Where k6 ran: beside the servers (so the figures include its CPU use) or split over load generators."""
+    generators = manifest.get("loadGenerators") or []
+    if not generators:
+        return "k6 ran on the server host itself: load generation shared the CPU with the servers"
+    segments = ", ".join(f"{g['host']} (segment {g['executionSegment']})" for g in generators)
+    return (
+        f"{len(generators)} load generator(s), one k6 execution segment each: {segments}; "
+        f"servers listened on {manifest.get('bindAddress', '?')}; percentiles computed from all their raw samples"
+    )
 
 
 def outcomes(run: Run) -> pd.DataFrame:

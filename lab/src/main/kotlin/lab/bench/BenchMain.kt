@@ -5,6 +5,8 @@ import com.github.ajalt.clikt.core.Context
 import com.github.ajalt.clikt.core.ProgramResult
 import com.github.ajalt.clikt.core.UsageError
 import com.github.ajalt.clikt.parameters.options.default
+import com.github.ajalt.clikt.parameters.options.flag
+import com.github.ajalt.clikt.parameters.options.multiple
 import com.github.ajalt.clikt.parameters.options.option
 import com.github.ajalt.clikt.parameters.options.required
 import com.github.ajalt.clikt.parameters.options.split
@@ -35,6 +37,19 @@ private class BenchCommand : CliktCommand(name = "bench") {
         .restrictTo(1..100_000)
     private val stubLatencyMs by option("--stub-latency-ms", help = "the downstream stub's latency").long()
         .restrictTo(0L..10_000L).default(20)
+    private val bindAddress by option("--bind", help = "the address the servers listen on (loopback unless load comes from other hosts)")
+        .default("127.0.0.1")
+    private val serverPort by option("--server-port", help = "the servers' port; 0 picks a free one").int().restrictTo(0..65535).default(0)
+    private val loadgens by option("--loadgen", help = "user@host[:port] of a load generator, one per k6 execution segment").multiple()
+    private val loadgenKey by option("--loadgen-key", help = "the SSH key for the load generators").file()
+    private val loadgenK6 by option("--loadgen-k6", help = "the pinned k6 on the load generators").default("k6")
+    private val loadgenDir by option("--loadgen-dir", help = "where k6 works on the load generators").default("loom-lab/segments")
+    private val sourceCommit by option(
+        "--git-commit",
+        help = "the commit the jars were built from, where the repository is not beside them",
+    )
+    private val sourceDirty by option("--git-dirty", help = "with --git-commit: the working tree had changes").flag()
+    private val knownHosts by option("--known-hosts", help = "the load generators' host keys, kept for this run").file()
 
     override fun run() {
         try {
@@ -58,8 +73,10 @@ private class BenchCommand : CliktCommand(name = "bench") {
         }
         val jdk = Manifest.Jdk.read(serverJdk)
         if (!k6.canExecute()) throw BenchInputException("$k6 is not an executable k6; setup/k6.sh builds one")
+        val generators = loadGenerators()
         val limits = HostLimits.read()
-        val decision = Preflight.check(profile, limits, scalable = profileName != "vps")
+        val decision = Preflight.check(profile, limits, scalable = profileName != "vps", loadHere = generators == null)
+        generators?.let { checkLoadGenerators(it, decision.idleSockets) }
 
         val progress = Progress()
         val runDir = RunFolder.create(resultsDir, profileName)
@@ -76,10 +93,19 @@ private class BenchCommand : CliktCommand(name = "bench") {
             harnessJdk = Runtime.version().toString(),
             jvmFlags = JvmFlags.forServer(profile.heapMb, jdk.feature, jmxPort = 0),
             k6Version = RunFolder.commandText(k6.path, "version").lineSequence().first(),
-            gitCommit = RunFolder.commandText("git", "-C", repo.path, "rev-parse", "HEAD").trim(),
-            gitDirty = RunFolder.commandText("git", "-C", repo.path, "status", "--porcelain").isNotBlank(),
+            // make bench-vps ships jars, not the repository: it says which commit they came from.
+            gitCommit = sourceCommit ?: RunFolder.commandText("git", "-C", repo.path, "rev-parse", "HEAD").trim(),
+            gitDirty = if (sourceCommit !=
+                null
+            ) {
+                sourceDirty
+            } else {
+                RunFolder.commandText("git", "-C", repo.path, "status", "--porcelain").isNotBlank()
+            },
             servers = servers,
             pinThresholdMs = pinThresholdMs,
+            bindAddress = bindAddress,
+            loadGenerators = generators?.describe().orEmpty(),
         )
         write(runDir, manifest)
         var finished = false
@@ -100,7 +126,7 @@ private class BenchCommand : CliktCommand(name = "bench") {
         try {
             val declared = RunSetup(
                 repo, profile, decision, File(serverJdk, "bin/java"), jdk.feature, k6,
-                File(repo, "loadtests/bench.js"), stub, pinThresholdMs,
+                File(repo, "loadtests/bench.js"), stub, pinThresholdMs, bindAddress, serverPort, generators,
             )
             val calibration = if (jsonRate == null && profile.calibrationSeconds > 0) {
                 progress.say("calibration: the highest /json rate up to ${profile.jsonRatePerSecond}/s that every server sustains")
@@ -131,6 +157,17 @@ private class BenchCommand : CliktCommand(name = "bench") {
                 progress.say("$name: ${outcome.status}${outcome.reason?.let { " ($it)" } ?: ""}")
                 if (outcome.steps.isNotEmpty()) progress.say("$name: ${plateaus(outcome.steps)}")
             }
+        } catch (e: LoadGeneratorLost) {
+            manifest = manifest.copy(
+                status = "incomplete",
+                reason = e.message,
+                outcomes = outcomes.toList(),
+                finishedAt = OffsetDateTime.now().toString(),
+            )
+            write(runDir, manifest)
+            finished = true
+            progress.say("stopped: ${e.message}; ${runDir.path} is marked incomplete")
+            throw ProgramResult(1)
         } finally {
             stopStub()
         }
@@ -141,6 +178,33 @@ private class BenchCommand : CliktCommand(name = "bench") {
         progress.say(summaryTable(outcomes))
         progress.say("run folder: ${runDir.path}")
         if (failed.isNotEmpty()) throw ProgramResult(1)
+    }
+
+    private fun loadGenerators(): LoadGenerators? {
+        if (loadgens.isEmpty()) return null
+        val key = loadgenKey ?: throw BenchInputException("--loadgen needs --loadgen-key, the run's SSH key for the load generators")
+        if (!key.isFile) throw BenchInputException("--loadgen-key $key is not a file")
+        return LoadGenerators(
+            hosts = loadgens.map(SshHost::parse),
+            key = key,
+            k6 = loadgenK6,
+            workDir = loadgenDir,
+            knownHosts = knownHosts ?: File(key.path + ".known_hosts"),
+        )
+    }
+
+    /** Each load generator must answer and hold its segment's share of the sockets; a refusal names every shortfall. */
+    private fun checkLoadGenerators(generators: LoadGenerators, sockets: Int) {
+        val shortfalls = generators.hosts.flatMapIndexed { i, host ->
+            val share = sockets / generators.hosts.size + if (i < sockets % generators.hosts.size) 1 else 0
+            val limits = try {
+                HostLimits.parseRemote(generators.run(host, HostLimits.REMOTE_COMMAND))
+            } catch (e: LoadGeneratorLost) {
+                throw PreflightRefusal(listOfNotNull(e.message))
+            }
+            Preflight.loadGeneratorShortfalls(host.toString(), limits, share)
+        }
+        if (shortfalls.isNotEmpty()) throw PreflightRefusal(shortfalls + Preflight.TUNE)
     }
 
     private var stubProcess: Process? = null

@@ -11,6 +11,8 @@ import java.io.File
 @Serializable
 data class Manifest(
     val status: String,
+    /** Why a run stopped early, when that was not one server's failure (a load generator was lost). */
+    val reason: String? = null,
     val command: String,
     val startedAt: String,
     val finishedAt: String? = null,
@@ -35,6 +37,10 @@ data class Manifest(
     /** Where the servers' `/dashboard` calls went during the run. */
     val stubUrl: String? = null,
     val outcomes: List<ServerOutcome> = emptyList(),
+    /** Where the servers listened. */
+    val bindAddress: String = "127.0.0.1",
+    /** Empty: k6 ran on the server host and shared its CPU with the servers. Otherwise each host's k6 execution segment. */
+    val loadGenerators: List<LoadGenerators.Segment> = emptyList(),
 ) {
     @Serializable
     data class Host(val hostname: String, val kernel: String, val cpuModel: String, val cpus: Int, val memoryBytes: Long) {

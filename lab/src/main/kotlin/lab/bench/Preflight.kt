@@ -17,6 +17,9 @@ object Preflight {
     /** Threads, pids and maps the platform server needs besides one thread per socket. */
     const val THREAD_HEADROOM = 1_000
 
+    /** The one command that lifts every limit below, from the declared list in `infra/host-limits.conf`. */
+    const val TUNE = "or lift them all at once: sudo infra/tune-host.sh (its --check shows where this host stands)"
+
     /** Sockets per loopback source address, under the ephemeral port range with room to spare. */
     fun socketsPerSourceAddress(limits: HostLimits): Int = limits.localPorts * 9 / 10
 
@@ -29,8 +32,12 @@ object Preflight {
         val notes: List<String>,
     )
 
-    /** Returns what the run may do, or throws [PreflightRefusal] naming each limit and its fix. */
-    fun check(profile: Profile, limits: HostLimits, scalable: Boolean): Decision {
+    /**
+     * Returns what the run may do, or throws [PreflightRefusal] naming each limit and its fix.
+     * With [loadHere] false, k6 runs on load generators ([loadGeneratorShortfalls] checks those), so this
+     * host's ephemeral ports and backlog advice do not apply.
+     */
+    fun check(profile: Profile, limits: HostLimits, scalable: Boolean, loadHere: Boolean = true): Decision {
         val wanted = profile.idleSockets
         val fitting = listOf(
             limits.openFilesHard - FD_HEADROOM,
@@ -61,10 +68,10 @@ object Preflight {
                 )
             }
         }
-        if (fixes.isNotEmpty() && !scalable) throw PreflightRefusal(fixes)
+        if (fixes.isNotEmpty() && !scalable) throw PreflightRefusal(fixes + TUNE)
 
         val notes = fixes.map { "scaled down for: $it" }.toMutableList()
-        val sourceAddresses = (fitting + socketsPerSourceAddress(limits) - 1) / socketsPerSourceAddress(limits)
+        val sourceAddresses = if (loadHere) (fitting + socketsPerSourceAddress(limits) - 1) / socketsPerSourceAddress(limits) else 1
         if (sourceAddresses >
             1
         ) {
@@ -78,6 +85,23 @@ object Preflight {
         }
         if (fitting < wanted) notes.add(0, "idle sockets scaled from $wanted to $fitting to fit this host")
         return Decision(fitting, wanted, sourceAddresses.coerceAtLeast(1), notes)
+    }
+}
+
+/**
+ * What a load generator needs for its [sockets] (its segment's share): a descriptor each, and
+ * as many ephemeral ports, as all go to the one server address. Empty when it has them.
+ */
+fun Preflight.loadGeneratorShortfalls(host: String, limits: HostLimits, sockets: Int): List<String> = buildList {
+    if (limits.openFilesHard < sockets + Preflight.FD_HEADROOM) {
+        add(
+            "load generator $host: hard limit on open files ${limits.openFilesHard}, its $sockets sockets need ${sockets + Preflight.FD_HEADROOM}",
+        )
+    }
+    if (limits.localPorts * 9L / 10 < sockets) {
+        add(
+            "load generator $host: ${limits.localPorts} ephemeral ports (net.ipv4.ip_local_port_range) for $sockets sockets to one address",
+        )
     }
 }
 

@@ -8,7 +8,7 @@ class Progress(private val out: (String) -> Unit = ::println) {
         server: String,
         clock: RunClock,
         totalSeconds: Int,
-        live: K6Run.Live?,
+        live: K6Load.Live?,
         requestsPerSecond: Double,
         sample: ProcSampler.Sample?,
         heapUsedBytes: Long?,

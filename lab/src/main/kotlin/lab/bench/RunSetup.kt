@@ -13,6 +13,15 @@ data class RunSetup(
     val script: File,
     val stubUrl: String,
     val pinThresholdMs: Long,
+    /**
+     * Where the servers listen. Loopback unless load comes from other hosts: then the server
+     * host's address toward them (its private network's), and still never a public one.
+     */
+    val bindAddress: String = "127.0.0.1",
+    /** 0: any free port. A fixed one when a firewall lets load generators reach that port alone. */
+    val serverPort: Int = 0,
+    /** Null: k6 runs beside the servers. */
+    val loadGenerators: LoadGenerators? = null,
 ) {
     fun serverFlags(jmxPort: Int): List<String> = JvmFlags.forServer(profile.heapMb, jdkFeature, jmxPort)
 }

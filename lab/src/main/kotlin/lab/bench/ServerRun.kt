@@ -34,9 +34,10 @@ class ServerRun(
         var peakRss = 0L
         var peakThreads = 0
         var failure: String? = null
+        var lostGenerator: LoadGeneratorLost? = null
         var jfr: JfrCollector? = null
         var proc: ProcSampler? = null
-        var k6: K6Run? = null
+        var k6: K6Load? = null
         // Wall-clock time k6's timeline started: its samples are stamped in epoch seconds.
         var loadStartEpochMs: Long? = null
         // k6's view, once a second: the socket count the memory series are plotted against.
@@ -49,15 +50,9 @@ class ServerRun(
                 ?: throw ServerFailure("did not print its READY line within $READY_TIMEOUT_S s")
             if (streamJfr) jfr = JfrCollector(jmxPort, dir, clock, setup.pinThresholdMs).also { it.start() }
             proc = ProcSampler(process.pid(), File(dir, "proc.csv"), clock).also { it.start() }
-            k6 =
-                K6Run(
-                    setup.k6,
-                    setup.script,
-                    K6Plan.of(setup.profile, setup.preflight.idleSockets, url),
-                    dir,
-                    freePort(),
-                    setup.preflight.sourceAddresses,
-                )
+            val plan = K6Plan.of(setup.profile, setup.preflight.idleSockets, url)
+            k6 = setup.loadGenerators?.let { K6Segments(it, setup.script, plan, dir, runTag = "${dir.parentFile.name}-${dir.name}") }
+                ?: K6Run(setup.k6, setup.script, plan, dir, freePort(), setup.preflight.sourceAddresses)
             k6.start()
             if (!k6.awaitRunning(K6_START_TIMEOUT_S)) {
                 throw ServerFailure(
@@ -70,7 +65,7 @@ class ServerRun(
             }
             clock.markLoadStart()
             loadStartEpochMs = System.currentTimeMillis()
-            var previous: K6Run.Live? = null
+            var previous: K6Load.Live? = null
             var ticks = 0
             val deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(setup.profile.durationSeconds + K6_GRACE_S)
             while (!k6.awaitExit(LOAD_SAMPLE_MS)) {
@@ -102,7 +97,12 @@ class ServerRun(
                 }
             }
             if (k6.exitCode() !in setOf(0, 99)) failure = "k6 exited with code ${k6.exitCode()}; see k6.log"
-            k6ScriptErrors(File(dir, "k6.log"))?.let { failure = failure ?: it }
+            k6.collect()
+            k6LogFiles().firstNotNullOfOrNull(::k6ScriptErrors)?.let { failure = failure ?: it }
+        } catch (e: LoadGeneratorLost) {
+            // Not this server's failure: without its load generator no later run would get the profile's load either.
+            lostGenerator = e
+            failure = e.message
         } catch (e: ServerFailure) {
             failure = e.message
         } catch (e: ChildExited) {
@@ -116,6 +116,7 @@ class ServerRun(
             runCatching { jfr?.close() }.onFailure { if (failure == null) failure = "the JFR stream failed: ${it.message}" }
             Children.stop(process, graceSeconds = 10)
         }
+        lostGenerator?.let { throw it }
         val summary = k6?.summaryFile?.takeIf { it.isFile }?.let { Json.parseToJsonElement(it.readText()).jsonObject }
         val jsonRequests = summary?.value("http_reqs{endpoint:json}", "count")
         val outcome = ServerOutcome(
@@ -142,21 +143,27 @@ class ServerRun(
     }
 
     /** From the first whole second of the steady phase: the warm-up ramp is the same k6 scenario. */
-    private fun steadyJsonDropped(k6: K6Run?, loadStartEpochMs: Long?): Long? {
+    private fun steadyJsonDropped(k6: K6Load?, loadStartEpochMs: Long?): Long? {
         if (k6 == null || loadStartEpochMs == null) return null
         val jsonStartMs = loadStartEpochMs + setup.profile.jsonStartSeconds * 1000L
-        return k6.droppedIterations("json", fromEpochSecond = (jsonStartMs + 999) / 1000)
+        return K6Load.droppedIterations(dir, "json", fromEpochSecond = (jsonStartMs + 999) / 1000)
     }
 
-    private fun loadRow(clock: RunClock, live: K6Run.Live, rate: Double): String =
+    /** k6's log, or each load generator's. */
+    private fun k6LogFiles(): List<File> =
+        listOf(File(dir, "k6.log")) + File(dir, "k6-segments").listFiles().orEmpty().sorted().map { File(it, "k6.log") }
+
+    private fun loadRow(clock: RunClock, live: K6Load.Live, rate: Double): String =
         listOf(clock.seconds(), clock.phase(), live.socketsOpened, live.requests, rate, live.p95Ms ?: "").joinToString(",")
 
     private fun startServer(jmxPort: Int): Process {
         val command = listOf(setup.java.path) + setup.serverFlags(jmxPort) + listOf(
             "-jar",
             File(setup.repo, "$server-server/target/$server-server.jar").path,
+            "--host",
+            setup.bindAddress,
             "--port",
-            "0",
+            setup.serverPort.toString(),
             "--downstream-url",
             setup.stubUrl,
         )

@@ -2,6 +2,7 @@ package lab.bench
 
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.assertThrows
+import java.io.File
 import kotlin.test.assertEquals
 import kotlin.test.assertTrue
 
@@ -17,16 +18,8 @@ class PreflightTest {
         somaxconn = 4_096,
     )
 
-    /** A host tuned as infra/ tunes the Hetzner machine. */
-    private val tunedHost = HostLimits(
-        openFilesHard = 1_048_576,
-        maxMapCount = 262_144,
-        pidMax = 4_194_304,
-        threadsMax = 4_000_000,
-        localPortFirst = 1_024,
-        localPortLast = 65_535,
-        somaxconn = 65_535,
-    )
+    /** A host as infra/tune-host.sh leaves it: the targets of its one declared list. */
+    private val tunedHost = HostLimits.tuned(File(System.getProperty("lab.root"), "infra/host-limits.conf"))
 
     private fun profile(sockets: Int) = Profile(
         description = "test",
@@ -67,10 +60,39 @@ class PreflightTest {
     @Test
     fun `the vps profile is refused here, naming every limit and the command that lifts it`() {
         val refusal = assertThrows<PreflightRefusal> { Preflight.check(profile(50_000), labMachine, scalable = false) }
-        assertEquals(3, refusal.reasons.size, "${refusal.reasons}")
+        assertEquals(4, refusal.reasons.size, "${refusal.reasons}")
+        assertEquals(Preflight.TUNE, refusal.reasons.last(), "the one command that lifts them all comes last")
         assertTrue(refusal.reasons.any { "open files" in it && "ulimit -Hn" in it }, "${refusal.reasons}")
         assertTrue(refusal.reasons.any { "kernel.pid_max" in it && "sysctl -w kernel.pid_max=" in it }, "${refusal.reasons}")
         assertTrue(refusal.reasons.any { "vm.max_map_count" in it && "sysctl -w vm.max_map_count=" in it }, "${refusal.reasons}")
+    }
+
+    @Test
+    fun `what tune-host sets is read as the preflight reads a host`() {
+        assertTrue(tunedHost.openFilesHard >= 1_000_000 && tunedHost.localPorts > 60_000, "$tunedHost")
+    }
+
+    @Test
+    fun `with load from other hosts, this host's ephemeral ports do not bound the sockets`() {
+        val narrowPorts = tunedHost.copy(localPortFirst = 32_768, localPortLast = 60_999)
+        assertEquals(1, Preflight.check(profile(50_000), narrowPorts, scalable = false, loadHere = false).sourceAddresses)
+    }
+
+    @Test
+    fun `a load generator needs a descriptor and a port for each socket of its share`() {
+        assertEquals(emptyList(), Preflight.loadGeneratorShortfalls("lg", tunedHost, 25_000))
+        // 30,000 sockets: past 20,000 descriptors, and past the 28,232 ports of Linux's default range.
+        val shortfalls = Preflight.loadGeneratorShortfalls("root@10.0.0.3", labMachine, 30_000)
+        assertEquals(2, shortfalls.size, "$shortfalls")
+        assertTrue(shortfalls.all { it.startsWith("load generator root@10.0.0.3: ") }, "$shortfalls")
+    }
+
+    @Test
+    fun `a host's limits read over SSH are parsed as this host's are`() {
+        val output = File("/proc/self/limits").readText() + HostLimits.SYSCTLS.joinToString("\n") {
+            "$it=" + File("/proc/sys/${it.replace('.', '/')}").readText().trim()
+        }
+        assertEquals(HostLimits.read(), HostLimits.parseRemote(output))
     }
 
     @Test
