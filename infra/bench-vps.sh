@@ -92,7 +92,7 @@ trap cleanup EXIT
 trap 'if [ -n "$harness_pid" ]; then interrupted=1; kill "$harness_pid" 2>/dev/null; else say "interrupted"; exit 130; fi' INT TERM
 
 # Key-only and non-interactive: a host that would ask for a password fails at once instead.
-ssh_opts=(-o BatchMode=yes -o StrictHostKeyChecking=accept-new -o "UserKnownHostsFile=$known_hosts"
+ssh_opts=(-o LogLevel=ERROR -o BatchMode=yes -o StrictHostKeyChecking=accept-new -o "UserKnownHostsFile=$known_hosts"
   -o ServerAliveInterval=5 -o ServerAliveCountMax=3 -o ConnectTimeout=15)
 [ -n "${SSH_KEY:-}" ] && ssh_opts+=(-i "$SSH_KEY" -o IdentitiesOnly=yes)
 

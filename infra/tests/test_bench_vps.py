@@ -276,15 +276,37 @@ def test_an_interrupted_run_comes_back_incomplete_and_stops_everything(hosts, sm
     assert wait_until(lambda: not hosts.sessions(), 20), hosts.sessions()
 
 
+def test_a_load_generator_that_dies_ends_the_run_incomplete_naming_it(hosts):
+    remote_before = set((hosts.remote_dir / "results").glob("*"))
+    process = hosts.bench_vps(f"HOST={hosts.host}", f"LOADGEN={hosts.host},{hosts.host}", "PROFILE=smoke", "SERVERS=vthread,platform")
+
+    def under_load():
+        runs = [run for run in (hosts.remote_dir / "results").glob("*") if run not in remote_before]
+        return any((run / "vthread" / "load.csv").is_file() and (run / "vthread" / "load.csv").stat().st_size > 200 for run in runs)
+
+    loaded = wait_until(under_load, 180)
+    # The second load generator's k6 dies as a crashed or rebooted host's would: at once, saying nothing.
+    subprocess.run(["pkill", "-KILL", "-f", f"{hosts.remote_dir}/segments/.*/1/bench.js"], check=False)
+    output = finish(process, timeout=300)
+    assert loaded, output[-4000:]
+    assert "bench-vps] Error 1" in output, output[-4000:]  # make itself exits 2 whenever a recipe fails
+    manifest = json.loads(((hosts.results / "latest").resolve() / "manifest.json").read_text())
+    assert manifest["status"] == "incomplete"
+    assert "load generator root@127.0.0.1" in manifest["reason"] and "segment 1/2:1" in manifest["reason"], manifest["reason"]
+    assert [o["server"] for o in manifest["outcomes"]] == [], "the run stopped at the server whose load was lost"
+    assert wait_until(lambda: not hosts.lab_processes(), 20), hosts.lab_processes()
+    assert wait_until(lambda: not hosts.sessions(), 20), hosts.sessions()
+
+
 def test_a_host_that_cannot_be_reached_is_one_clear_line(hosts):
     process = hosts.bench_vps(f"HOST=root@127.0.0.1:{free_port()}", "PROFILE=smoke")
     output = finish(process, timeout=300)
-    assert process.returncode == 2
+    assert "bench-vps] Error 2" in output, output
     assert "make bench-vps: cannot reach root@127.0.0.1 over SSH" in output
 
 
 def test_a_host_without_a_user_is_bad_input(hosts):
     process = hosts.bench_vps("HOST=127.0.0.1", "PROFILE=smoke")
     output = finish(process, timeout=300)
-    assert process.returncode == 2
+    assert "bench-vps] Error 2" in output, output
     assert "is not user@host or user@host:port" in output

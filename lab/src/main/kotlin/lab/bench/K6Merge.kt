@@ -187,13 +187,14 @@ object K6Merge {
         fun stats(key: MetricKey, wanted: List<String>): Map<String, Double> {
             val sorted = values.getValue(key).sorted()
             return wanted.mapNotNull { stat ->
+                val pct = stat.removeSurrounding("p(", ")").takeIf { it != stat }?.toDoubleOrNull()
                 val v = when {
                     stat == "avg" -> if (sorted.isEmpty()) 0.0 else sorted.sum() / sorted.size
                     stat == "min" -> sorted.firstOrNull() ?: 0.0
                     stat == "max" -> sorted.lastOrNull() ?: 0.0
                     stat == "count" -> sorted.size.toDouble()
                     stat == "med" -> percentile(sorted, 50.0)
-                    stat.startsWith("p(") && stat.endsWith(")") -> stat.substring(2, stat.length - 1).toDoubleOrNull()?.let { percentile(sorted, it) }
+                    pct != null -> percentile(sorted, pct)
                     else -> null
                 }
                 v?.let { stat to it }
@@ -283,13 +284,11 @@ object K6Merge {
      * that the copy keeps every byte as k6 wrote it; a quoted field may span lines.
      */
     private class Records(private val file: File) : AutoCloseable {
-        private val reader: Reader = file.inputStream().let { raw ->
-            try {
-                GZIPInputStream(raw, 1 shl 16).reader(Charsets.ISO_8859_1)
-            } catch (e: IOException) {
-                raw.close()
-                throw IllegalStateException("$file is not a gzipped k6 CSV: ${e.message}", e)
-            }
+        private val reader: Reader = try {
+            file.inputStream().let { raw -> runCatching { GZIPInputStream(raw, 1 shl 16) }.onFailure { raw.close() }.getOrThrow() }
+                .reader(Charsets.ISO_8859_1)
+        } catch (e: IOException) {
+            throw IllegalStateException("$file cannot be read as a gzipped k6 CSV: ${e.message}", e)
         }
         private val buffer = CharArray(1 shl 16)
         private var pos = 0

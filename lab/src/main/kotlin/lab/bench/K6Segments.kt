@@ -89,7 +89,13 @@ class K6Segments(
 
     private fun lost(): String? = segments.firstOrNull { !it.process.isAlive && it.process.exitValue() !in OK_EXITS }?.let {
         val code = it.process.exitValue()
-        val why = if (code == SSH_LOST) "its SSH connection was lost" else "k6 exited with code $code"
+        val why = if (code ==
+            SSH_LOST
+        ) {
+            "the SSH session ended without k6's exit code (the host, the connection or k6 was killed)"
+        } else {
+            "k6 exited with code $code"
+        }
         "${it.name}: $why; see ${it.localDir.relativeTo(dir.parentFile)}/k6.log"
     }
 
@@ -134,7 +140,7 @@ class K6Segments(
         /** 99: k6's "a threshold failed", which the lab's always-passing thresholds never do; 0: done. */
         val OK_EXITS = setOf(0, 99)
 
-        /** What ssh exits with when the connection, not the remote command, failed. */
+        /** What ssh exits with when it got no exit code: the connection failed, or the remote command died of a signal. */
         const val SSH_LOST = 255
     }
 }

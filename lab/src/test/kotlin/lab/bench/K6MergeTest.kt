@@ -46,7 +46,10 @@ class K6MergeTest {
     @Test
     fun `a summary key is read as k6 reads a threshold's submetric`() {
         assertEquals(K6Merge.MetricKey("iterations", emptyMap()), K6Merge.MetricKey.parse("iterations"))
-        assertEquals(K6Merge.MetricKey("http_req_duration", mapOf("endpoint" to "json")), K6Merge.MetricKey.parse("http_req_duration{endpoint:json}"))
+        assertEquals(
+            K6Merge.MetricKey("http_req_duration", mapOf("endpoint" to "json")),
+            K6Merge.MetricKey.parse("http_req_duration{endpoint:json}"),
+        )
         assertEquals(
             K6Merge.MetricKey("lab_t", mapOf("endpoint" to "x", "status" to "200")),
             K6Merge.MetricKey.parse("lab_t{endpoint: 'x', status:\"200\"}"),
@@ -100,7 +103,11 @@ class K6MergeTest {
         val metrics = summary["metrics"]!!.jsonObject
 
         val reqs = metrics["http_reqs"]!!.jsonObject["values"]!!.jsonObject
-        assertEquals(5, reqs["count"]!!.jsonPrimitive.long, "a whole count is written as k6 writes it, so readers can take it as an integer")
+        assertEquals(
+            5,
+            reqs["count"]!!.jsonPrimitive.long,
+            "a whole count is written as k6 writes it, so readers can take it as an integer",
+        )
         assertEquals(5 / 12.0005, reqs["rate"]!!.jsonPrimitive.double, 1e-12, "over the longest segment's run")
         assertEquals("counter", metrics["http_reqs"]!!.jsonObject["type"]!!.jsonPrimitive.content)
 
@@ -138,7 +145,10 @@ class K6MergeTest {
         segment("0", segment0Rows, summary0)
         segment("1", segment1Rows, summary1, header = HEADER.replace(",service", ""))
         val error = assertThrows<IllegalStateException> { K6Merge.merge(listOf(File(dir, "0"), File(dir, "1")), into) }
-        assertTrue(File(dir, "1/k6-metrics.csv.gz").path in error.message!! && File(dir, "0/k6-metrics.csv.gz").path in error.message!!, error.message)
+        assertTrue(
+            File(dir, "1/k6-metrics.csv.gz").path in error.message!! && File(dir, "0/k6-metrics.csv.gz").path in error.message!!,
+            error.message,
+        )
         assertFalse(File(into, "k6-summary.json").exists(), "no summary for a merge that failed")
     }
 
