@@ -293,7 +293,8 @@ def test_a_load_generator_that_dies_ends_the_run_incomplete_naming_it(hosts):
     manifest = json.loads(((hosts.results / "latest").resolve() / "manifest.json").read_text())
     assert manifest["status"] == "incomplete"
     assert "load generator root@127.0.0.1" in manifest["reason"] and "segment 1/2:1" in manifest["reason"], manifest["reason"]
-    assert [o["server"] for o in manifest["outcomes"]] == [], "the run stopped at the server whose load was lost"
+    # The run stopped at the server whose load was lost: no outcome (an empty list is left out of the manifest).
+    assert manifest.get("outcomes", []) == []
     assert wait_until(lambda: not hosts.lab_processes(), 20), hosts.lab_processes()
     assert wait_until(lambda: not hosts.sessions(), 20), hosts.sessions()
 
