@@ -43,32 +43,47 @@ data class LoadGenerators(
 
     /** Runs [remoteCommand] on [host] to its end; its output, or a [LoadGeneratorLost] naming the host. */
     fun run(host: SshHost, remoteCommand: String, input: File? = null, timeoutSeconds: Long = 60): String {
-        val builder = ProcessBuilder(ssh(host, remoteCommand)).redirectErrorStream(true)
-        if (input != null) builder.redirectInput(input) else builder.redirectInput(ProcessBuilder.Redirect.from(File("/dev/null")))
-        val process = builder.start()
-        val output = process.inputStream.bufferedReader().readText()
-        if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
-            process.destroyForcibly()
-            throw LoadGeneratorLost("load generator ${host.destination} did not answer within $timeoutSeconds s")
+        val output = File.createTempFile("loadgen-", ".out")
+        try {
+            complete(host, remoteCommand, input, output, withErrors = true, timeoutSeconds) { output.readText().trim().takeLast(300) }
+            return output.readText()
+        } finally {
+            output.delete()
         }
-        if (process.exitValue() != 0) {
-            throw LoadGeneratorLost(
-                "load generator ${host.destination}: `$remoteCommand` failed (exit ${process.exitValue()}): ${output.trim().takeLast(300)}",
-            )
-        }
-        return output
     }
 
     /** Copies [remotePath] from [host] into [local], byte for byte. */
-    fun fetch(host: SshHost, remotePath: String, local: File, timeoutSeconds: Long = 600) {
-        val process = ProcessBuilder(ssh(host, "cat ${shellQuote(remotePath)}"))
-            .redirectInput(ProcessBuilder.Redirect.from(File("/dev/null"))).redirectOutput(local)
-            .redirectError(ProcessBuilder.Redirect.DISCARD).start()
+    fun fetch(host: SshHost, remotePath: String, local: File, timeoutSeconds: Long = 600) =
+        complete(host, "cat ${shellQuote(remotePath)}", input = null, local, withErrors = false, timeoutSeconds) {
+            "could not fetch $remotePath"
+        }
+
+    /**
+     * Runs [remoteCommand] with its output ([withErrors]: and ssh's errors) into [output], waiting at
+     * most [timeoutSeconds] even for a host that stops answering; [failure] says what went wrong
+     * when it exits non-zero.
+     */
+    private fun complete(
+        host: SshHost,
+        remoteCommand: String,
+        input: File?,
+        output: File,
+        withErrors: Boolean,
+        timeoutSeconds: Long,
+        failure: () -> String,
+    ) {
+        val builder = ProcessBuilder(ssh(host, remoteCommand)).redirectInput(ProcessBuilder.Redirect.from(input ?: File("/dev/null")))
+        if (withErrors) builder.redirectErrorStream(true) else builder.redirectError(ProcessBuilder.Redirect.DISCARD)
+        val process = builder.redirectOutput(output).start()
         if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
             process.destroyForcibly()
-            throw LoadGeneratorLost("load generator ${host.destination}: fetching $remotePath took over $timeoutSeconds s")
+            throw LoadGeneratorLost("load generator ${host.destination}: `$remoteCommand` took over $timeoutSeconds s")
         }
-        if (process.exitValue() != 0) throw LoadGeneratorLost("load generator ${host.destination}: could not fetch $remotePath")
+        if (process.exitValue() != 0) {
+            throw LoadGeneratorLost(
+                "load generator ${host.destination}: `$remoteCommand` failed (exit ${process.exitValue()}): ${failure()}",
+            )
+        }
     }
 
     /** What the manifest records: which host ran which segment. */
