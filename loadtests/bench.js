@@ -19,7 +19,6 @@ const base = plan.baseUrl;
 const wsUrl = base.replace(/^http/, 'ws') + '/ws';
 
 const socketsOpened = new Counter('lab_sockets_opened');
-const socketsFailed = new Counter('lab_sockets_failed');
 
 const socketsEndS = profile.socketSteps * profile.stepHoldSeconds;
 const jsonStartS = socketsEndS + profile.jsonWarmupSeconds;
@@ -151,10 +150,7 @@ function openSocket(index) {
       pinger = setInterval(ping, intervalMs);
     }, ((index * GOLDEN) % 1) * intervalMs);
   };
-  socket.onerror = () => {
-    socketsFailed.add(1);
-    stopPinging();
-  };
+  socket.onerror = stopPinging;
   socket.onclose = stopPinging;
   return {
     close: () => {

@@ -3,6 +3,8 @@
 The claims are from shared/seeds/ktor-50k-coroutines-vs-vthreads.txt, its "Memory per connection"
 table (Ktor 2.3 on JDK 21, a 4 vCPU / 8 GB host, RSS via ps after 10 minutes at 50K idle sockets).
 They are claims to check, not targets: the table says what this run found, whichever way it went.
+The article's claims are about models (coroutines, virtual threads, platform threads), so each is
+checked on every server of that model, as the run's manifest (or servers.json) says.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from . import memory
+from . import catalogue, memory
 from .run import Run, ServerRun
 
 SEED = "shared/seeds/ktor-50k-coroutines-vs-vthreads.txt"
@@ -27,7 +29,7 @@ ABOUT = 0.25
 
 @dataclass(frozen=True)
 class Claim:
-    server: str
+    model: str  # servers.json's model: coroutine, virtual or platform
     what: str
     quoted: str
     low: float  # bytes; a single value has low == high
@@ -37,53 +39,56 @@ class Claim:
 
 CLAIMS = [
     Claim("coroutine", "RSS at 50K idle sockets", "~1.2 GB", 1.2 * GB, 1.2 * GB, "rss_at_50k"),
-    Claim("vthread", "RSS at 50K idle sockets", "~2.5 GB", 2.5 * GB, 2.5 * GB, "rss_at_50k"),
+    Claim("virtual", "RSS at 50K idle sockets", "~2.5 GB", 2.5 * GB, 2.5 * GB, "rss_at_50k"),
     Claim("platform", "RSS at 50K idle sockets", "~50 GB (infeasible)", 50 * GB, 50 * GB, "rss_at_50k"),
     Claim("coroutine", "memory per task", "~256 bytes - few KB (heap)", 256, 4096, "rss_per_socket"),
-    Claim("vthread", "memory per task", "~1-2 KB (resizable stack)", 1024, 2048, "rss_per_socket"),
+    Claim("virtual", "memory per task", "~1-2 KB (resizable stack)", 1024, 2048, "rss_per_socket"),
     Claim("platform", "memory per task", "~1 MB (fixed stack)", 1 << 20, 1 << 20, "rss_per_socket"),
     # A coroutine's frames and a virtual thread's stack chunks live on the heap: what survives
     # a GC per socket is their part of the per-task memory, without the heap's garbage.
     Claim("coroutine", "memory per task, live heap", "~256 bytes - few KB (heap)", 256, 4096, "live_heap_per_socket"),
-    Claim("vthread", "memory per task, live heap", "~1-2 KB (resizable stack)", 1024, 2048, "live_heap_per_socket"),
+    Claim("virtual", "memory per task, live heap", "~1-2 KB (resizable stack)", 1024, 2048, "live_heap_per_socket"),
 ]
 
 
 def table(run: Run) -> pd.DataFrame:
     """One row per claim: the claim, this run's value (extrapolated to 50K where the run was smaller), its interval, verdict, and the host limit 50K would hit."""
-    by_server = {s.server: s for s in run.comparable}
     rows = []
     for claim in CLAIMS:
-        server = by_server.get(claim.server)
-        live = claim.measure == "live_heap_per_socket"
-        points = (memory.live_heap_points(server) if live else memory.plateaus(server)) if server else pd.DataFrame()
-        fit = memory.per_connection(points, "heap_after_gc_bytes" if live else "rss_bytes") if not points.empty else None
-        measured, low, high, how = math.nan, math.nan, math.nan, "not measured in this run"
-        if fit is not None and fit.points >= 2:
-            most = int(points["open_sockets"].max())
-            if live:
-                measured, low, high = fit.slope, fit.slope_low, fit.slope_high
-                how = f"slope of the live heap over {fit.points} GCs during the steps, up to {most:,} sockets"
-            elif claim.measure == "rss_at_50k":
-                measured = fit.at(CLAIM_SOCKETS)
-                low, high = fit.interval_at(CLAIM_SOCKETS)
-                how = f"line through {fit.points} plateaus up to {most:,} sockets" + (", extrapolated" if most < CLAIM_SOCKETS else "")
-            else:
-                measured, low, high = fit.slope, fit.slope_low, fit.slope_high
-                how = f"slope of RSS over {fit.points} plateaus up to {most:,} sockets"
-        rows.append(
-            {
-                "server": claim.server,
-                "claim": claim.what,
-                "seed says": claim.quoted,
-                "this run": _bytes(measured),
-                "95% interval": f"{_bytes(low)} to {_bytes(high)}" if low == low else "",
-                "how": how,
-                "held?": verdict(claim, measured, low, high),
-                "limit at 50K on this host": limits_at(run, server, CLAIM_SOCKETS) if server else "",
-            }
-        )
+        of_model = [s for s in run.comparable if catalogue.model_in(run.manifest, s.server) == claim.model]
+        rows += [_row(run, claim, server) for server in of_model or [None]]
     return pd.DataFrame(rows)
+
+
+def _row(run: Run, claim: Claim, server: ServerRun | None) -> dict:
+    """One claim against one server's figures; a claim no server of its model measured is `not measured`."""
+    live = claim.measure == "live_heap_per_socket"
+    points = (memory.live_heap_points(server) if live else memory.plateaus(server)) if server else pd.DataFrame()
+    fit = memory.per_connection(points, "heap_after_gc_bytes" if live else "rss_bytes") if not points.empty else None
+    measured, low, high, how = math.nan, math.nan, math.nan, "not measured in this run"
+    if fit is not None and fit.points >= 2:
+        most = int(points["open_sockets"].max())
+        if live:
+            measured, low, high = fit.slope, fit.slope_low, fit.slope_high
+            how = f"slope of the live heap over {fit.points} GCs during the steps, up to {most:,} sockets"
+        elif claim.measure == "rss_at_50k":
+            measured = fit.at(CLAIM_SOCKETS)
+            low, high = fit.interval_at(CLAIM_SOCKETS)
+            how = f"line through {fit.points} plateaus up to {most:,} sockets" + (", extrapolated" if most < CLAIM_SOCKETS else "")
+        else:
+            measured, low, high = fit.slope, fit.slope_low, fit.slope_high
+            how = f"slope of RSS over {fit.points} plateaus up to {most:,} sockets"
+    return {
+        "server": server.server if server else "",
+        "model": claim.model,
+        "claim": claim.what,
+        "seed says": claim.quoted,
+        "this run": _bytes(measured),
+        "95% interval": f"{_bytes(low)} to {_bytes(high)}" if low == low else "",
+        "how": how,
+        "held?": verdict(claim, measured, low, high),
+        "limit at 50K on this host": limits_at(run, server, CLAIM_SOCKETS) if server else "",
+    }
 
 
 def verdict(claim: Claim, measured: float, low: float = math.nan, high: float = math.nan) -> str:

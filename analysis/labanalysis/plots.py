@@ -1,4 +1,4 @@
-"""The report's plots: each with a title, axis units and a legend, one colour per server throughout."""
+"""The report's plots: each with a title, axis units and a legend, one colour per server throughout (servers.json's)."""
 
 from __future__ import annotations
 
@@ -6,10 +6,9 @@ import matplotlib.pyplot as plt
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 import pandas as pd
 
-from . import latency, memory, runtime
+from . import catalogue, latency, memory, runtime
 from .run import Run
 
-COLOURS = {"coroutine": "tab:blue", "vthread": "tab:green", "platform": "tab:red"}
 MIB = 1 << 20
 
 
@@ -22,7 +21,7 @@ def _plain_log_axis(axis) -> None:
 
 def _points_and_line(ax, server, points, column: str, label: str) -> None:
     """A server's measured points of `column` (MiB) against open sockets, and the least-squares line through them from 0."""
-    colour = COLOURS.get(server.server)
+    colour = catalogue.colour(server.server)
     ax.plot(points["open_sockets"], points[column] / MIB, "o", color=colour, label=label)
     fit = memory.per_connection(points, column)
     if fit.slope == fit.slope:
@@ -58,7 +57,7 @@ def over_time(run: Run, series: str, metric: str, label: str, unit: str, scale: 
         else:
             rows = frame[frame["metric"] == metric]
             xs, ys = rows["time_s"], rows["value"]
-        ax.plot(xs, ys / scale, color=COLOURS.get(server.server), label=server.name)
+        ax.plot(xs, ys / scale, color=catalogue.colour(server.server), label=server.name)
     ax.set_title(f"{label} over the run")
     ax.set_xlabel("seconds since the server started")
     ax.set_ylabel(f"{label} ({unit})")
@@ -74,7 +73,7 @@ def latency_percentiles(table: pd.DataFrame, endpoint: str):
     width = 0.8 / max(len(table), 1)
     for i, (_, row) in enumerate(table.iterrows()):
         xs = [j + i * width for j in range(len(columns))]
-        ax.bar(xs, [row[c] for c in columns], width=width, color=COLOURS.get(row["server"]), label=row["run"])
+        ax.bar(xs, [row[c] for c in columns], width=width, color=catalogue.colour(row["server"]), label=row["run"])
     ax.set_xticks([j + 0.4 - width / 2 for j in range(len(columns))], columns)
     ax.set_yscale("log")
     _plain_log_axis(ax.yaxis)
@@ -91,7 +90,7 @@ def latency_over_time(run: Run, endpoint: str):
     fig, axes = plt.subplots(len(servers), 1, figsize=(9, 2.6 * max(len(servers), 1)), sharex=True, squeeze=False)
     for ax, server in zip(axes[:, 0], servers):
         frame = latency.per_second(server, endpoint)
-        colour = COLOURS.get(server.server)
+        colour = catalogue.colour(server.server)
         if frame["requests"].sum() > 0:
             ax.plot(frame["second"], frame["p99_ms"], color=colour, label="p99")
             ax.plot(frame["second"], frame["p50_ms"], color=colour, alpha=0.45, linestyle="--", label="p50")
@@ -118,7 +117,7 @@ def jvm_cpu(run: Run):
     fig, ax = plt.subplots(figsize=(8, 4))
     for server in run.comparable:
         cpu = runtime.jvm_cpu(server)
-        ax.plot(cpu["time_s"], 100 * cpu["cpu"], color=COLOURS.get(server.server), label=server.name)
+        ax.plot(cpu["time_s"], 100 * cpu["cpu"], color=catalogue.colour(server.server), label=server.name)
     ax.set_title("JVM CPU over the run (user + system)")
     ax.set_xlabel("seconds since the server started")
     ax.set_ylabel("CPU (% of all cores)")
@@ -170,13 +169,13 @@ def client_downloads(downloads: pd.DataFrame, size: int, label: str):
     timed = downloads[(downloads["repeat"] > 0) & (downloads["sizeBytes"] == size) & downloads["error"].isna()]
     stats = timed.groupby(["client", "server"])["mbPerSecond"].agg(["median", "min", "max"]).reset_index()
     clients = timed.groupby("client")["mbPerSecond"].median().sort_values().index.tolist()
-    servers = [s for s in COLOURS if s in set(stats["server"])]
+    servers = catalogue.order(list(stats["server"].unique()))
     fig, ax = plt.subplots(figsize=(8, 0.5 * len(clients) + 1.2))
     height = 0.8 / max(len(servers), 1)
     for i, server in enumerate(servers):
         rows = stats[stats["server"] == server].set_index("client").reindex(clients)
         ys = [c + i * height for c in range(len(clients))]
-        ax.barh(ys, rows["median"], height=height, color=COLOURS[server], label=f"from {server}",
+        ax.barh(ys, rows["median"], height=height, color=catalogue.colour(server), label=f"from {server}",
                 xerr=[rows["median"] - rows["min"], rows["max"] - rows["median"]], capsize=2)
     ax.set_yticks([c + 0.4 - height / 2 for c in range(len(clients))], clients)
     ax.set_xlabel("MB/s (decimal megabytes a second)")

@@ -218,7 +218,9 @@ def load_run(folder: str | Path) -> Run:
 
 
 def _folder_name(outcome: dict) -> str:
-    """The folder the harness gave an outcome (see Pass.folder in the harness)."""
+    """The folder the harness gave an outcome, as it recorded it; rebuilt as Pass.folder does for a run from before it did."""
+    if "folder" in outcome:
+        return outcome["folder"]
     name = outcome["server"]
     if not outcome.get("jfrStreaming", True):
         name += "-without-jfr"

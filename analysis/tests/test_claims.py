@@ -25,7 +25,7 @@ def test_verdict(measured, low, high, expected):
 
 
 def test_a_range_claim_holds_anywhere_in_its_range():
-    per_task = Claim("vthread", "per task", "~1-2 KB", 1024, 2048, "rss_per_socket")
+    per_task = Claim("virtual", "per task", "~1-2 KB", 1024, 2048, "rss_per_socket")
 
     assert claims.verdict(per_task, 1500) == "held"
     assert claims.verdict(per_task, 37_457) == "no: 18x the claim"

@@ -15,12 +15,19 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "analysis"))
+from labanalysis import catalogue  # noqa: E402  (servers.json's reader, on the path just above)
+
+# make bench-vps runs every server of the catalogue unless SERVERS says otherwise.
+SERVERS = catalogue.names()
+FIRST, *_ = SERVERS
 SSHD = Path("/usr/sbin/sshd")
 RUN_KEY_MARK = "loom-lab-run-"
 
@@ -193,12 +200,12 @@ def test_the_run_comes_back_complete_with_its_report(hosts, smoke_run):
     run = (hosts.results / "latest").resolve()
     manifest = json.loads((run / "manifest.json").read_text())
     assert manifest["status"] == "complete"
-    assert [o["server"] for o in manifest["outcomes"]] == ["coroutine", "vthread", "platform"]
+    assert [o["server"] for o in manifest["outcomes"]] == SERVERS
     assert all(o["status"] == "ok" for o in manifest["outcomes"]), manifest["outcomes"]
     assert [g["executionSegment"] for g in manifest["loadGenerators"]] == ["0:1/2", "1/2:1"]
     assert (run / "report.html").stat().st_size > 0
     assert (run / "hosts" / "sut-limits.txt").read_text().strip(), "the server host's limits were not recorded"
-    for server in ["coroutine", "vthread", "platform"]:
+    for server in SERVERS:
         for segment in ["0", "1"]:
             assert (run / server / "k6-segments" / segment / "k6-metrics.csv.gz").stat().st_size > 0
 
@@ -208,7 +215,7 @@ def test_the_two_segments_together_make_the_profiles_iterations_each_its_half(ho
     manifest = json.loads((run / "manifest.json").read_text())
     profile = manifest["profile"]
     socket_vus = math.ceil(manifest["preflight"]["idleSockets"] / 250)
-    for server in ["coroutine", "vthread", "platform"]:
+    for server in SERVERS:
         made: dict[str, dict[str, float]] = {"0": {}, "1": {}}
         for segment in made:
             for row in samples(run / server / "k6-segments" / segment / "k6-metrics.csv.gz"):
@@ -225,7 +232,7 @@ def test_the_two_segments_together_make_the_profiles_iterations_each_its_half(ho
 
 def test_merged_percentiles_are_those_of_all_raw_samples(hosts, smoke_run):
     run = (hosts.results / "latest").resolve()
-    for server in ["coroutine", "vthread", "platform"]:
+    for server in SERVERS:
         durations = [
             float(row["metric_value"])
             for segment in ["0", "1"]
@@ -252,11 +259,11 @@ def test_nothing_is_left_running_and_the_run_key_is_gone(hosts, smoke_run):
 def test_an_interrupted_run_comes_back_incomplete_and_stops_everything(hosts, smoke_run):
     before = set(hosts.results.iterdir())
     remote_before = set((hosts.remote_dir / "results").iterdir())
-    process = hosts.bench_vps(f"HOST={hosts.host}", f"LOADGEN={hosts.host}", "PROFILE=smoke", "SERVERS=vthread")
+    process = hosts.bench_vps(f"HOST={hosts.host}", f"LOADGEN={hosts.host}", "PROFILE=smoke", f"SERVERS={FIRST}")
 
     def under_load():
         return any(
-            (run / "vthread" / "load.csv").is_file() and (run / "vthread" / "load.csv").stat().st_size > 200
+            (run / FIRST / "load.csv").is_file() and (run / FIRST / "load.csv").stat().st_size > 200
             for run in (hosts.remote_dir / "results").iterdir()
             if run not in remote_before
         )
@@ -278,11 +285,11 @@ def test_an_interrupted_run_comes_back_incomplete_and_stops_everything(hosts, sm
 
 def test_a_load_generator_that_dies_ends_the_run_incomplete_naming_it(hosts):
     remote_before = set((hosts.remote_dir / "results").glob("*"))
-    process = hosts.bench_vps(f"HOST={hosts.host}", f"LOADGEN={hosts.host},{hosts.host}", "PROFILE=smoke", "SERVERS=vthread,platform")
+    process = hosts.bench_vps(f"HOST={hosts.host}", f"LOADGEN={hosts.host},{hosts.host}", "PROFILE=smoke", f"SERVERS={",".join(SERVERS[:2])}")
 
     def under_load():
         runs = [run for run in (hosts.remote_dir / "results").glob("*") if run not in remote_before]
-        return any((run / "vthread" / "load.csv").is_file() and (run / "vthread" / "load.csv").stat().st_size > 200 for run in runs)
+        return any((run / FIRST / "load.csv").is_file() and (run / FIRST / "load.csv").stat().st_size > 200 for run in runs)
 
     loaded = wait_until(under_load, 180)
     # The second load generator's k6 dies as a crashed or rebooted host's would: at once, saying nothing.

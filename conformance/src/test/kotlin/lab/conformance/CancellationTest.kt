@@ -2,11 +2,12 @@ package lab.conformance
 
 import lab.handlers.LabJson
 import lab.stub.StubStats
+import lab.support.Catalogue
 import org.junit.jupiter.api.AfterAll
 import org.junit.jupiter.api.TestInstance
 import org.junit.jupiter.api.Timeout
 import org.junit.jupiter.params.ParameterizedTest
-import org.junit.jupiter.params.provider.EnumSource
+import org.junit.jupiter.params.provider.FieldSource
 import java.net.Socket
 import java.util.concurrent.TimeUnit
 import kotlin.test.assertEquals
@@ -20,12 +21,12 @@ import kotlin.test.assertEquals
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class CancellationTest {
-    private val stub = LabProcess.start("stub", "--latency-ms", STUB_LATENCY_MS.toString())
+    private val stub = LabProcess.start("stub", LabProcess.STUB_JAR, "--latency-ms", STUB_LATENCY_MS.toString())
 
     @ParameterizedTest
-    @EnumSource(ServerKind::class)
-    fun `a client that disconnects mid-dashboard cancels both downstream calls`(kind: ServerKind) {
-        kind.start("--downstream-url", stub.baseUrl.toString()).use { server ->
+    @FieldSource("lab.conformance.Servers#all")
+    fun `a client that disconnects mid-dashboard cancels both downstream calls`(server: String) {
+        Catalogue.named(server).start("--downstream-url", stub.baseUrl.toString()).use { server ->
             val before = stubStats()
             Socket(server.baseUrl.host, server.baseUrl.port).use { client ->
                 client.getOutputStream().write("GET /dashboard/leaver HTTP/1.1\r\nHost: lab\r\n\r\n".toByteArray())

@@ -1,5 +1,6 @@
 package lab.conformance
 
+import lab.support.Catalogue
 import java.util.concurrent.ConcurrentHashMap
 
 /**
@@ -10,11 +11,11 @@ object ConformanceLab {
     /** Frames above this many bytes must close the socket with 1009. */
     const val MAX_FRAME_BYTES = 4096
 
-    val stub: LabProcess by lazy { LabProcess.start("stub", "--latency-ms", "5") }
+    val stub: LabProcess by lazy { LabProcess.start("stub", LabProcess.STUB_JAR, "--latency-ms", "5") }
 
-    private val servers = ConcurrentHashMap<ServerKind, LabProcess>()
+    private val servers = ConcurrentHashMap<String, LabProcess>()
 
-    fun server(kind: ServerKind): LabProcess = servers.computeIfAbsent(kind) {
-        kind.start("--downstream-url", stub.baseUrl.toString(), "--max-frame-bytes", MAX_FRAME_BYTES.toString())
+    fun server(name: String): LabProcess = servers.computeIfAbsent(name) {
+        Catalogue.named(name).start("--downstream-url", stub.baseUrl.toString(), "--max-frame-bytes", MAX_FRAME_BYTES.toString())
     }
 }

@@ -44,6 +44,9 @@ class LabProcess private constructor(val name: String, private val process: Proc
     }
 
     companion object {
+        /** The downstream stub, which is no server of the catalogue. */
+        const val STUB_JAR = "stub/target/stub.jar"
+
         private const val READY_TIMEOUT_SECONDS = 60L
         private const val GRACEFUL_EXIT_SECONDS = 10L
         private val running = mutableSetOf<Process>()
@@ -57,20 +60,20 @@ class LabProcess private constructor(val name: String, private val process: Proc
         private val java = ProcessHandle.current().info().command().orElseThrow()
 
         /**
-         * Starts `<module>/target/<module>.jar` with [args] on a free port, and waits until it is
-         * ready. [jvmOptions] go to its JVM (a JFR recording, say), after the suite's own.
+         * Starts [jarPath] (relative to the repository root) with [args] on a free port, and waits
+         * until it is ready. [jvmOptions] go to its JVM (a JFR recording, say), after the suite's own.
          */
-        fun start(module: String, vararg args: String, jvmOptions: List<String> = emptyList()): LabProcess {
-            val jar = File(labRoot, "$module/target/$module.jar")
+        fun start(name: String, jarPath: String, vararg args: String, jvmOptions: List<String> = emptyList()): LabProcess {
+            val jar = File(labRoot, jarPath)
             check(jar.isFile) { "$jar is missing: build it with `make build`" }
-            val log = File(logs, "$module-${System.nanoTime()}.log")
+            val log = File(logs, "$name-${System.nanoTime()}.log")
             val command =
                 listOf(java, "-Xmx512m", "--enable-native-access=ALL-UNNAMED") + jvmOptions + listOf("-jar", jar.path, "--port", "0") + args
             val process = ProcessBuilder(command).redirectErrorStream(true).start()
             synchronized(running) { running += process }
 
             val readyLines = LinkedBlockingQueue<String>()
-            thread(isDaemon = true, name = "$module-output") {
+            thread(isDaemon = true, name = "$name-output") {
                 log.bufferedWriter().use { out ->
                     try {
                         process.inputStream.bufferedReader().forEachLine { line ->
@@ -86,9 +89,9 @@ class LabProcess private constructor(val name: String, private val process: Proc
             val url = readyLines.poll(READY_TIMEOUT_SECONDS, TimeUnit.SECONDS)
             if (url == null) {
                 process.destroyForcibly()
-                error("$module did not print its READY line within $READY_TIMEOUT_SECONDS s; its output is in $log")
+                error("$name did not print its READY line within $READY_TIMEOUT_SECONDS s; its output is in $log")
             }
-            return LabProcess(module, process, URI(url))
+            return LabProcess(name, process, URI(url))
         }
     }
 }

@@ -2,9 +2,10 @@ package lab.conformance
 
 import lab.handlers.LabJson
 import lab.handlers.ServerStats
+import lab.support.Catalogue
 import org.junit.jupiter.api.Timeout
 import org.junit.jupiter.params.ParameterizedTest
-import org.junit.jupiter.params.provider.EnumSource
+import org.junit.jupiter.params.provider.FieldSource
 import java.util.concurrent.TimeUnit
 import kotlin.test.assertTrue
 
@@ -18,9 +19,10 @@ class ThreadModelTest {
     private val sockets = 500
 
     @ParameterizedTest
-    @EnumSource(ServerKind::class)
-    fun `idle WebSockets cost OS threads only on the platform server`(kind: ServerKind) {
-        kind.start().use { server ->
+    @FieldSource("lab.conformance.Servers#all")
+    fun `an idle WebSocket costs an OS thread exactly where the catalogue says a socket holds one`(name: String) {
+        val entry = Catalogue.named(name)
+        entry.start().use { server ->
             val atRest = server.osThreadCount()
             val probes = (1..sockets).map { LabClients.openWebSocketAsync(server.baseUrl) }
                 .map { it.get(60, TimeUnit.SECONDS) }
@@ -28,11 +30,11 @@ class ThreadModelTest {
                 awaitOpenSockets(server, sockets)
                 val withSockets = server.osThreadCount()
                 val added = withSockets - atRest
-                println("$kind: $atRest threads at rest, $withSockets with $sockets idle sockets (+$added)")
-                if (kind == ServerKind.PLATFORM) {
-                    assertTrue(added >= sockets, "platform server: expected at least $sockets more threads, got +$added")
+                println("$name: $atRest threads at rest, $withSockets with $sockets idle sockets (+$added)")
+                if (entry.traits.threadPerSocket) {
+                    assertTrue(added >= sockets, "$name holds a thread per socket: expected at least $sockets more threads, got +$added")
                 } else {
-                    assertTrue(added < 50, "$kind server: expected fewer than 50 more threads, got +$added")
+                    assertTrue(added < 50, "$name holds no thread per socket: expected fewer than 50 more threads, got +$added")
                 }
             } finally {
                 probes.forEach { it.socket.abort() }

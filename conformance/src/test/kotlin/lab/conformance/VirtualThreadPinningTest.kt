@@ -5,9 +5,11 @@ import jdk.jfr.consumer.RecordingFile
 import lab.handlers.OrdinaryPaths
 import lab.handlers.PinTrap
 import lab.handlers.PinningRecording
-import org.junit.jupiter.api.Test
+import lab.support.Catalogue
 import org.junit.jupiter.api.Timeout
 import org.junit.jupiter.api.io.TempDir
+import org.junit.jupiter.params.ParameterizedTest
+import org.junit.jupiter.params.provider.FieldSource
 import java.io.File
 import java.time.Instant
 import java.util.concurrent.TimeUnit
@@ -38,10 +40,11 @@ class VirtualThreadPinningTest {
      * meanwhile (measured here: OkHttp's classes and `sun.nio.ch.Poller` on the first
      * `/dashboard` calls, 0 to 8 ms each). Those are printed, not failed: they happen once.
      */
-    @Test
-    fun `the virtual-thread server's request paths pin no virtual thread once warm`() {
+    @ParameterizedTest
+    @FieldSource("lab.conformance.Servers#thatCanPin")
+    fun `a server's request paths pin no virtual thread once warm`(name: String) {
         lateinit var warm: Instant
-        val pinned = recordPinning("request-paths") { server ->
+        val pinned = recordPinning(name, "request-paths") { server ->
             driveRequestPaths(server)
             warm = Instant.now()
             driveRequestPaths(server)
@@ -66,11 +69,12 @@ class VirtualThreadPinningTest {
         socket.socket.sendClose(1000, "done").get(10, TimeUnit.SECONDS)
     }
 
-    @Test
-    fun `the recording catches every trap that pins on this JDK, and no other`() {
+    @ParameterizedTest
+    @FieldSource("lab.conformance.Servers#thatCanPin")
+    fun `the recording catches every trap that pins on this JDK, and no other`(name: String) {
         val requests = 3
         for (trap in PinTrap.entries) {
-            val pinned = recordPinning(trap.slug) { server ->
+            val pinned = recordPinning(name, trap.slug) { server ->
                 repeat(requests) { assertEquals(200, LabClients.send(server.baseUrl, "/pin/${trap.slug}?ms=20").status) }
             }
             // By time pinned, not only by events: a first call may also load a class under the
@@ -87,10 +91,10 @@ class VirtualThreadPinningTest {
         }
     }
 
-    /** Runs a fresh virtual-thread server through [drive] and returns the pinning JFR recorded meanwhile. */
-    private fun recordPinning(name: String, drive: (LabProcess) -> Unit): List<RecordedEvent> {
-        val recording = File(dir, "$name.jfr")
-        val server = ServerKind.VTHREAD.start(
+    /** Runs a fresh server [name] through [drive] and returns the pinning JFR recorded meanwhile. */
+    private fun recordPinning(name: String, subject: String, drive: (LabProcess) -> Unit): List<RecordedEvent> {
+        val recording = File(dir, "$name-$subject.jfr")
+        val server = Catalogue.named(name).start(
             "--downstream-url",
             ConformanceLab.stub.baseUrl.toString(),
             jvmOptions = listOf(PinningRecording.jvmOption(recording, dir)),

@@ -4,7 +4,8 @@ import com.github.ajalt.clikt.core.main
 import lab.handlers.ServerCommand
 import lab.handlers.ServerConfig
 
-private class CoroutineCommand : ServerCommand(model = "coroutine") {
+/** Ktor on Netty, the idiomatic Kotlin stack: handlers suspend, and each WebSocket is one coroutine. */
+private class CoroutineCommand : ServerCommand(engine = "ktor-netty", model = "coroutine") {
     override fun serve(config: ServerConfig) = CoroutineServer(config).serveUntilStopped()
 }
 

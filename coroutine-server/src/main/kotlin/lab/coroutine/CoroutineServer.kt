@@ -120,7 +120,7 @@ class CoroutineServer(private val config: ServerConfig) {
         when (endpoint) {
             Endpoint.Health -> call.reply(Handlers.health())
             Endpoint.Hello -> call.reply(Handlers.hello())
-            Endpoint.Stats -> call.reply(Handlers.stats(config.model, counters))
+            Endpoint.Stats -> call.reply(Handlers.stats(config.engine, config.model, counters))
             Endpoint.WebSocketWithoutUpgrade -> call.reply(Handlers.webSocketWithoutUpgrade())
             is Endpoint.Rejected -> call.reply(endpoint.reply)
             is Endpoint.Delay -> {

@@ -18,7 +18,7 @@ object Handlers {
 
     fun pinned(trap: PinTrap, ms: Long): Reply = LabJson.reply(200, PinResult(trap.slug, ms))
 
-    fun stats(model: String, counters: LiveCounters): Reply = LabJson.reply(200, counters.snapshot(model))
+    fun stats(engine: String, model: String, counters: LiveCounters): Reply = LabJson.reply(200, counters.snapshot(engine, model))
 
     fun webSocketWithoutUpgrade(): Reply = Reply.error(426, "/ws is a WebSocket endpoint: send an Upgrade: websocket request")
 

@@ -18,7 +18,8 @@ class LiveCounters {
         }
     }
 
-    fun snapshot(model: String): ServerStats = ServerStats(
+    fun snapshot(engine: String, model: String): ServerStats = ServerStats(
+        engine = engine,
         model = model,
         openSockets = openSockets.get(),
         inFlightRequests = inFlightRequests.get(),

@@ -38,8 +38,9 @@ data class DelayResult(val delayedMs: Long)
 data class PinResult(val trap: String, val blockedMs: Long)
 
 /**
- * The `/stats` body: the server's own view of its load. `threads` counts live platform
- * threads (virtual threads are not in it), which is the figure the models differ on.
+ * The `/stats` body: what the server is (its engine and model, which servers.json must match)
+ * and its own view of its load. `threads` counts live platform threads (virtual threads are
+ * not in it), which is the figure the models differ on.
  */
 @Serializable
-data class ServerStats(val model: String, val openSockets: Int, val inFlightRequests: Int, val threads: Int)
+data class ServerStats(val engine: String, val model: String, val openSockets: Int, val inFlightRequests: Int, val threads: Int)

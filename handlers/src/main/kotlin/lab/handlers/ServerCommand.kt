@@ -9,11 +9,13 @@ import com.github.ajalt.clikt.parameters.types.long
 import com.github.ajalt.clikt.parameters.types.restrictTo
 
 /**
- * The command line every server shares, declared once so the three servers take the same
- * options with the same defaults. A server adds only what is its own (the platform pool size).
+ * The command line every server shares, declared once so the servers take the same options
+ * with the same defaults. A server adds only what is its own (the platform pool size). It
+ * names its [engine] (its HTTP and WebSocket stack) and its [model] (how a task waits: one of
+ * coroutine, virtual, platform), and reports both on its READY line and on `/stats`.
  */
-abstract class ServerCommand(private val model: String) : CliktCommand(name = "$model-server") {
-    override fun help(context: Context) = "The lab's $model server: the handler contract of DESIGN.md on $model."
+abstract class ServerCommand(private val engine: String, private val model: String) : CliktCommand(name = "$engine-$model") {
+    override fun help(context: Context) = "The lab's server on $engine, model $model: the handler contract of DESIGN.md."
 
     private val host by option("--host", help = "address to listen on").default("127.0.0.1")
     private val port by option("--port", help = "port to listen on; 0 picks a free one").int().restrictTo(0..65535).default(8080)
@@ -31,6 +33,7 @@ abstract class ServerCommand(private val model: String) : CliktCommand(name = "$
 
     final override fun run() {
         val config = ServerConfig(
+            engine = engine,
             model = model,
             host = host,
             port = port,
@@ -46,6 +49,7 @@ abstract class ServerCommand(private val model: String) : CliktCommand(name = "$
 
 /** Everything a server is started with. */
 data class ServerConfig(
+    val engine: String,
     val model: String,
     val host: String,
     val port: Int,
@@ -54,7 +58,7 @@ data class ServerConfig(
 ) {
     /** Prints the server's [ReadyLine] once it accepts connections on [boundPort]. */
     fun announceReady(boundPort: Int) {
-        println(ReadyLine.format(model, "http://$host:$boundPort", "jdk" to Runtime.version()))
+        println(ReadyLine.format(model, "http://$host:$boundPort", "engine" to engine, "jdk" to Runtime.version()))
         System.out.flush()
     }
 

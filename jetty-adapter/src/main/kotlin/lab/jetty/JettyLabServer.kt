@@ -1,7 +1,6 @@
 package lab.jetty
 
 import lab.handlers.LiveCounters
-import lab.handlers.Router
 import lab.handlers.ServerConfig
 import okhttp3.ConnectionPool
 import okhttp3.OkHttpClient
@@ -55,7 +54,7 @@ class JettyLabServer(private val config: ServerConfig, private val model: Thread
             container.idleTimeout = Duration.ZERO
             container.addMapping("/ws") { _, _, _ -> BlockingEchoSocket(model, counters) }
         }
-        webSockets.handler = LabHandler(Router(config.limits), model, counters, downstream)
+        webSockets.handler = LabHandler(config, model, counters, downstream)
         server.handler = webSockets
         server.stopTimeout = ServerConfig.SHUTDOWN_GRACE_MS
         server.stopAtShutdown = true
@@ -71,8 +70,11 @@ class JettyLabServer(private val config: ServerConfig, private val model: Thread
         }
     }
 
-    private companion object {
+    companion object {
+        /** What every server on this adapter reports as its engine. */
+        const val ENGINE = "jetty"
+
         /** Jetty's own threads: acceptor, selector and a few for parsing; never the thread model under test. */
-        const val ENGINE_THREADS = 16
+        private const val ENGINE_THREADS = 16
     }
 }

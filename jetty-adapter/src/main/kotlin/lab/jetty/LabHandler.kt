@@ -7,6 +7,7 @@ import lab.handlers.LiveCounters
 import lab.handlers.PayloadBytes
 import lab.handlers.Reply
 import lab.handlers.Router
+import lab.handlers.ServerConfig
 import org.eclipse.jetty.http.HttpHeader
 import org.eclipse.jetty.http.HttpHeaderValue
 import org.eclipse.jetty.io.Content
@@ -24,11 +25,13 @@ import java.util.concurrent.RejectedExecutionException
  * thread left, it answers 503 right here instead of queueing the request behind the others.
  */
 internal class LabHandler(
-    private val router: Router,
+    private val config: ServerConfig,
     private val model: ThreadModel,
     private val counters: LiveCounters,
     private val downstream: BlockingDownstream,
 ) : Handler.Abstract.NonBlocking() {
+    private val router = Router(config.limits)
+
     override fun handle(request: Request, response: Response, callback: Callback): Boolean {
         counters.inFlightRequests.incrementAndGet()
         val counted = Callback.from(callback, Runnable { counters.inFlightRequests.decrementAndGet() })
@@ -58,7 +61,7 @@ internal class LabHandler(
     private fun answer(endpoint: Endpoint): Reply = when (endpoint) {
         Endpoint.Health -> Handlers.health()
         Endpoint.Hello -> Handlers.hello()
-        Endpoint.Stats -> Handlers.stats(model.model, counters)
+        Endpoint.Stats -> Handlers.stats(config.engine, config.model, counters)
         Endpoint.WebSocketWithoutUpgrade -> Handlers.webSocketWithoutUpgrade()
         is Endpoint.Rejected -> endpoint.reply
         is Endpoint.Cpu -> Handlers.cpu(endpoint.iterations)

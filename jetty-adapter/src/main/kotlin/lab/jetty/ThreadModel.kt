@@ -11,4 +11,4 @@ import java.util.concurrent.ExecutorService
  * [executor] throws `RejectedExecutionException` when it has no thread left to give; the
  * server then answers 503 (or closes a WebSocket with 1013) instead of queueing.
  */
-class ThreadModel(val model: String, val executor: ExecutorService)
+class ThreadModel(val executor: ExecutorService)

@@ -6,7 +6,6 @@ import com.github.ajalt.clikt.core.UsageError
 import com.github.ajalt.clikt.parameters.options.default
 import com.github.ajalt.clikt.parameters.options.multiple
 import com.github.ajalt.clikt.parameters.options.option
-import com.github.ajalt.clikt.parameters.options.split
 import com.github.ajalt.clikt.parameters.types.file
 import com.github.ajalt.clikt.parameters.types.int
 import com.github.ajalt.clikt.parameters.types.long
@@ -16,17 +15,16 @@ import lab.bench.Children
 import lab.bench.Manifest
 import lab.bench.RunFolder
 import lab.handlers.LabMain
+import lab.support.serversOption
 import java.io.File
 import kotlin.system.exitProcess
-
-private val SERVERS = listOf("coroutine", "vthread", "platform")
 
 private class AuditCommand : CliktCommand(name = "audit-pinning") {
     override fun help(
         context: Context,
     ) = "Springs every pinning trap and walks the request paths on each server and JDK, and reports what pinned."
 
-    private val servers by option("--servers", help = "comma-separated, from: ${SERVERS.joinToString()}").split(",").default(SERVERS)
+    private val servers by serversOption()
     private val jdks by option("--jdk", help = "a JDK home the servers run on; repeat for each JDK").file().multiple(required = true)
     private val repo by option("--repo", help = "the lab's repository root").file().default(File("."))
     private val resultsDir by option("--results", help = "where run folders go").file().default(File("results"))
@@ -34,8 +32,6 @@ private class AuditCommand : CliktCommand(name = "audit-pinning") {
     private val blockMs by option("--block-ms", help = "how long each trap blocks").long().restrictTo(1L..1_000L).default(50)
 
     override fun run() {
-        val unknown = servers - SERVERS.toSet()
-        if (unknown.isNotEmpty()) throw UsageError("unknown server ${unknown.joinToString()}; choose from ${SERVERS.joinToString()}")
         val homes = jdks.map { home ->
             if (!File(
                     home,
@@ -47,15 +43,15 @@ private class AuditCommand : CliktCommand(name = "audit-pinning") {
             Manifest.Jdk.read(home)
         }
         val dir = RunFolder.create(resultsDir, "pinning")
-        println("pinning audit: ${servers.joinToString()} on JDK ${homes.joinToString { it.version }}, into ${dir.path}")
+        println("pinning audit: ${servers.joinToString { it.name }} on JDK ${homes.joinToString { it.version }}, into ${dir.path}")
         val stub = startStub(dir)
         val cells = homes.flatMap { jdk ->
             servers.flatMap { server ->
-                println("$server on JDK ${jdk.version}: springing each trap with $requests requests at once")
+                println("${server.name} on JDK ${jdk.version}: springing each trap with $requests requests at once")
                 ServerProbe(server, File(jdk.home), jdk.feature, repo, stub, dir, requests, blockMs).run()
             }
         }
-        val header = "Servers ${servers.joinToString()}; JDKs ${homes.joinToString {
+        val header = "Servers ${servers.joinToString { it.name }}; JDKs ${homes.joinToString {
             "${it.version} (${it.home})"
         }}; $requests requests at once a trap, each blocking $blockMs ms; run folder `${dir.name}`."
         File(dir, "audit.json").writeText(

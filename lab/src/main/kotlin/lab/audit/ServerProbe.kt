@@ -7,6 +7,7 @@ import lab.clients.ProcView
 import lab.handlers.OrdinaryPaths
 import lab.handlers.PinTrap
 import lab.handlers.PinningRecording
+import lab.support.ServerEntry
 import java.io.File
 import java.net.URI
 import java.net.http.HttpClient
@@ -21,7 +22,7 @@ import java.time.Instant
  * read back. Each pinning event belongs to the subject during whose requests it started.
  */
 class ServerProbe(
-    private val server: String,
+    private val server: ServerEntry,
     private val jdkHome: File,
     private val jdkFeature: Int,
     private val repo: File,
@@ -33,7 +34,7 @@ class ServerProbe(
     private val http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build()
 
     fun run(): List<AuditCell> {
-        val name = "$server-jdk$jdkFeature"
+        val name = "${server.name}-jdk$jdkFeature"
         val recording = File(dir, "$name.jfr")
         val log = File(dir, "$name.log")
         val process = Children.start(command(recording), log)
@@ -74,7 +75,7 @@ class ServerProbe(
         add(PinningRecording.jvmOption(recording, dir))
         // JDK 21's own pinning report, kept in the server's log beside JFR's (24+ ignore the flag).
         if (jdkFeature < 24) add("-Djdk.tracePinnedThreads=full")
-        addAll(listOf("-jar", File(repo, "$server-server/target/$server-server.jar").path, "--port", "0", "--downstream-url", stubUrl))
+        addAll(listOf("-jar", server.jarIn(repo).path, "--port", "0", "--downstream-url", stubUrl))
     }
 
     /** Every ordinary endpoint a few times; returns the number of requests. */
@@ -91,7 +92,7 @@ class ServerProbe(
             HttpRequest.newBuilder(URI(url + path)).timeout(Duration.ofSeconds(30)).build(),
             HttpResponse.BodyHandlers.discarding(),
         )
-            .thenApply { response -> check(response.statusCode() == 200) { "$server answered $path with ${response.statusCode()}" } }
+            .thenApply { response -> check(response.statusCode() == 200) { "${server.name} answered $path with ${response.statusCode()}" } }
 
     private fun window(subject: String, mustNotPin: Boolean, process: Process, drive: () -> Int): Window {
         val from = Instant.now()
@@ -111,7 +112,7 @@ class ServerProbe(
 
         fun cell(events: List<RecordedEvent>, tracePinned: List<String>?) = AuditCell(
             subject = subject,
-            server = server,
+            server = server.name,
             jdk = jdkFeature,
             mustNotPin = mustNotPin,
             requests = requests,
@@ -121,8 +122,8 @@ class ServerProbe(
             blockingOperations = events.distinctField("blockingOperation") { e, field -> e.getString(field) },
             carrierThreads = events.distinctField("carrierThread") { e, field -> e.getThread(field)?.javaName },
             topStack = events.map(::stack).groupingBy { it }.eachCount().maxByOrNull { it.value }?.key,
-            // Only the virtual-thread server has virtual threads to trace.
-            tracePinned = tracePinned?.takeIf { server == "vthread" },
+            // Only a server whose handlers run on virtual threads has any to trace.
+            tracePinned = tracePinned?.takeIf { server.traits.canPin },
             threadsAfter = threadsAfter,
         )
     }

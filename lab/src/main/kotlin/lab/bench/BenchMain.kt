@@ -9,24 +9,22 @@ import com.github.ajalt.clikt.parameters.options.flag
 import com.github.ajalt.clikt.parameters.options.multiple
 import com.github.ajalt.clikt.parameters.options.option
 import com.github.ajalt.clikt.parameters.options.required
-import com.github.ajalt.clikt.parameters.options.split
 import com.github.ajalt.clikt.parameters.types.file
 import com.github.ajalt.clikt.parameters.types.int
 import com.github.ajalt.clikt.parameters.types.long
 import com.github.ajalt.clikt.parameters.types.restrictTo
 import kotlinx.serialization.json.Json
 import lab.handlers.LabMain
+import lab.support.serversOption
 import java.io.File
 import java.nio.file.Files
 import java.time.OffsetDateTime
-
-private val SERVERS = listOf("coroutine", "vthread", "platform")
 
 private class BenchCommand : CliktCommand(name = "bench") {
     override fun help(context: Context) = "Runs every server under one k6 profile and writes results/<timestamp>-<profile>/."
 
     private val profileName by option("--profile", help = "a profile in loadtests/profiles").default("local")
-    private val servers by option("--servers", help = "comma-separated, from: ${SERVERS.joinToString()}").split(",").default(SERVERS)
+    private val servers by serversOption()
     private val serverJdk by option("--server-jdk", help = "the JDK home the servers run on").file().required()
     private val k6 by option("--k6", help = "the k6 binary").file().required()
     private val repo by option("--repo", help = "the lab's repository root").file().default(File("."))
@@ -65,12 +63,6 @@ private class BenchCommand : CliktCommand(name = "bench") {
 
     private fun bench() {
         val profile = Profile.load(File(repo, "loadtests/profiles"), profileName)
-        val unknown = servers - SERVERS.toSet()
-        if (unknown.isNotEmpty()) {
-            throw BenchInputException(
-                "unknown server ${unknown.joinToString()}; choose from ${SERVERS.joinToString()}",
-            )
-        }
         val jdk = Manifest.Jdk.read(serverJdk)
         if (!k6.canExecute()) throw BenchInputException("$k6 is not an executable k6; setup/k6.sh builds one")
         val generators = loadGenerators()
@@ -102,7 +94,8 @@ private class BenchCommand : CliktCommand(name = "bench") {
             } else {
                 RunFolder.commandText("git", "-C", repo.path, "status", "--porcelain").isNotBlank()
             },
-            servers = servers,
+            servers = servers.map { it.name },
+            catalogue = servers,
             pinThresholdMs = pinThresholdMs,
             bindAddress = bindAddress,
             loadGenerators = generators?.describe().orEmpty(),

@@ -18,9 +18,6 @@ import javax.management.remote.JMXServiceURL
  * none), so the harness runs on JDK 25 whatever JDK the server runs on.
  */
 class JfrCollector(jmxPort: Int, private val dir: File, private val clock: RunClock, pinThresholdMs: Long) : AutoCloseable {
-    @Volatile var rssBytes: Long? = null
-        private set
-
     @Volatile var heapUsedBytes: Long? = null
         private set
     val pinnedEvents = AtomicLong()
@@ -53,10 +50,7 @@ class JfrCollector(jmxPort: Int, private val dir: File, private val clock: RunCl
     private fun record(event: RecordedEvent) {
         val at = clock.secondsAt(event.startTime)
         when (event.eventType.name) {
-            "jdk.ResidentSetSize" -> {
-                rssBytes = event.getLong("size")
-                row(at, "rss_bytes", event.getLong("size"))
-            }
+            "jdk.ResidentSetSize" -> row(at, "rss_bytes", event.getLong("size"))
             "jdk.GCHeapMemoryUsage" -> {
                 heapUsedBytes = event.getLong("used")
                 row(at, "heap_used_bytes", event.getLong("used"))

@@ -77,13 +77,12 @@ class K6Api(private val port: Int) {
     private val client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build()
 
     /** [phase] is k6's execution status: 4 is initialised and held by `--paused`, 7 running. */
-    data class Status(val running: Boolean, val paused: Boolean, val phase: Int)
+    data class Status(val running: Boolean, val phase: Int)
 
     fun status(): Status? = runCatching {
         val attributes = get("status")?.get("attributes")?.jsonObject ?: return null
         Status(
             running = attributes["running"]?.jsonPrimitive?.booleanOrNull == true,
-            paused = attributes["paused"]?.jsonPrimitive?.booleanOrNull == true,
             phase = attributes["status"]?.jsonPrimitive?.intOrNull ?: -1,
         )
     }.getOrNull()

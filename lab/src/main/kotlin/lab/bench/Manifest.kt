@@ -1,6 +1,7 @@
 package lab.bench
 
 import kotlinx.serialization.Serializable
+import lab.support.ServerEntry
 import java.io.File
 
 /**
@@ -29,6 +30,8 @@ data class Manifest(
     val gitCommit: String,
     val gitDirty: Boolean,
     val servers: List<String>,
+    /** What each of [servers] is (engine, model, traits), as servers.json declared it when the run started. */
+    val catalogue: List<ServerEntry> = emptyList(),
     /** The shortest virtual-thread pinning JFR recorded, in ms (`--pin-threshold-ms`). */
     val pinThresholdMs: Long? = null,
     /** The /json rate every server ran at: the profile's, `--json-rate`'s, or the one [calibration] found. */

@@ -1,9 +1,11 @@
 package lab.bench
 
+import lab.support.ServerEntry
+
 /** One server run of a bench: which server, whether JFR streams from it, and which repeat it is. */
-data class Pass(val server: String, val streamJfr: Boolean, val repeat: Int) {
+data class Pass(val server: ServerEntry, val streamJfr: Boolean, val repeat: Int) {
     /** Its folder in the run folder, e.g. `vthread`, `vthread-without-jfr`, `vthread-r2`. */
-    val folder: String get() = server + (if (streamJfr) "" else "-without-jfr") + (if (repeat > 1) "-r$repeat" else "")
+    val folder: String get() = server.name + (if (streamJfr) "" else "-without-jfr") + (if (repeat > 1) "-r$repeat" else "")
 
     companion object {
         /**
@@ -11,7 +13,7 @@ data class Pass(val server: String, val streamJfr: Boolean, val repeat: Int) {
          * JFR comparison on, the repeats alternate which goes first (with, without; then
          * without, with), so a host that drifts over the run does not favour one side.
          */
-        fun plan(servers: List<String>, repeats: Int, compareWithoutJfr: Boolean): List<Pass> = servers.flatMap { server ->
+        fun plan(servers: List<ServerEntry>, repeats: Int, compareWithoutJfr: Boolean): List<Pass> = servers.flatMap { server ->
             (1..repeats).flatMap { repeat ->
                 val order = when {
                     !compareWithoutJfr -> listOf(true)

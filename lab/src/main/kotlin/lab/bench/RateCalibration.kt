@@ -1,6 +1,7 @@
 package lab.bench
 
 import kotlinx.serialization.Serializable
+import lab.support.ServerEntry
 import java.io.File
 
 /**
@@ -49,7 +50,7 @@ class RateCalibration(
         val probes: List<Probe>,
     )
 
-    fun run(servers: List<String>): Result {
+    fun run(servers: List<ServerEntry>): Result {
         val target = setup.profile.jsonRatePerSecond
         val floor = floorOf(target)
         var rate = target
@@ -61,7 +62,7 @@ class RateCalibration(
                 val probe = probe(server, rate)
                 probes += probe
                 progress.say(
-                    "calibration: $server at $rate/s: " + when {
+                    "calibration: ${server.name} at $rate/s: " + when {
                         probe.failure != null -> "the server failed (${probe.failure}); the run will show it"
                         probe.sustained -> "sustained, p99 ${"%.1f".format(java.util.Locale.ROOT, probe.jsonP99Ms ?: Double.NaN)} ms"
                         else -> "${probe.droppedIterations} dropped iterations"
@@ -70,9 +71,9 @@ class RateCalibration(
                 // A server that fails outright says nothing about the rate; the measured run records it.
                 if (probe.sustained || probe.failure != null) break
                 if (rate <= floor || probes.size >= maxProbes) {
-                    unsustained += server
+                    unsustained += server.name
                     progress.say(
-                        "calibration: $server sustained none of the rates tried, down to $rate/s; the run keeps $before/s for the others",
+                        "calibration: ${server.name} sustained none of the rates tried, down to $rate/s; the run keeps $before/s for the others",
                     )
                     rate = before
                     break
@@ -83,16 +84,16 @@ class RateCalibration(
         return Result(target, floor, rate, unsustained, probes)
     }
 
-    private fun probe(server: String, rate: Int): Probe {
+    private fun probe(server: ServerEntry, rate: Int): Probe {
         val outcome = ServerRun(
             server,
             setup.copy(profile = setup.profile.probe(rate)),
-            File(dir, "$server-${rate}rps"),
+            File(dir, "${server.name}-${rate}rps"),
             progress,
-            label = "$server@$rate",
+            label = "${server.name}@$rate",
         ).run()
         return Probe(
-            server = server,
+            server = server.name,
             ratePerSecond = rate,
             sustained = outcome.ok && outcome.jsonDroppedIterations == 0L && outcome.failedChecks == 0L,
             droppedIterations = outcome.jsonDroppedIterations,

@@ -9,6 +9,8 @@ import kotlinx.serialization.Serializable
 @Serializable
 data class ServerOutcome(
     val server: String,
+    /** This pass's folder in the run folder (`vthread`, `vthread-r2`, ...), so that no reader rebuilds its name. */
+    val folder: String? = null,
     /** Whether JFR was streamed from this server; false only in a profile's comparison run. */
     val jfrStreaming: Boolean = true,
     /** Which repeat of this server (and JFR setting) it was, from 1. */

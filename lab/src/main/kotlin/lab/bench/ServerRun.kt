@@ -5,6 +5,7 @@ import kotlinx.serialization.json.JsonObject
 import kotlinx.serialization.json.doubleOrNull
 import kotlinx.serialization.json.jsonObject
 import kotlinx.serialization.json.jsonPrimitive
+import lab.support.ServerEntry
 import java.io.File
 import java.net.ServerSocket
 import java.util.concurrent.TimeUnit
@@ -15,14 +16,14 @@ import java.util.concurrent.TimeUnit
  * run ends with a [ServerOutcome] and everything measured until then stays in [dir].
  */
 class ServerRun(
-    private val server: String,
+    private val server: ServerEntry,
     private val setup: RunSetup,
     private val dir: File,
     private val progress: Progress,
     /** False for the comparison run that measures what the JFR stream itself costs. */
     private val streamJfr: Boolean = true,
     /** How the progress lines name this run. */
-    private val label: String = server,
+    private val label: String = server.name,
 ) {
     private val outcomeFile = File(dir, "outcome.json")
 
@@ -120,7 +121,8 @@ class ServerRun(
         val summary = k6?.summaryFile?.takeIf { it.isFile }?.let { Json.parseToJsonElement(it.readText()).jsonObject }
         val jsonRequests = summary?.value("http_reqs{endpoint:json}", "count")
         val outcome = ServerOutcome(
-            server = server,
+            server = server.name,
+            folder = dir.name,
             jfrStreaming = streamJfr,
             status = if (failure == null) ServerOutcome.OK else ServerOutcome.FAILED,
             reason = failure,
@@ -159,7 +161,7 @@ class ServerRun(
     private fun startServer(jmxPort: Int): Process {
         val command = listOf(setup.java.path) + setup.serverFlags(jmxPort) + listOf(
             "-jar",
-            File(setup.repo, "$server-server/target/$server-server.jar").path,
+            server.jarIn(setup.repo).path,
             "--host",
             setup.bindAddress,
             "--port",

@@ -25,10 +25,9 @@ import lab.clients.ThreadAudit
 import lab.clients.clientsOption
 import lab.handlers.LabMain
 import lab.handlers.Limits
+import lab.support.serversOption
 import java.io.File
 import java.time.Instant
-
-private val SERVERS = listOf("coroutine", "vthread", "platform")
 
 /**
  * `make clients`: the client experiments of the client-threads and large-downloads articles.
@@ -39,7 +38,7 @@ private val SERVERS = listOf("coroutine", "vthread", "platform")
 private class ClientsCommand(private val argv: List<String>) : CliktCommand(name = "clients") {
     override fun help(context: Context) = "How many threads each HTTP client blocks, and how fast each one downloads."
 
-    private val servers by option("--servers", help = "comma-separated, from: ${SERVERS.joinToString()}").split(",").default(SERVERS)
+    private val servers by serversOption()
     private val clients by clientsOption()
     private val jdk by option("--jdk", help = "the JDK home the servers and the clients run on").file().required()
     private val repo by option("--repo", help = "the lab's repository root").file().default(File("."))
@@ -64,16 +63,13 @@ private class ClientsCommand(private val argv: List<String>) : CliktCommand(name
     private val seed by option("--seed", help = "for the random orders").long().default(System.currentTimeMillis())
 
     override fun run() {
-        val unknown = servers - SERVERS.toSet()
-        if (unknown.isNotEmpty()) throw UsageError("unknown server ${unknown.joinToString()}; choose from ${SERVERS.joinToString()}")
         val maxBytes = Limits().maxBytes
         (sizes + streamBytes).firstOrNull { it !in 1..maxBytes }?.let { throw UsageError("sizes must be 1 to $maxBytes bytes, got $it") }
         val most = ThreadAudit.MAX_REQUESTS
         if (requests.any { it !in 1..most }) throw UsageError("--requests must be 1 to $most each, got $requests")
         val jdk = Manifest.Jdk.read(jdk)
         stub?.let { url -> StubCalls.read(url) }
-        val jars =
-            (listOf("stub") + servers.map { "$it-server" }).map { File(repo, "$it/target/$it.jar") } + File(repo, "lab/target/lab.jar")
+        val jars = listOf(File(repo, "stub/target/stub.jar")) + servers.map { it.jarIn(repo) } + File(repo, "lab/target/lab.jar")
         jars.firstOrNull { !it.isFile }?.let { throw UsageError("${it.path} is missing; run `make build` first") }
 
         val dir = RunFolder.create(resultsDir, "clients")
@@ -90,7 +86,7 @@ private class ClientsCommand(private val argv: List<String>) : CliktCommand(name
             curlVersion = RunFolder.commandText("curl", "--version").lineSequence().first().trim(),
             clientWaits = ClientKind.entries.associate { it.slug to it.waits },
             settings = ClientsManifest.Settings(
-                servers = servers,
+                servers = servers.map { it.name },
                 clients = clients.map {
                     it.slug
                 },
@@ -108,16 +104,16 @@ private class ClientsCommand(private val argv: List<String>) : CliktCommand(name
                 write(manifest.copy(status = "incomplete", finishedAt = Instant.now().toString()))
             }
         }
-        println("clients: ${clients.size} clients, servers ${servers.joinToString()}, JDK ${jdk.version}, into ${dir.path}")
+        println("clients: ${clients.size} clients, servers ${servers.joinToString { it.name }}, JDK ${jdk.version}, into ${dir.path}")
 
         val problems = mutableListOf<String>()
         try {
             val java = File(jdk.home, "bin/java").path
             val stubUrl = stub?.let { Started(it, null) }
                 ?: start("stub", listOf(java, "-jar", jars[0].path, "--port", "0", "--latency-ms", "$delayMs"), dir)
-            val running = servers.associateWith { server ->
-                val jar = File(repo, "$server-server/target/$server-server.jar").path
-                start(server, listOf(java) + flags + listOf("-jar", jar, "--port", "0", "--downstream-url", stubUrl.url), dir)
+            val running = servers.associate { server ->
+                val command = listOf(java) + flags + listOf("-jar", server.jarIn(repo).path, "--port", "0", "--downstream-url", stubUrl.url)
+                server.name to start(server.name, command, dir)
             }
             manifest = manifest.copy(stubUrl = stubUrl.url, servers = running.mapValues { it.value.url })
             write(manifest)
@@ -134,7 +130,8 @@ private class ClientsCommand(private val argv: List<String>) : CliktCommand(name
             )
             if (censusExit != 0) problems += "the thread census exited with code $censusExit; see probe-threads.log"
 
-            println("downloads: ${sizes.joinToString { "$it B" }} from ${servers.joinToString()}, $downloadRepeats repeats, and curl")
+            val sizesText = sizes.joinToString { "$it B" }
+            println("downloads: $sizesText from ${servers.joinToString { it.name }}, $downloadRepeats repeats, and curl")
             val downloads =
                 listOf("downloads", "--sizes", sizes.joinToString(","), "--streams", "$streams", "--stream-bytes", "$streamBytes") +
                     running.flatMap { (name, server) -> listOf("--server", "$name=${server.url}=${server.process!!.pid()}") }

@@ -1,5 +1,6 @@
 package lab.bench
 
+import lab.support.Catalogue
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.Timeout
 import java.io.File
@@ -13,29 +14,31 @@ import kotlin.test.assertTrue
 class FailureAndStopIT {
     @Test
     fun `a server killed mid-run is recorded as failed with what it measured, and the next server still runs`() {
+        val (dying, next) = Catalogue.names.take(2)
         val harness = Harness("server-dies")
-        val process = harness.start("--profile", "smoke", "--servers", "vthread,coroutine")
-        harness.awaitLoad("vthread", seconds = 90)
-        val pid = assertNotNull(harness.readyPid(File(harness.runDir(), "vthread/server.log")))
+        val process = harness.start("--profile", "smoke", "--servers", "$dying,$next")
+        harness.awaitLoad(dying, seconds = 90)
+        val pid = assertNotNull(harness.readyPid(File(harness.runDir(), "$dying/server.log")))
         ProcessHandle.of(pid).ifPresent { it.destroyForcibly() }
 
         assertEquals(1, harness.await(process, minutes = 3), "the exit code says a server failed")
         val manifest = harness.manifest()
         assertEquals("failed", manifest.status)
-        val (vthread, coroutine) = manifest.outcomes
-        assertEquals("vthread" to ServerOutcome.FAILED, vthread.server to vthread.status)
-        assertTrue(vthread.reason.orEmpty().startsWith("exited with code"), "${vthread.reason}")
-        assertTrue(File(harness.runDir(), "vthread/proc.csv").readLines().size > 2, "what was measured until then is kept")
-        assertTrue(File(harness.runDir(), "vthread/jfr-series.csv").readLines().size > 2, "the JFR series so far are kept")
-        assertEquals("coroutine" to ServerOutcome.OK, coroutine.server to coroutine.status)
+        val (died, ran) = manifest.outcomes
+        assertEquals(dying to ServerOutcome.FAILED, died.server to died.status)
+        assertTrue(died.reason.orEmpty().startsWith("exited with code"), "${died.reason}")
+        assertTrue(File(harness.runDir(), "$dying/proc.csv").readLines().size > 2, "what was measured until then is kept")
+        assertTrue(File(harness.runDir(), "$dying/jfr-series.csv").readLines().size > 2, "the JFR series so far are kept")
+        assertEquals(next to ServerOutcome.OK, ran.server to ran.status)
         assertEquals(emptyList(), harness.leftovers(harness.runDir()))
     }
 
     @Test
     fun `SIGTERM stops k6, the server and the stub within 10 s and marks the run incomplete`() {
         val harness = Harness("stopped")
-        val process = harness.start("--profile", "smoke", "--servers", "platform")
-        harness.awaitLoad("platform", seconds = 90)
+        val server = Catalogue.names.last()
+        val process = harness.start("--profile", "smoke", "--servers", server)
+        harness.awaitLoad(server, seconds = 90)
 
         val stoppedAt = System.nanoTime()
         process.destroy()

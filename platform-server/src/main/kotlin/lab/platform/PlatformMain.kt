@@ -21,7 +21,7 @@ import java.util.concurrent.TimeUnit
  * queueing latency. Threads start on demand and end after a minute idle, so the thread
  * count tracks the load, which is what the lab watches.
  */
-private class PlatformCommand : ServerCommand(model = "platform") {
+private class PlatformCommand : ServerCommand(engine = JettyLabServer.ENGINE, model = "platform") {
     // Each idle WebSocket holds one thread, so the default covers the local profile's
     // ~15,000 sockets with headroom for requests; kernel.pid_max (32768 here) is the next wall.
     private val threads by option("--threads", help = "most platform threads serving requests, sockets and downstream calls")
@@ -36,7 +36,7 @@ private class PlatformCommand : ServerCommand(model = "platform") {
             SynchronousQueue(),
             Thread.ofPlatform().name("platform-", 0).factory(),
         )
-        JettyLabServer(config, ThreadModel(config.model, pool)).serveUntilStopped()
+        JettyLabServer(config, ThreadModel(pool)).serveUntilStopped()
     }
 }
 

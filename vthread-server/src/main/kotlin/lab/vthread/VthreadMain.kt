@@ -12,10 +12,10 @@ import java.util.concurrent.Executors
  * parks the virtual thread and frees its carrier; the JDK's scheduler runs all of them on
  * one carrier thread per core.
  */
-private class VthreadCommand : ServerCommand(model = "vthread") {
+private class VthreadCommand : ServerCommand(engine = JettyLabServer.ENGINE, model = "virtual") {
     override fun serve(config: ServerConfig) {
         val virtualThreads = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("vthread-", 0).factory())
-        JettyLabServer(config, ThreadModel(config.model, virtualThreads)).serveUntilStopped()
+        JettyLabServer(config, ThreadModel(virtualThreads)).serveUntilStopped()
     }
 }
 

@@ -2,8 +2,11 @@ package lab.conformance
 
 import lab.handlers.ContentTypes
 import lab.handlers.Handlers
-import org.junit.jupiter.api.Test
+import lab.support.Catalogue
+import lab.support.ServerEntry
 import org.junit.jupiter.api.Timeout
+import org.junit.jupiter.params.ParameterizedTest
+import org.junit.jupiter.params.provider.FieldSource
 import java.net.http.HttpRequest
 import java.net.http.HttpResponse
 import java.util.concurrent.TimeUnit
@@ -11,21 +14,26 @@ import kotlin.test.assertEquals
 import kotlin.test.assertIs
 import kotlin.test.assertTrue
 
-/** An exhausted platform pool says so at once (503, or 1013 for a socket) instead of queueing. */
+/**
+ * An exhausted pool says so at once (503, or 1013 for a socket) instead of queueing: on every
+ * server the catalogue says has a bounded pool (`--threads`), whose threads are named `<model>-N`.
+ */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class PlatformPoolTest {
+class BoundedPoolTest {
     private val threads = 4
 
-    @Test
-    fun `a request beyond the pool is answered 503 with a JSON error, at once`() {
-        ServerKind.PLATFORM.start("--threads", threads.toString()).use { server ->
+    @ParameterizedTest
+    @FieldSource("lab.conformance.Servers#withBoundedPool")
+    fun `a request beyond the pool is answered 503 with a JSON error, at once`(name: String) {
+        val entry = Catalogue.named(name)
+        entry.start("--threads", threads.toString()).use { server ->
             val busy = (1..threads).map {
                 LabClients.http.sendAsync(
                     HttpRequest.newBuilder(server.baseUrl.resolve("/delay?ms=$HOLD_MS")).build(),
                     HttpResponse.BodyHandlers.ofString(),
                 )
             }
-            awaitPoolThreads(server, threads)
+            awaitPoolThreads(entry, server, threads)
 
             val startNs = System.nanoTime()
             val answer = LabClients.send(server.baseUrl, "/json")
@@ -38,9 +46,10 @@ class PlatformPoolTest {
         }
     }
 
-    @Test
-    fun `a WebSocket beyond the pool is closed with 1013 try again later`() {
-        ServerKind.PLATFORM.start("--threads", threads.toString()).use { server ->
+    @ParameterizedTest
+    @FieldSource("lab.conformance.Servers#withBoundedPool")
+    fun `a WebSocket beyond the pool is closed with 1013 try again later`(name: String) {
+        Catalogue.named(name).start("--threads", threads.toString()).use { server ->
             val held = (1..threads).map { LabClients.openWebSocket(server.baseUrl) }
             held.forEach {
                 it.socket.sendText("hold", true).get(10, TimeUnit.SECONDS)
@@ -61,10 +70,10 @@ class PlatformPoolTest {
      * Waits until the pool has started all its threads. Only the delayed requests have asked
      * for one, so then all are taken. (Asking the server itself would take a thread too.)
      */
-    private fun awaitPoolThreads(server: LabProcess, expected: Int) {
+    private fun awaitPoolThreads(entry: ServerEntry, server: LabProcess, expected: Int) {
         val deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10)
-        while (server.osThreadNames().count { it.startsWith("platform-") } < expected) {
-            check(System.nanoTime() < deadline) { "the platform server never started its $expected pool threads" }
+        while (server.osThreadNames().count { it.startsWith("${entry.model}-") } < expected) {
+            check(System.nanoTime() < deadline) { "${entry.name} never started its $expected pool threads" }
             Thread.sleep(20)
         }
     }

@@ -1,0 +1,142 @@
+"""The lab's servers as servers.json at the repository root declares them: the one list every tool reads.
+
+The analysis takes each server's label, colour, engine and model from here, never from its name. It
+is also make's and bench-vps's reader, with the standard library only, so that `make servers` and
+`make serve` need no virtual environment:
+
+    python3 analysis/labanalysis/catalogue.py            # one server a line: name engine model
+    python3 analysis/labanalysis/catalogue.py jar NAME   # NAME's jar, relative to the repository root
+    python3 analysis/labanalysis/catalogue.py jars       # every server's jar, one a line
+    python3 analysis/labanalysis/catalogue.py names      # the names, comma-separated
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+CATALOGUE = Path(__file__).resolve().parents[2] / "servers.json"
+MODELS = ("coroutine", "virtual", "platform")
+# A server an old run names but the catalogue no longer declares is still drawn, in grey.
+UNKNOWN_COLOUR = "tab:gray"
+_FIELDS = {"name", "module", "jar", "engine", "model", "traits", "label", "colour"}
+_TRAITS = {"threadPerSocket", "canPin", "boundedPool"}
+
+
+class CatalogueError(Exception):
+    """servers.json is malformed, or a name is not in it: one line that says which and what to choose."""
+
+
+@dataclass(frozen=True)
+class Server:
+    """One entry of servers.json; servers.json's "fields" says what each means."""
+
+    name: str
+    module: str
+    jar: str
+    engine: str
+    model: str
+    label: str
+    colour: str
+    thread_per_socket: bool
+    can_pin: bool
+    bounded_pool: bool
+
+
+def parse(text: str) -> list[Server]:
+    """The entries of a catalogue's text, checked as the harness checks them: a typo fails here."""
+    servers = []
+    for entry in json.loads(text)["servers"]:
+        if set(entry) != _FIELDS or set(entry["traits"]) != _TRAITS:
+            raise CatalogueError(f"servers.json: {entry.get('name', '?')} must have exactly {sorted(_FIELDS)} and traits {sorted(_TRAITS)}")
+        if entry["model"] not in MODELS:
+            raise CatalogueError(f"servers.json: {entry['name']}'s model {entry['model']!r} is none of {', '.join(MODELS)}")
+        traits = entry["traits"]
+        servers.append(Server(
+            name=entry["name"], module=entry["module"], jar=entry["jar"], engine=entry["engine"], model=entry["model"],
+            label=entry["label"], colour=entry["colour"], thread_per_socket=traits["threadPerSocket"],
+            can_pin=traits["canPin"], bounded_pool=traits["boundedPool"],
+        ))
+    names = [s.name for s in servers]
+    if not servers or len(set(names)) != len(names):
+        raise CatalogueError(f"servers.json must declare at least one server, each name once: {names}")
+    return servers
+
+
+@lru_cache(maxsize=1)
+def servers() -> tuple[Server, ...]:
+    return tuple(parse(CATALOGUE.read_text()))
+
+
+def names() -> list[str]:
+    return [s.name for s in servers()]
+
+
+def server(name: str) -> Server:
+    for s in servers():
+        if s.name == name:
+            return s
+    raise CatalogueError(f"unknown server {name!r}; choose from {', '.join(names())}")
+
+
+def colour(name: str) -> str:
+    """The server's colour in every plot; grey for a server the catalogue no longer declares."""
+    return next((s.colour for s in servers() if s.name == name), UNKNOWN_COLOUR)
+
+
+def label(name: str) -> str:
+    """How a reader is told which server it is; its name for a server the catalogue no longer declares."""
+    return next((s.label for s in servers() if s.name == name), name)
+
+
+def model_in(manifest: dict, name: str) -> str | None:
+    """How `name`'s tasks wait, as the run's manifest recorded it; servers.json's for a run from before manifests did."""
+    recorded = {e["name"]: e["model"] for e in manifest.get("catalogue", [])}
+    if name in recorded:
+        return recorded[name]
+    return next((s.model for s in servers() if s.name == name), None)
+
+
+def run_servers(manifest: dict) -> list[dict]:
+    """Each server of a run, as its manifest recorded it (servers.json's entry for a run from before it did): what it is, for the report."""
+    recorded = {e["name"]: e for e in manifest.get("catalogue", [])}
+    rows = []
+    for name in manifest.get("servers", []):
+        entry = recorded.get(name) or next((vars(s) for s in servers() if s.name == name), None)
+        if entry is None:
+            rows.append({"server": name, "engine": "?", "model": "?", "what it is": "not in servers.json"})
+        else:
+            rows.append({"server": name, "engine": entry["engine"], "model": entry["model"], "what it is": entry["label"]})
+    return rows
+
+
+def order(names_seen: list[str]) -> list[str]:
+    """`names_seen`, each once, in the catalogue's order, with names it does not declare after them."""
+    declared = [n for n in names() if n in names_seen]
+    return declared + sorted(set(names_seen) - set(declared))
+
+
+def main(argv: list[str]) -> int:
+    try:
+        if not argv:
+            print("\n".join(f"{s.name} {s.engine} {s.model}" for s in servers()))
+        elif argv == ["names"]:
+            print(",".join(names()))
+        elif argv == ["jars"]:
+            print("\n".join(s.jar for s in servers()))
+        elif len(argv) == 2 and argv[0] == "jar":
+            print(server(argv[1]).jar)
+        else:
+            print("usage: catalogue.py [names | jars | jar NAME]", file=sys.stderr)
+            return 2
+    except CatalogueError as e:
+        print(e, file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,106 @@
+"""servers.json is the one list of servers: its reader checks it, make prints it, and no other source lists or tests names."""
+
+import json
+import re
+import subprocess
+
+import pytest
+
+from labanalysis import catalogue
+from labanalysis.catalogue import CatalogueError
+
+REPO = catalogue.CATALOGUE.parent
+ENTRY = json.loads(catalogue.CATALOGUE.read_text())["servers"][0]
+
+
+def catalogue_text(**changes) -> str:
+    entry = {**ENTRY, **changes}
+    return json.dumps({"about": "", "fields": {}, "servers": [entry]})
+
+
+def test_make_servers_prints_each_server_of_the_catalogue_as_name_engine_model():
+    printed = subprocess.run(["make", "--no-print-directory", "servers"], cwd=REPO, capture_output=True, text=True, check=True).stdout
+
+    assert printed.splitlines() == [f"{s.name} {s.engine} {s.model}" for s in catalogue.servers()]
+
+
+def test_every_entry_names_a_module_of_the_build_and_a_jar_inside_it():
+    modules = re.findall(r"<module>([^<]+)</module>", (REPO / "pom.xml").read_text())
+
+    for server in catalogue.servers():
+        assert server.module in modules, server.name
+        # lab and conformance start the servers' jars in their tests, and Maven builds in this order.
+        assert modules.index(server.module) < modules.index("lab") and modules.index(server.module) < modules.index("conformance")
+        assert server.jar == f"{server.module}/target/{server.module}.jar", "the shade plugin names the jar after its module"
+
+
+@pytest.mark.parametrize(
+    "changes, message",
+    [
+        ({"model": "fiber"}, "model 'fiber' is none of coroutine, virtual, platform"),
+        ({"traits": {"canPin": True}}, "must have exactly"),
+        ({"label": None, "colour": "tab:blue", "extra": 1}, "must have exactly"),
+    ],
+)
+def test_a_malformed_entry_is_refused_naming_what_is_wrong(changes, message):
+    with pytest.raises(CatalogueError, match=message):
+        catalogue.parse(catalogue_text(**changes))
+
+
+def test_a_name_declared_twice_is_refused():
+    twice = json.dumps({"servers": [ENTRY, ENTRY]})
+
+    with pytest.raises(CatalogueError, match="each name once"):
+        catalogue.parse(twice)
+
+
+def test_an_unknown_name_is_refused_with_the_names_to_choose_from():
+    with pytest.raises(CatalogueError, match="unknown server 'fibers'; choose from " + ", ".join(catalogue.names())):
+        catalogue.server("fibers")
+
+
+def test_a_server_the_catalogue_no_longer_declares_is_still_drawn_and_named():
+    assert catalogue.colour("retired") == catalogue.UNKNOWN_COLOUR
+    assert catalogue.label("retired") == "retired"
+    assert catalogue.order(["retired", *reversed(catalogue.names())]) == [*catalogue.names(), "retired"]
+
+
+def test_a_runs_own_record_of_a_servers_model_wins_over_the_catalogues():
+    name = catalogue.names()[0]
+    recorded = {"catalogue": [{"name": name, "model": "platform"}]}
+
+    assert catalogue.model_in(recorded, name) == "platform"
+    assert catalogue.model_in({}, name) == catalogue.server(name).model
+    assert catalogue.model_in({}, "retired") is None
+
+
+# What may name servers: the catalogue, tests and their fixtures, and prose (README, notes).
+def _sources() -> list:
+    tracked = subprocess.run(["git", "ls-files"], cwd=REPO, capture_output=True, text=True, check=True).stdout.split()
+    return [
+        REPO / path
+        for path in tracked
+        if path != "servers.json"
+        and "/src/test/" not in path
+        and not path.startswith(("analysis/tests/", "infra/tests/"))
+        and path.endswith((".kt", ".java", ".py", ".ipynb", ".js", ".sh", "Makefile", ".xml", ".conf"))
+    ]
+
+
+def _word(name: str) -> str:
+    # A whole name: `vthread`, not `vthread-server` (a module) or `vthread-` (a thread name).
+    return rf"(?<![\w-]){re.escape(name)}(?![\w-])"
+
+
+def test_no_other_source_lists_the_servers_or_tests_a_name():
+    names = catalogue.names()
+    compared = re.compile("|".join(rf"[=!]=\s*[\"']{re.escape(n)}[\"']|[\"']{re.escape(n)}[\"']\s*[=!]=" for n in names))
+    found = []
+    for path in _sources():
+        for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+            present = {n for n in names if re.search(_word(n), line)}
+            # A list of model names (coroutine, virtual, platform) is not a list of servers.
+            listed = len(present) >= 2 and not present <= set(catalogue.MODELS)
+            if listed or compared.search(line) or re.search(r"\$\w*\(?\w*\)?-server/target", line):
+                found.append(f"{path.relative_to(REPO)}:{number}: {line.strip()}")
+    assert found == [], "read servers.json (labanalysis.catalogue, lab.support.Catalogue) instead:\n" + "\n".join(found)

@@ -1,0 +1,57 @@
+package lab.support
+
+import kotlinx.serialization.Serializable
+import kotlinx.serialization.json.Json
+
+/**
+ * The lab's servers, from `servers.json` at the repository root (packed into this module's jar,
+ * so a harness shipped without the repository reads the list its jars were built with). Every
+ * program that runs servers takes its list, its jars and its facts about them from here.
+ */
+object Catalogue {
+    /** The three ways a task can wait, which the lab compares. */
+    val MODELS = listOf("coroutine", "virtual", "platform")
+
+    val servers: List<ServerEntry> by lazy {
+        val text = Catalogue::class.java.getResource("/servers.json")?.readText()
+            ?: error("servers.json is not on the classpath: rebuild with `make build`")
+        parse(text)
+    }
+
+    val names: List<String> get() = servers.map { it.name }
+
+    fun named(name: String): ServerEntry = servers.firstOrNull { it.name == name } ?: throw UnknownServer(name)
+
+    /** The entries for [names], in the catalogue's order; an unknown name is refused with the list to choose from. */
+    fun select(names: Collection<String>): List<ServerEntry> {
+        names.firstOrNull { it !in this.names }?.let { throw UnknownServer(it) }
+        return servers.filter { it.name in names }
+    }
+
+    /** Reads and checks a catalogue's text: a typo fails here, before any server starts. */
+    fun parse(text: String): List<ServerEntry> {
+        val servers = Json.decodeFromString(Declaration.serializer(), text).servers
+        require(servers.isNotEmpty()) { "servers.json declares no server" }
+        servers.groupBy { it.name }.filterValues { it.size > 1 }.keys.firstOrNull()?.let {
+            throw IllegalArgumentException("servers.json declares $it twice")
+        }
+        for (s in servers) {
+            require(s.name.matches(NAME)) { "servers.json: name '${s.name}' must be lowercase letters, digits and dashes" }
+            require(s.model in MODELS) { "servers.json: ${s.name}'s model '${s.model}' is none of ${MODELS.joinToString()}" }
+            require(s.engine.matches(NAME)) {
+                "servers.json: ${s.name}'s engine '${s.engine}' must be lowercase letters, digits and dashes"
+            }
+            require(s.jar.startsWith("${s.module}/")) { "servers.json: ${s.name}'s jar ${s.jar} is not in its module ${s.module}" }
+        }
+        return servers
+    }
+
+    private val NAME = Regex("[a-z][a-z0-9-]*")
+
+    /** The file's shape; `about` and `fields` document it for a reader. */
+    @Serializable
+    private class Declaration(val about: String, val fields: Map<String, String>, val servers: List<ServerEntry>)
+}
+
+/** A server name the catalogue does not declare. */
+class UnknownServer(name: String) : IllegalArgumentException("unknown server $name; choose from ${Catalogue.names.joinToString()}")

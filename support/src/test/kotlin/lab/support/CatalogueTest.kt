@@ -1,0 +1,41 @@
+package lab.support
+
+import org.junit.jupiter.api.Test
+import java.io.File
+import kotlin.test.assertEquals
+import kotlin.test.assertFailsWith
+import kotlin.test.assertTrue
+
+/** The catalogue the jar carries is servers.json as it stands, and a malformed one fails before any server starts. */
+class CatalogueTest {
+    private val root = File(System.getProperty("lab.root"))
+    private val text = File(root, "servers.json").readText()
+
+    @Test
+    fun `the jar's catalogue is the repository's servers json`() {
+        assertEquals(Catalogue.parse(text), Catalogue.servers)
+    }
+
+    @Test
+    fun `every model is one of the three the lab compares`() {
+        assertTrue(Catalogue.servers.all { it.model in Catalogue.MODELS })
+    }
+
+    @Test
+    fun `an unknown model is refused naming the models`() {
+        val fiber = text.replaceFirst("\"model\": \"coroutine\"", "\"model\": \"fiber\"")
+        val error = assertFailsWith<IllegalArgumentException> { Catalogue.parse(fiber) }
+        assertTrue("model 'fiber' is none of coroutine, virtual, platform" in error.message.orEmpty(), error.message)
+    }
+
+    @Test
+    fun `a missing trait is refused`() {
+        assertFailsWith<IllegalArgumentException> { Catalogue.parse(text.replaceFirst("\"canPin\": false,", "")) }
+    }
+
+    @Test
+    fun `an unknown server name is refused with the names to choose from`() {
+        val error = assertFailsWith<UnknownServer> { Catalogue.named("fibers") }
+        assertEquals("unknown server fibers; choose from ${Catalogue.names.joinToString()}", error.message)
+    }
+}
