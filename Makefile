@@ -56,6 +56,7 @@ $(JARS_STAMP): $(MAIN_SOURCES)
 	@touch $@
 
 test: ## run every test: unit tests, the suites that start the real servers, a smoke bench run, the analysis tests, and bench-vps over loopback SSH
+	"$$(setup/python.sh)" -m ruff format --check analysis infra/tests && "$$(setup/python.sh)" -m ruff check analysis infra/tests
 	LAB_K6="$$(setup/k6.sh)" LAB_HARNESS_JDK="$$(setup/jdk.sh 25)" LAB_SERVER_JDK="$$(setup/jdk.sh $(JDK))" $(MVN) verify
 	cd analysis && "$$(../setup/python.sh)" -m pytest
 	setup/test-hosts.sh
@@ -130,8 +131,10 @@ stub: build ## run the downstream stub that /dashboard calls: make stub PORT=809
 	$(JAVA_HOME_OF); exec "$$JAVA_HOME/bin/java" -jar stub/target/stub.jar \
 	  --port $(if $(filter command line environment,$(origin PORT)),$(PORT),8090)
 
-format: ## fix the Kotlin formatting that the build checks (ktlint)
+format: ## fix what the build and make test check: Kotlin formatting (ktlint), Python lint and formatting (ruff)
 	$(MVN) --quiet ktlint:format
+	status=0; "$$(setup/python.sh)" -m ruff check --fix analysis infra/tests || status=$$?; \
+	"$$(setup/python.sh)" -m ruff format analysis infra/tests; exit $$status
 
 clean: ## remove build output (keeps .tools/ and results/)
 	$(MVN) --quiet clean

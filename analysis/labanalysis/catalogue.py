@@ -55,11 +55,20 @@ def parse(text: str) -> list[Server]:
         if entry["model"] not in MODELS:
             raise CatalogueError(f"servers.json: {entry['name']}'s model {entry['model']!r} is none of {', '.join(MODELS)}")
         traits = entry["traits"]
-        servers.append(Server(
-            name=entry["name"], module=entry["module"], jar=entry["jar"], engine=entry["engine"], model=entry["model"],
-            label=entry["label"], colour=entry["colour"], thread_per_socket=traits["threadPerSocket"],
-            can_pin=traits["canPin"], bounded_pool=traits["boundedPool"],
-        ))
+        servers.append(
+            Server(
+                name=entry["name"],
+                module=entry["module"],
+                jar=entry["jar"],
+                engine=entry["engine"],
+                model=entry["model"],
+                label=entry["label"],
+                colour=entry["colour"],
+                thread_per_socket=traits["threadPerSocket"],
+                can_pin=traits["canPin"],
+                bounded_pool=traits["boundedPool"],
+            )
+        )
     names = [s.name for s in servers]
     if not servers or len(set(names)) != len(names):
         raise CatalogueError(f"servers.json must declare at least one server, each name once: {names}")

@@ -52,7 +52,8 @@ CLAIMS = [
 
 
 def table(run: Run) -> pd.DataFrame:
-    """One row per claim: the claim, this run's value (extrapolated to 50K where the run was smaller), its interval, verdict, and the host limit 50K would hit."""
+    """One row per claim: the claim, this run's value (extrapolated to 50K where the run was smaller), its interval, verdict,
+    and the host limit 50K would hit."""
     rows = []
     for claim in CLAIMS:
         of_model = [s for s in run.comparable if catalogue.model_in(run.manifest, s.server) == claim.model]

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from . import provenance
 from .folders import newest_beside
 
 CLIENTS_SUFFIX = "-clients"
@@ -73,7 +74,8 @@ def load(folder: Path) -> ClientsRun:
     if not manifest_file.is_file():
         raise ClientsFolderError(f"{folder} is not a `make clients` folder (no manifest.json); pass results/<time>-clients")
     manifest = json.loads(manifest_file.read_text())
-    problems = ([] if manifest["status"] == "complete" else [f"the run is {manifest['status']}"]) + list(manifest.get("problems", []))
+    status = provenance.status(manifest)
+    problems = ([] if status == "complete" else [f"the run is {status}"]) + list(manifest.get("problems", []))
     threads = _lines(folder / "threads.jsonl", problems)
     downloads = _lines(folder / "downloads.jsonl", problems)
     concurrent = _lines(folder / "concurrent.jsonl", problems)
@@ -106,7 +108,9 @@ def _census_problems(run: ClientsRun) -> list[str]:
     out = []
     for row in t.itertuples():
         if row.inFlightAtCensus != row.requests:
-            out.append(f"{row.client} x{row.requests} (repeat {row.repeat}): {row.inFlightAtCensus} calls in flight at the census, not {row.requests}")
+            out.append(
+                f"{row.client} x{row.requests} (repeat {row.repeat}): {row.inFlightAtCensus} calls in flight at the census, not {row.requests}"
+            )
         if row.failedRequests:
             out.append(f"{row.client} x{row.requests} (repeat {row.repeat}): {row.failedRequests} calls failed: {row.firstError}")
     return out
@@ -293,7 +297,8 @@ def recommendations(run: ClientsRun) -> list[dict]:
                 {
                     "need": f"large downloads ({size_label(largest)}, one at a time)",
                     "pick": ", ".join(near.index),
-                    "because": f"{near.iloc[-1]:,.0f} to {near.iloc[0]:,.0f} MB/s, medians over the three servers (within {NEAR_BEST:.0%} of the best); "
+                    "because": f"{near.iloc[-1]:,.0f} to {near.iloc[0]:,.0f} MB/s, medians over the three servers "
+                    f"(within {NEAR_BEST:.0%} of the best); "
                     f"slowest {jvm.index[-1]} {jvm.iloc[-1]:,.0f} MB/s; curl {curl:,.0f} MB/s",
                 }
             )
@@ -303,17 +308,24 @@ def recommendations(run: ClientsRun) -> list[dict]:
 def facts(run: ClientsRun) -> dict[str, str]:
     m = run.manifest
     s = m["settings"]
+    header = provenance.of(m)
+    host = header["host"]
     return {
-        "command": m["command"],
-        "status": m["status"],
-        "started": m["startedAt"],
-        "finished": m.get("finishedAt") or "",
-        "host": f"{m['host']['cpus']} CPUs ({m['host']['cpuModel']}), {m['host']['memoryBytes'] / (1 << 30):.0f} GiB, kernel {m['host']['kernel']}",
-        "JDK": f"{m['jdk']['version']} ({m['jdk']['home']})",
+        "command": header["command"],
+        "status": header["status"],
+        "started": header["startedAt"],
+        "finished": header["finishedAt"] or "",
+        "host": f"{host['cpus']} CPUs ({host['cpuModel']}), {host['memoryBytes'] / (1 << 30):.0f} GiB, kernel {host['kernel']}",
+        "JDK": f"{header['jdk']['version']} ({header['jdk']['home']})",
         "JVM flags (servers and clients)": " ".join(m["jvmFlags"]),
-        "git commit": m["gitCommit"][:10] + (" (uncommitted changes)" if m["gitDirty"] else ""),
+        "git commit": provenance.commit(m),
         "curl": m["curlVersion"],
-        "thread census": f"{', '.join(map(str, s['requests']))} calls answered after {s['delayMs']} ms; {s['repeats']} repeats in random order (seed {s['seed']})",
-        "downloads": f"{', '.join(size_label(x) for x in s['sizesBytes'])} from {', '.join(s['servers'])}; {s['downloadRepeats']} repeats after a byte-checked warm-up",
+        "thread census": (
+            f"{', '.join(map(str, s['requests']))} calls answered after {s['delayMs']} ms; {s['repeats']} repeats in random order (seed {s['seed']})"
+        ),
+        "downloads": (
+            f"{', '.join(size_label(x) for x in s['sizesBytes'])} from {', '.join(s['servers'])}; "
+            f"{s['downloadRepeats']} repeats after a byte-checked warm-up"
+        ),
         "concurrent downloads": f"{s['streams']} x {size_label(s['streamBytes'])} from each server" if s["streams"] else "none",
     }

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from . import provenance
 from .claims import ABOUT
 from .folders import newest_beside
 
@@ -112,7 +113,7 @@ def table(io: IoRun) -> pd.DataFrame:
     return pd.DataFrame(
         {
             "what": s["group"],
-            "median ms [min-max]": [f"{m:,.1f} [{lo:,.1f}-{hi:,.1f}]" for m, lo, hi in zip(s["median_ms"], s["min_ms"], s["max_ms"])],
+            "median ms [min-max]": [f"{m:,.1f} [{lo:,.1f}-{hi:,.1f}]" for m, lo, hi in zip(s["median_ms"], s["min_ms"], s["max_ms"], strict=True)],
             "MB/s": s["mb_per_s"].round(0),
             "allocated per whole read or write": [_bytes(a) for a in s["alloc_bytes_per_op"]],
             "iterations": s["iterations"],
@@ -159,7 +160,9 @@ def claims_table(io: IoRun) -> pd.DataFrame:
         row = {"path": what, "2021 (Ktor 1.x), mean ms": f"{means[ktor] / means[plain]:.1f}x"}
         if ktor in by_name.index and plain in by_name.index:
             today = by_name.loc[ktor, "mean_ms"] / by_name.loc[plain, "mean_ms"]
-            row.update({"today, mean ms": f"{today:.1f}x", "today, median ms": f"{by_name.loc[ktor, 'median_ms'] / by_name.loc[plain, 'median_ms']:.1f}x"})
+            row.update(
+                {"today, mean ms": f"{today:.1f}x", "today, median ms": f"{by_name.loc[ktor, 'median_ms'] / by_name.loc[plain, 'median_ms']:.1f}x"}
+            )
             ratio = today / (means[ktor] / means[plain])
             row["held?"] = "held" if abs(ratio - 1) <= ABOUT else f"no: the gap is {ratio:.2f}x what it was"
         rows.append(row)
@@ -190,13 +193,19 @@ def recommendations(io: IoRun) -> list[dict]:
 
 def facts(io: IoRun) -> dict[str, str]:
     m = io.manifest
-    jdk = m.get("jdk", {})
+    header = provenance.of(m)
+    jdk, host = header["jdk"], header["host"]
     return {
-        "started": m.get("startedAt", ""),
+        "started": header["startedAt"] or "",
+        "host": f"{host.get('cpus', '?')} CPUs ({host.get('cpuModel', '?')}), kernel {host.get('kernel', '?')}" if host else "not recorded",
+        "git commit": provenance.commit(m) if header["gitCommit"] else "not recorded",
         "wall time": f"{m.get('wallMs', 0) / 1000:,.0f} s",
         "JDK": f"{jdk.get('version', '?')} {jdk.get('vendor', '')} ({jdk.get('home', '')})",
         "forked JVM flags": " ".join(m.get("forkedJvmFlags", [])),
         "size": _bytes(m.get("sizeBytes")),
-        "JMH": f"{m.get('jmhVersion', '?')}: {m.get('warmups')} warm-up and {m.get('iterations')} measured iterations, {m.get('forks')} fork(s), single-shot",
+        "JMH": (
+            f"{m.get('jmhVersion', '?')}: {m.get('warmups')} warm-up and {m.get('iterations')} measured iterations, "
+            f"{m.get('forks')} fork(s), single-shot"
+        ),
         "Ktor": m.get("ktorVersion", "?"),
     }

@@ -90,7 +90,11 @@ class LineFit:
         """
         if self.points <= 2 or not self.sockets_spread > 0:
             return math.nan, math.nan
-        half = stats.t.ppf(0.975, self.points - 2) * self.residual_sd * math.sqrt(1 / self.points + (sockets - self.mean_sockets) ** 2 / self.sockets_spread)
+        half = (
+            stats.t.ppf(0.975, self.points - 2)
+            * self.residual_sd
+            * math.sqrt(1 / self.points + (sockets - self.mean_sockets) ** 2 / self.sockets_spread)
+        )
         return self.at(sockets) - half, self.at(sockets) + half
 
 
@@ -130,7 +134,12 @@ def fits_table(run: Run) -> pd.DataFrame:
     rows = []
     for server in run.comparable:
         points = plateaus(server)
-        for column, label in [("rss_bytes", "RSS"), ("pss_bytes", "PSS"), ("heap_used_bytes", "heap used"), ("heap_after_gc_bytes", "live heap after GC")]:
+        for column, label in [
+            ("rss_bytes", "RSS"),
+            ("pss_bytes", "PSS"),
+            ("heap_used_bytes", "heap used"),
+            ("heap_after_gc_bytes", "live heap after GC"),
+        ]:
             fit = per_connection(live_heap_points(server) if column == "heap_after_gc_bytes" else points, column)
             rows.append(
                 {

@@ -41,5 +41,7 @@ def stacks_html(stacks: pd.DataFrame) -> str:
     items = []
     for _, row in stacks.iterrows():
         frames = "<br>&nbsp;&nbsp;&lt; ".join(html.escape(f) for f in str(row["top_frames"]).split(" < "))
-        items.append(f"<li><b>{row['events']} events, {row['total_ms']:,.0f} ms in all, longest {row['max_ms']:,.0f} ms</b><br><code>{frames}</code></li>")
+        items.append(
+            f"<li><b>{row['events']} events, {row['total_ms']:,.0f} ms in all, longest {row['max_ms']:,.0f} ms</b><br><code>{frames}</code></li>"
+        )
     return f"<ol>{''.join(items)}</ol>"

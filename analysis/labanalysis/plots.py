@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
-from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 import pandas as pd
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from . import catalogue, latency, memory, runtime
 from .run import Run
@@ -88,7 +88,7 @@ def latency_over_time(run: Run, endpoint: str):
     """Per second of each server's k6 run: /endpoint p50 and p99 (log scale), and the sockets opened so far on a second axis."""
     servers = run.comparable
     fig, axes = plt.subplots(len(servers), 1, figsize=(9, 2.6 * max(len(servers), 1)), sharex=True, squeeze=False)
-    for ax, server in zip(axes[:, 0], servers):
+    for ax, server in zip(axes[:, 0], servers, strict=True):
         frame = latency.per_second(server, endpoint)
         colour = catalogue.colour(server.server)
         if frame["requests"].sum() > 0:
@@ -175,8 +175,15 @@ def client_downloads(downloads: pd.DataFrame, size: int, label: str):
     for i, server in enumerate(servers):
         rows = stats[stats["server"] == server].set_index("client").reindex(clients)
         ys = [c + i * height for c in range(len(clients))]
-        ax.barh(ys, rows["median"], height=height, color=catalogue.colour(server), label=f"from {server}",
-                xerr=[rows["median"] - rows["min"], rows["max"] - rows["median"]], capsize=2)
+        ax.barh(
+            ys,
+            rows["median"],
+            height=height,
+            color=catalogue.colour(server),
+            label=f"from {server}",
+            xerr=[rows["median"] - rows["min"], rows["max"] - rows["median"]],
+            capsize=2,
+        )
     ax.set_yticks([c + 0.4 - height / 2 for c in range(len(clients))], clients)
     ax.set_xlabel("MB/s (decimal megabytes a second)")
     ax.set_title(f"Downloading {label}, one at a time")
@@ -190,8 +197,13 @@ def io_times(scores: pd.DataFrame):
     s = scores.sort_values(["group", "median_ms"], ascending=[False, False])
     fig, ax = plt.subplots(figsize=(8, 0.45 * len(s) + 1.2))
     colours = {"file read": "tab:purple", "socket write": "tab:orange"}
-    ax.barh(s["path"], s["median_ms"], color=[colours.get(g, "tab:gray") for g in s["group"]],
-            xerr=[s["median_ms"] - s["min_ms"], s["max_ms"] - s["median_ms"]], capsize=2)
+    ax.barh(
+        s["path"],
+        s["median_ms"],
+        color=[colours.get(g, "tab:gray") for g in s["group"]],
+        xerr=[s["median_ms"] - s["min_ms"], s["max_ms"] - s["median_ms"]],
+        capsize=2,
+    )
     for group, colour in colours.items():
         ax.barh([], [], color=colour, label=group)
     size = int(s["size_bytes"].iloc[0]) if not s.empty else 0

@@ -74,6 +74,9 @@ def _execute(notebook: Path, parameters: dict, out_folder: Path) -> Path:
 
 def _inject_parameters(nb: nbformat.NotebookNode, parameters: dict) -> None:
     """Puts one assignment a parameter (`RUN = "<folder>"`, ...) right after the cell tagged `parameters`, as papermill would."""
+    # Not papermill: its executor stops at the first failing cell (it declined an allow_errors option,
+    # nteract/papermill#269), so only its parameterize_notebook would serve, and for these five lines it would add
+    # 11 packages to the lock (papermill 2.7.0, requests, urllib3, click, tqdm, tenacity, PyYAML, ...).
     index = next((i for i, cell in enumerate(nb.cells) if "parameters" in cell.get("metadata", {}).get("tags", [])), None)
     if index is None:
         raise ValueError(f"{NOTEBOOK.name} has no cell tagged 'parameters'")

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from . import provenance
+
 
 class RunFolderError(Exception):
     """A folder that is not a run folder, said in one line with what to do."""
@@ -130,7 +132,9 @@ class ServerRun:
             return 0
         errors = sum(1 for line in path.read_text(errors="replace").splitlines() if "level=error" in line and "source=stacktrace" in line)
         if errors:
-            self.problems.append(f"k6's script threw {errors:,} time(s) (see k6.log): the requests those iterations were to make are missing from its figures")
+            self.problems.append(
+                f"k6's script threw {errors:,} time(s) (see k6.log): the requests those iterations were to make are missing from its figures"
+            )
         return errors
 
     def read_all(self) -> None:
@@ -162,7 +166,7 @@ class Run:
 
     @property
     def complete(self) -> bool:
-        return self.manifest.get("status") == "complete"
+        return provenance.status(self.manifest) == "complete"
 
     @property
     def comparable(self) -> list[ServerRun]:
@@ -190,10 +194,13 @@ def load_run(folder: str | Path) -> Run:
     try:
         manifest = json.loads(manifest_path.read_text())
     except json.JSONDecodeError as e:
-        raise RunFolderError(f"{manifest_path} is not valid JSON ({e.msg}, line {e.lineno}); the run was cut off while writing it, so there is nothing to report") from e
+        raise RunFolderError(
+            f"{manifest_path} is not valid JSON ({e.msg}, line {e.lineno}); the run was cut off while writing it, so there is nothing to report"
+        ) from e
     run = Run(folder, manifest)
-    if manifest.get("status") != "complete":
-        run.problems.append(f"the run is {manifest.get('status', 'of unknown status')}: it stopped before every server had run")
+    status = provenance.status(manifest)
+    if status != "complete":
+        run.problems.append(f"the run is {status or 'of unknown status'}: it stopped before every server had run")
     finished = set()
     for outcome in manifest.get("outcomes", []):
         server = ServerRun(folder / _folder_name(outcome), outcome)

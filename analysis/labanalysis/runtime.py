@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from . import provenance
 from .run import Run
 
 
@@ -62,13 +63,17 @@ def threads_and_cpu(run: Run) -> pd.DataFrame:
 def run_facts(run: Run) -> dict[str, str]:
     """The manifest, summarised for a reader: host, JDK, flags, profile, preflight and the host limits it read."""
     m = run.manifest
-    host, jdk, preflight, profile = m.get("host", {}), m.get("serverJdk", {}), m.get("preflight", {}), m.get("profile", {})
-    git = m.get("gitCommit", "?")[:12] + (" (with uncommitted changes)" if m.get("gitDirty") else "")
+    header = provenance.of(m)
+    host, jdk, preflight, profile = header["host"], header["jdk"], m.get("preflight", {}), m.get("profile", {})
+    git = provenance.commit(m)
     return {
-        "status": m.get("status", "?"),
-        "command": m.get("command", "?"),
-        "started, finished (UTC)": f"{m.get('startedAt', '?')[:19]}, {str(m.get('finishedAt') or 'not finished')[:19]}",
-        "host": f"{host.get('hostname', '?')}: {host.get('cpus', '?')} CPUs ({host.get('cpuModel', '?')}), {host.get('memoryBytes', 0) / (1 << 30):.1f} GiB, kernel {host.get('kernel', '?')}",
+        "status": header["status"] or "?",
+        "command": header["command"] or "?",
+        "started, finished (UTC)": f"{(header['startedAt'] or '?')[:19]}, {str(header['finishedAt'] or 'not finished')[:19]}",
+        "host": (
+            f"{host.get('hostname', '?')}: {host.get('cpus', '?')} CPUs ({host.get('cpuModel', '?')}), "
+            f"{host.get('memoryBytes', 0) / (1 << 30):.1f} GiB, kernel {host.get('kernel', '?')}"
+        ),
         "server JDK": f"{jdk.get('version', '?')} ({jdk.get('home', '?')}); the harness ran on {m.get('harnessJdk', '?')}",
         "JVM flags (every server)": " ".join(m.get("jvmFlags", [])),
         "k6": m.get("k6Version", "?"),

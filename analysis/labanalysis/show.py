@@ -34,7 +34,10 @@ def problems_list(problems: list[str], all_well: str) -> str:
     if not problems:
         return f"<p style='color: #1b5e20'>{html.escape(all_well)}</p>"
     items = "".join(f"<li>{html.escape(p)}</li>" for p in problems)
-    return f"<div style='{RED}; border: 2px solid #b00020; padding: 0.5em 1em'><b>This run is not whole; the report leaves out what is missing:</b><ul>{items}</ul></div>"
+    return (
+        f"<div style='{RED}; border: 2px solid #b00020; padding: 0.5em 1em'>"
+        f"<b>This run is not whole; the report leaves out what is missing:</b><ul>{items}</ul></div>"
+    )
 
 
 def _cell(value) -> str:

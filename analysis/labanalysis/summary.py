@@ -95,7 +95,17 @@ def winners(figs: list[Figure]) -> pd.DataFrame:
         best = [name for name, v in ranked if v.value == best_value]
         rest = [(name, v) for name, v in ranked if v.value != best_value]
         if not rest:
-            rows.append({"figure": fig.name, "best": "all equal", "value": _number(best_value), "runner-up": "", "runner-up value": "", "by how much": "tie", "how sure": "equal"})
+            rows.append(
+                {
+                    "figure": fig.name,
+                    "best": "all equal",
+                    "value": _number(best_value),
+                    "runner-up": "",
+                    "runner-up value": "",
+                    "by how much": "tie",
+                    "how sure": "equal",
+                }
+            )
             continue
         second, r = rest[0]
         rows.append(

@@ -25,7 +25,7 @@ def test_plateaus_are_the_last_third_of_each_step(run_folder, name):
     points = memory.plateaus(load_run(run_folder).server(name))
 
     assert list(points["step"]) == [1, 2, 3]
-    assert list(zip(points["open_sockets"], points["rss_bytes"])) == PLATEAUS[name]
+    assert list(zip(points["open_sockets"], points["rss_bytes"], strict=True)) == PLATEAUS[name]
 
 
 def test_bytes_per_socket_is_the_slope_through_the_plateaus(run_folder):

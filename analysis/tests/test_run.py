@@ -108,7 +108,9 @@ def test_a_missing_k6_summary_is_a_problem_not_an_error(run_folder):
 
 def test_a_k6_script_that_threw_is_a_problem(run_folder):
     # As k6 logs a script that throws, here the one a missing plan field once caused.
-    line = 'time="2026-11-22T04:37:46Z" level=error msg="TypeError: Cannot read property \'length\' of undefined" scenario=pin_traps source=stacktrace'
+    line = (
+        'time="2026-11-22T04:37:46Z" level=error msg="TypeError: Cannot read property \'length\' of undefined" scenario=pin_traps source=stacktrace'
+    )
     # k6's own errors, such as being stopped, are not the script's.
     stopped = 'time="2026-11-22T02:59:01Z" level=error msg="test run was aborted because k6 received a \'terminated\' signal"'
     (run_folder / "vthread" / "k6.log").write_text("\n".join([line, stopped, line]) + "\n")
@@ -117,4 +119,6 @@ def test_a_k6_script_that_threw_is_a_problem(run_folder):
     run.read_all()
 
     assert run.server("vthread").k6_script_errors == 2
-    assert run.all_problems() == ["vthread: k6's script threw 2 time(s) (see k6.log): the requests those iterations were to make are missing from its figures"]
+    assert run.all_problems() == [
+        "vthread: k6's script threw 2 time(s) (see k6.log): the requests those iterations were to make are missing from its figures"
+    ]

@@ -64,8 +64,8 @@ class Hosts:
         config.write_text(
             f"""Port {self.port}
 ListenAddress 127.0.0.1
-HostKey {folder / 'host_key'}
-PidFile {folder / 'sshd.pid'}
+HostKey {folder / "host_key"}
+PidFile {folder / "sshd.pid"}
 AuthorizedKeysFile .ssh/authorized_keys {authorized}
 PasswordAuthentication no
 KbdInteractiveAuthentication no
@@ -199,7 +199,7 @@ def test_the_run_comes_back_complete_with_its_report(hosts, smoke_run):
     assert code == 0, output[-4000:]
     run = (hosts.results / "latest").resolve()
     manifest = json.loads((run / "manifest.json").read_text())
-    assert manifest["status"] == "complete"
+    assert manifest["provenance"]["status"] == "complete"
     assert [o["server"] for o in manifest["outcomes"]] == SERVERS
     assert all(o["status"] == "ok" for o in manifest["outcomes"]), manifest["outcomes"]
     assert [g["executionSegment"] for g in manifest["loadGenerators"]] == ["0:1/2", "1/2:1"]
@@ -278,14 +278,14 @@ def test_an_interrupted_run_comes_back_incomplete_and_stops_everything(hosts, sm
     assert "interrupted" in output, output[-4000:]
     new = [p for p in hosts.results.iterdir() if p not in before and p.name != "latest"]
     assert len(new) == 1, output[-4000:]
-    assert json.loads((new[0] / "manifest.json").read_text())["status"] == "incomplete"
+    assert json.loads((new[0] / "manifest.json").read_text())["provenance"]["status"] == "incomplete"
     assert wait_until(lambda: not hosts.lab_processes(), 20), hosts.lab_processes()
     assert wait_until(lambda: not hosts.sessions(), 20), hosts.sessions()
 
 
 def test_a_load_generator_that_dies_ends_the_run_incomplete_naming_it(hosts):
     remote_before = set((hosts.remote_dir / "results").glob("*"))
-    process = hosts.bench_vps(f"HOST={hosts.host}", f"LOADGEN={hosts.host},{hosts.host}", "PROFILE=smoke", f"SERVERS={",".join(SERVERS[:2])}")
+    process = hosts.bench_vps(f"HOST={hosts.host}", f"LOADGEN={hosts.host},{hosts.host}", "PROFILE=smoke", f"SERVERS={','.join(SERVERS[:2])}")
 
     def under_load():
         runs = [run for run in (hosts.remote_dir / "results").glob("*") if run not in remote_before]
@@ -298,7 +298,7 @@ def test_a_load_generator_that_dies_ends_the_run_incomplete_naming_it(hosts):
     assert loaded, output[-4000:]
     assert "bench-vps] Error 1" in output, output[-4000:]  # make itself exits 2 whenever a recipe fails
     manifest = json.loads(((hosts.results / "latest").resolve() / "manifest.json").read_text())
-    assert manifest["status"] == "incomplete"
+    assert manifest["provenance"]["status"] == "incomplete"
     assert "load generator root@127.0.0.1" in manifest["reason"] and "segment 1/2:1" in manifest["reason"], manifest["reason"]
     # The run stopped at the server whose load was lost: no outcome (an empty list is left out of the manifest).
     assert manifest.get("outcomes", []) == []

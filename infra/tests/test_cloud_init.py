@@ -77,8 +77,13 @@ def test_ssh_takes_keys_only_and_the_config_holds_no_secret(role):
     sshd = written(role)["/etc/ssh/sshd_config.d/01-loom-lab.conf"]["content"].splitlines()
 
     assert data["ssh_pwauth"] is False and data["disable_root"] is False
-    for setting in ("PasswordAuthentication no", "KbdInteractiveAuthentication no", "PermitRootLogin prohibit-password",
-                    "ClientAliveInterval 15", "ClientAliveCountMax 4"):
+    for setting in (
+        "PasswordAuthentication no",
+        "KbdInteractiveAuthentication no",
+        "PermitRootLogin prohibit-password",
+        "ClientAliveInterval 15",
+        "ClientAliveCountMax 4",
+    ):
         assert setting in sshd
     assert not {"users", "ssh_authorized_keys", "chpasswd", "password"} & set(data)
     assert "PRIVATE KEY" not in text and "ssh-ed25519 " not in text and "ssh-rsa " not in text
@@ -108,8 +113,9 @@ def test_a_load_generator_takes_ssh_from_the_private_network_only():
     assert [rule for rule in rules if "dport" in rule] == ["ip saddr 10.0.0.0/16 tcp dport 22 accept"]
 
 
-@pytest.mark.parametrize("args,env", [(["bogus"], {}), ([], {}), (["sut", "loadgen"], {}),
-                                      (["sut"], {"SERVER_PORT": "http"}), (["sut"], {"PRIVATE_NET": "anywhere"})])
+@pytest.mark.parametrize(
+    "args,env", [(["bogus"], {}), ([], {}), (["sut", "loadgen"], {}), (["sut"], {"SERVER_PORT": "http"}), (["sut"], {"PRIVATE_NET": "anywhere"})]
+)
 def test_bad_input_exits_2_with_one_line(args, env):
     result = generate(*args, **env)
 

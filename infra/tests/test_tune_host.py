@@ -146,7 +146,10 @@ def test_apply_persists_the_declared_targets_and_a_second_run_changes_nothing(tm
     assert settings(sysctl_file, r"(\S+) = (.+)") == {name: raised(before[name], targets[name]) for name in sysctls()}
     nofile = settings(limits_file, r"(\S+\s+\S+) nofile (\d+)")
     assert {" ".join(who.split()): value for who, value in nofile.items()} == {
-        "* soft": targets["nofile"], "* hard": targets["nofile"], "root soft": targets["nofile"], "root hard": targets["nofile"],
+        "* soft": targets["nofile"],
+        "* hard": targets["nofile"],
+        "root soft": targets["nofile"],
+        "root hard": targets["nofile"],
     }
     for name in sysctls():
         refused = f"could not set {name} to " in first.stdout
@@ -195,8 +198,16 @@ def test_on_a_systemd_host_apply_adds_the_drop_ins_and_reloads_once(tmp_path):
     (fake / "systemctl").write_text(f'#!/bin/sh\necho "$*" >> {tmp_path}/systemctl.log\n')
     (fake / "systemctl").chmod(0o755)
     env = {"TUNE_HOST_ROOT": str(tmp_path / "root"), "PATH": f"{fake}:{os.environ['PATH']}"}
-    in_systemd = ["unshare", "--mount", "--propagation", "private", "sh", "-c",
-                  'mount -t tmpfs tmpfs /run && mkdir -p /run/systemd/system && exec "$0"', str(SCRIPT)]
+    in_systemd = [
+        "unshare",
+        "--mount",
+        "--propagation",
+        "private",
+        "sh",
+        "-c",
+        'mount -t tmpfs tmpfs /run && mkdir -p /run/systemd/system && exec "$0"',
+        str(SCRIPT),
+    ]
 
     runs = [subprocess.run(in_systemd, capture_output=True, text=True, env={**os.environ, **env}) for _ in range(2)]
 

@@ -16,7 +16,7 @@ import com.github.ajalt.clikt.parameters.types.long
 import com.github.ajalt.clikt.parameters.types.restrictTo
 import kotlinx.serialization.KSerializer
 import kotlinx.serialization.json.Json
-import lab.handlers.LabMain
+import lab.support.LabMain
 import java.io.File
 import kotlin.random.Random
 

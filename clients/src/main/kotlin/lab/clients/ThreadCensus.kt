@@ -1,5 +1,6 @@
 package lab.clients
 
+import lab.support.ProcView
 /**
  * The platform threads of this JVM at one instant, counted as the client-threads article counts
  * them. A thread is *active* when it is alive and not interrupted, and *unparked* when its top

@@ -3,6 +3,7 @@ package lab.conformance
 import lab.handlers.LabJson
 import lab.stub.StubStats
 import lab.support.Catalogue
+import lab.support.Stub
 import org.junit.jupiter.api.AfterAll
 import org.junit.jupiter.api.TestInstance
 import org.junit.jupiter.api.Timeout
@@ -21,7 +22,7 @@ import kotlin.test.assertEquals
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class CancellationTest {
-    private val stub = LabProcess.start("stub", LabProcess.STUB_JAR, "--latency-ms", STUB_LATENCY_MS.toString())
+    private val stub = LabProcess.start("stub", Stub.JAR, "--latency-ms", STUB_LATENCY_MS.toString())
 
     @ParameterizedTest
     @FieldSource("lab.conformance.Servers#all")

@@ -1,6 +1,7 @@
 package lab.conformance
 
 import lab.support.Catalogue
+import lab.support.Stub
 import java.util.concurrent.ConcurrentHashMap
 
 /**
@@ -11,7 +12,7 @@ object ConformanceLab {
     /** Frames above this many bytes must close the socket with 1009. */
     const val MAX_FRAME_BYTES = 4096
 
-    val stub: LabProcess by lazy { LabProcess.start("stub", LabProcess.STUB_JAR, "--latency-ms", "5") }
+    val stub: LabProcess by lazy { LabProcess.start("stub", Stub.JAR, "--latency-ms", "5") }
 
     private val servers = ConcurrentHashMap<String, LabProcess>()
 

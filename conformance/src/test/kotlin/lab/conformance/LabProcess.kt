@@ -1,59 +1,44 @@
 package lab.conformance
 
-import lab.handlers.ReadyLine
+import lab.support.Children
+import lab.support.JvmFlags
+import lab.support.ProcView
 import java.io.File
-import java.io.IOException
 import java.net.URI
-import java.util.concurrent.LinkedBlockingQueue
-import java.util.concurrent.TimeUnit
-import kotlin.concurrent.thread
 
 /**
- * One of the lab's programs (a server or the stub) running as a real process on loopback.
+ * One of the lab's programs (a server or the stub) running as a real process on loopback,
+ * started and stopped by [Children] like every process of the lab, so none outlives the tests.
  *
  * It is started from its runnable jar with the JDK running the tests, and is ready once it
  * prints its `READY` line, from which the port it bound is read. Closing it sends SIGTERM and
- * waits for a graceful exit; a JVM shutdown hook makes sure no process outlives the tests.
+ * waits for a graceful exit.
  */
 class LabProcess private constructor(val name: String, private val process: Process, val baseUrl: URI) : AutoCloseable {
     val pid: Long get() = process.pid()
 
     val isAlive: Boolean get() = process.isAlive
 
+    private val proc = ProcView(process.pid())
+
     /** The kernel's count of this process's threads, from `/proc/<pid>/status`. */
-    fun osThreadCount(): Int = File("/proc/$pid/status").readLines()
-        .first { it.startsWith("Threads:") }
-        .substringAfter(':').trim().toInt()
+    fun osThreadCount(): Int = proc.threads() ?: error("$name has exited")
 
     /** The names of this process's threads as the kernel has them (at most 15 characters each). */
-    fun osThreadNames(): List<String> = File("/proc/$pid/task").listFiles().orEmpty()
-        .mapNotNull { task -> runCatching { File(task, "comm").readText().trim() }.getOrNull() }
+    fun osThreadNames(): List<String> = proc.threadNames()
 
-    /** Stops the process with SIGTERM, as a user's Ctrl-C would, and returns how long it took to exit. */
-    fun stop(): Long {
-        val startNs = System.nanoTime()
-        process.destroy()
-        if (!process.waitFor(GRACEFUL_EXIT_SECONDS, TimeUnit.SECONDS)) {
-            process.destroyForcibly().waitFor()
-        }
-        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs)
-    }
+    /** Stops the process with SIGTERM, as a user's Ctrl-C would, and returns how long it took to exit, in ms. */
+    fun stop(): Long = Children.stop(process, GRACEFUL_EXIT_SECONDS)
 
     override fun close() {
         if (process.isAlive) stop()
     }
 
     companion object {
-        /** The downstream stub, which is no server of the catalogue. */
-        const val STUB_JAR = "stub/target/stub.jar"
-
+        /** The tests' heap: room for a few hundred sockets; the bench's flags are the profile's. */
+        private const val HEAP_MB = 512
         private const val READY_TIMEOUT_SECONDS = 60L
         private const val GRACEFUL_EXIT_SECONDS = 10L
-        private val running = mutableSetOf<Process>()
-
-        init {
-            Runtime.getRuntime().addShutdownHook(Thread { synchronized(running) { running.forEach { it.destroyForcibly() } } })
-        }
 
         private val labRoot = File(System.getProperty("lab.root") ?: error("set -Dlab.root to the repository root"))
         private val logs = File(System.getProperty("lab.logs") ?: "target/server-logs").apply { mkdirs() }
@@ -67,28 +52,11 @@ class LabProcess private constructor(val name: String, private val process: Proc
             val jar = File(labRoot, jarPath)
             check(jar.isFile) { "$jar is missing: build it with `make build`" }
             val log = File(logs, "$name-${System.nanoTime()}.log")
-            val command =
-                listOf(java, "-Xmx512m", "--enable-native-access=ALL-UNNAMED") + jvmOptions + listOf("-jar", jar.path, "--port", "0") + args
-            val process = ProcessBuilder(command).redirectErrorStream(true).start()
-            synchronized(running) { running += process }
-
-            val readyLines = LinkedBlockingQueue<String>()
-            thread(isDaemon = true, name = "$name-output") {
-                log.bufferedWriter().use { out ->
-                    try {
-                        process.inputStream.bufferedReader().forEachLine { line ->
-                            out.appendLine(line)
-                            out.flush()
-                            ReadyLine.urlIn(line)?.let(readyLines::put)
-                        }
-                    } catch (e: IOException) {
-                        // The process was stopped while it was still writing: its log ends here.
-                    }
-                }
-            }
-            val url = readyLines.poll(READY_TIMEOUT_SECONDS, TimeUnit.SECONDS)
+            val command = listOf(java) + JvmFlags.forCheck(HEAP_MB) + jvmOptions + listOf("-jar", jar.path, "--port", "0") + args
+            val process = Children.start(command, log)
+            val url = Children.awaitReadyOrNull(process, log, READY_TIMEOUT_SECONDS)
             if (url == null) {
-                process.destroyForcibly()
+                Children.stop(process, graceSeconds = 0)
                 error("$name did not print its READY line within $READY_TIMEOUT_SECONDS s; its output is in $log")
             }
             return LabProcess(name, process, URI(url))

@@ -2,10 +2,10 @@ package lab.conformance
 
 import jdk.jfr.consumer.RecordedEvent
 import jdk.jfr.consumer.RecordingFile
-import lab.handlers.OrdinaryPaths
 import lab.handlers.PinTrap
-import lab.handlers.PinningRecording
 import lab.support.Catalogue
+import lab.support.OrdinaryPaths
+import lab.support.PinningRecording
 import org.junit.jupiter.api.Timeout
 import org.junit.jupiter.api.io.TempDir
 import org.junit.jupiter.params.ParameterizedTest

@@ -1,8 +1,8 @@
 package lab.coroutine
 
 import com.github.ajalt.clikt.core.main
-import lab.handlers.ServerCommand
-import lab.handlers.ServerConfig
+import lab.support.ServerCommand
+import lab.support.ServerConfig
 
 /** Ktor on Netty, the idiomatic Kotlin stack: handlers suspend, and each WebSocket is one coroutine. */
 private class CoroutineCommand : ServerCommand(engine = "ktor-netty", model = "coroutine") {

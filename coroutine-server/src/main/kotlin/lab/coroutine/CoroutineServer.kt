@@ -40,7 +40,7 @@ import lab.handlers.LiveCounters
 import lab.handlers.PayloadBytes
 import lab.handlers.Reply
 import lab.handlers.Router
-import lab.handlers.ServerConfig
+import lab.support.ServerConfig
 
 /**
  * The coroutine server: Ktor on Netty. Every handler is `suspend` code, and waiting

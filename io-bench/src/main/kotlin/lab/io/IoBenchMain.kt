@@ -14,7 +14,9 @@ import com.github.ajalt.clikt.parameters.types.int
 import com.github.ajalt.clikt.parameters.types.long
 import com.github.ajalt.clikt.parameters.types.restrictTo
 import kotlinx.serialization.json.Json
-import lab.handlers.LabMain
+import lab.support.LabMain
+import lab.support.Provenance
+import lab.support.RunFolder
 import org.openjdk.jmh.runner.Runner
 import org.openjdk.jmh.runner.RunnerException
 import org.openjdk.jmh.runner.format.OutputFormatFactory
@@ -52,6 +54,8 @@ private class IoBenchCommand : CliktCommand(name = "io-bench") {
 
     override fun run() {
         val startedAt = Instant.now()
+        // `make io-bench` runs this from the repository root, whose commit the manifest records.
+        val provenance = Provenance.start(Provenance.thisCommand("io-bench"), Provenance.Jdk.current(), File("."))
         if (!outDir.isDirectory && !outDir.mkdirs()) throw UsageError("--out: cannot create $outDir")
         val jmhJson = File(outDir, "jmh.json")
         val jmhLog = File(outDir, "jmh.log")
@@ -67,7 +71,7 @@ private class IoBenchCommand : CliktCommand(name = "io-bench") {
             val options = JmhSuite.options(benchmarks, sizeBytes, warmups, iterations, forks, jmhJson)
             val outcome = runCatching { Runner(options, progress).run() }
             val failed = outcome.exceptionOrNull()?.let { progress.unfinished.firstOrNull() ?: "unknown (see ${jmhLog.path})" }
-            writeManifest(startedAt, benchmarks, failed)
+            writeManifest(provenance.ended(if (failed == null) Provenance.COMPLETE else Provenance.FAILED), startedAt, benchmarks, failed)
             outcome.exceptionOrNull()?.let { error ->
                 if (error !is RunnerException) throw error
                 throw BenchmarkFailed("benchmark $failed failed: ${benchmarkCause(error)}; see ${jmhLog.path}")
@@ -85,15 +89,15 @@ private class IoBenchCommand : CliktCommand(name = "io-bench") {
     }
 
     private fun writeManifest(
+        provenance: Provenance,
         startedAt: Instant,
         benchmarks: List<String>,
         failedBenchmark: String?,
     ) {
         val manifest =
             IoBenchManifest(
-                startedAt = startedAt.toString(),
+                provenance = provenance,
                 wallMs = Instant.now().toEpochMilli() - startedAt.toEpochMilli(),
-                jdk = IoBenchManifest.Jdk.current(),
                 forkedJvmFlags = ForkedJvm.flags(),
                 sizeBytes = sizeBytes,
                 warmups = warmups,
@@ -108,7 +112,7 @@ private class IoBenchCommand : CliktCommand(name = "io-bench") {
                 jmhLogFile = "jmh.log",
                 published2021 = IoBenchManifest.Published(),
             )
-        File(outDir, MANIFEST_FILE).writeText(JSON.encodeToString(IoBenchManifest.serializer(), manifest) + "\n")
+        RunFolder.writeWhole(File(outDir, MANIFEST_FILE), JSON.encodeToString(IoBenchManifest.serializer(), manifest) + "\n")
     }
 
     companion object {

@@ -1,6 +1,7 @@
 package lab.io
 
 import kotlinx.serialization.Serializable
+import lab.support.Provenance
 
 /**
  * `io-bench.json`: what a run was, beside JMH's own `jmh.json` (what it measured). An analysis reads both:
@@ -8,9 +9,9 @@ import kotlinx.serialization.Serializable
  */
 @Serializable
 data class IoBenchManifest(
-    val startedAt: String,
+    /** Where and from what the run came; [Provenance.jdk] ran the tool, and so every forked benchmark. */
+    val provenance: Provenance,
     val wallMs: Long,
-    val jdk: Jdk,
     /** The flags of every forked benchmark JVM ([ForkedJvm]). */
     val forkedJvmFlags: List<String>,
     val sizeBytes: Long,
@@ -30,25 +31,6 @@ data class IoBenchManifest(
     val jmhLogFile: String,
     val published2021: Published,
 ) {
-    /** The JDK that ran the tool, and so every forked benchmark. */
-    @Serializable
-    data class Jdk(
-        val version: String,
-        val feature: Int,
-        val vendor: String,
-        val home: String,
-    ) {
-        companion object {
-            fun current(): Jdk =
-                Jdk(
-                    version = System.getProperty("java.version"),
-                    feature = Runtime.version().feature(),
-                    vendor = System.getProperty("java.vendor"),
-                    home = System.getProperty("java.home"),
-                )
-        }
-    }
-
     /** [Published2021], so an analysis can plot the old figures without a second copy of them. */
     @Serializable
     data class Published(

@@ -54,10 +54,15 @@ class IoBenchIT {
     }
 
     @Test
-    fun `io-bench json records the size and the forked JVM flags`() {
+    fun `io-bench json records the size, the forked JVM flags and where the run came from`() {
         val manifest = Json.parseToJsonElement(File(smallRun.out, "io-bench.json").readText()).jsonObject
         assertEquals(smallSizeBytes, manifest.getValue("sizeBytes").jsonPrimitive.long)
         assertEquals(ForkedJvm.flags(), manifest.getValue("forkedJvmFlags").jsonArray.map { it.jsonPrimitive.content })
+        val provenance = manifest.getValue("provenance").jsonObject
+        assertEquals("complete", provenance.getValue("status").jsonPrimitive.content)
+        assertTrue(provenance.getValue("gitCommit").jsonPrimitive.content.matches(Regex("[0-9a-f]{40}")), "$provenance")
+        assertTrue(provenance.getValue("host").jsonObject.getValue("cpus").jsonPrimitive.long > 0, "$provenance")
+        assertEquals(Runtime.version().feature().toLong(), provenance.getValue("jdk").jsonObject.getValue("feature").jsonPrimitive.long)
     }
 
     @Test

@@ -1,7 +1,7 @@
 package lab.jetty
 
 import lab.handlers.LiveCounters
-import lab.handlers.ServerConfig
+import lab.support.ServerConfig
 import okhttp3.ConnectionPool
 import okhttp3.OkHttpClient
 import org.eclipse.jetty.server.HttpConfiguration

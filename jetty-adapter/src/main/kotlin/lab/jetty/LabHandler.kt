@@ -7,7 +7,7 @@ import lab.handlers.LiveCounters
 import lab.handlers.PayloadBytes
 import lab.handlers.Reply
 import lab.handlers.Router
-import lab.handlers.ServerConfig
+import lab.support.ServerConfig
 import org.eclipse.jetty.http.HttpHeader
 import org.eclipse.jetty.http.HttpHeaderValue
 import org.eclipse.jetty.io.Content

@@ -11,10 +11,13 @@ import com.github.ajalt.clikt.parameters.types.int
 import com.github.ajalt.clikt.parameters.types.long
 import com.github.ajalt.clikt.parameters.types.restrictTo
 import kotlinx.serialization.json.Json
-import lab.bench.Children
-import lab.bench.Manifest
-import lab.bench.RunFolder
-import lab.handlers.LabMain
+import lab.support.Children
+import lab.support.LabMain
+import lab.support.ManifestFile
+import lab.support.NotAJdk
+import lab.support.Provenance
+import lab.support.RunFolder
+import lab.support.Stub
 import lab.support.serversOption
 import java.io.File
 import kotlin.system.exitProcess
@@ -33,16 +36,19 @@ private class AuditCommand : CliktCommand(name = "audit-pinning") {
 
     override fun run() {
         val homes = jdks.map { home ->
-            if (!File(
-                    home,
-                    "bin/java",
-                ).canExecute()
-            ) {
-                throw UsageError("$home is not a JDK home (no bin/java); setup/jdk.sh 21 or 25 prints one")
+            try {
+                Provenance.Jdk.read(home)
+            } catch (e: NotAJdk) {
+                throw UsageError("${e.message}; setup/jdk.sh 21 or 25 prints one")
             }
-            Manifest.Jdk.read(home)
         }
         val dir = RunFolder.create(resultsDir, "pinning")
+        val provenance = Provenance.start(Provenance.thisCommand("audit-pinning"), Provenance.Jdk.current(), repo)
+        val manifest = ManifestFile(
+            File(dir, "manifest.json"),
+            AuditManifest.serializer(),
+            AuditManifest(provenance, servers.map { it.name }, homes, requests, blockMs),
+        )
         println("pinning audit: ${servers.joinToString { it.name }} on JDK ${homes.joinToString { it.version }}, into ${dir.path}")
         val stub = startStub(dir)
         val cells = homes.flatMap { jdk ->
@@ -64,6 +70,7 @@ private class AuditCommand : CliktCommand(name = "audit-pinning") {
         println(markdown.substringBefore("## The fix"))
         println("audit: ${File(dir, "audit.md").path}")
         val violations = cells.filter { it.mustNotPin && it.pinned }
+        manifest.end(if (violations.isEmpty()) Provenance.COMPLETE else Provenance.FAILED)
         if (violations.isNotEmpty()) {
             System.err.println(
                 "audit: ${violations.size} path(s) that must not pin did: " +
@@ -76,7 +83,7 @@ private class AuditCommand : CliktCommand(name = "audit-pinning") {
     private fun startStub(dir: File): String {
         val java = ProcessHandle.current().info().command().orElse("java")
         val log = File(dir, "stub.log")
-        val process = Children.start(listOf(java, "-jar", File(repo, "stub/target/stub.jar").path, "--port", "0", "--latency-ms", "5"), log)
+        val process = Children.start(Stub.command(java, repo, latencyMs = 5), log)
         return Children.awaitReadyOrNull(process, log, timeoutSeconds = 30) ?: throw UsageError("the stub did not start; see ${log.path}")
     }
 }

@@ -2,11 +2,12 @@ package lab.audit
 
 import jdk.jfr.consumer.RecordedEvent
 import jdk.jfr.consumer.RecordingFile
-import lab.bench.Children
-import lab.clients.ProcView
-import lab.handlers.OrdinaryPaths
 import lab.handlers.PinTrap
-import lab.handlers.PinningRecording
+import lab.support.Children
+import lab.support.JvmFlags
+import lab.support.OrdinaryPaths
+import lab.support.PinningRecording
+import lab.support.ProcView
 import lab.support.ServerEntry
 import java.io.File
 import java.net.URI
@@ -70,8 +71,7 @@ class ServerProbe(
 
     private fun command(recording: File): List<String> = buildList {
         add(File(jdkHome, "bin/java").path)
-        add("-Xmx512m")
-        add("--enable-native-access=ALL-UNNAMED")
+        addAll(JvmFlags.forCheck(HEAP_MB))
         add(PinningRecording.jvmOption(recording, dir))
         // JDK 21's own pinning report, kept in the server's log beside JFR's (24+ ignore the flag).
         if (jdkFeature < 24) add("-Djdk.tracePinnedThreads=full")
@@ -139,6 +139,7 @@ class ServerProbe(
         const val FIRST_PASS = "request paths, first pass"
         const val WARM = "request paths, warm"
         const val READY_TIMEOUT_S = 60L
+        const val HEAP_MB = 512
         const val PATH_ROUNDS = 5
         const val STACK_FRAMES = 12
     }

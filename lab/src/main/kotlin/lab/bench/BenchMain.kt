@@ -13,12 +13,17 @@ import com.github.ajalt.clikt.parameters.types.file
 import com.github.ajalt.clikt.parameters.types.int
 import com.github.ajalt.clikt.parameters.types.long
 import com.github.ajalt.clikt.parameters.types.restrictTo
-import kotlinx.serialization.json.Json
-import lab.handlers.LabMain
+import lab.support.Children
+import lab.support.JvmFlags
+import lab.support.LabMain
+import lab.support.ManifestFile
+import lab.support.NotAJdk
+import lab.support.Provenance
+import lab.support.RunFolder
+import lab.support.Stub
 import lab.support.serversOption
 import java.io.File
 import java.nio.file.Files
-import java.time.OffsetDateTime
 
 private class BenchCommand : CliktCommand(name = "bench") {
     override fun help(context: Context) = "Runs every server under one k6 profile and writes results/<timestamp>-<profile>/."
@@ -52,18 +57,19 @@ private class BenchCommand : CliktCommand(name = "bench") {
     override fun run() {
         try {
             bench()
-        } catch (e: BenchInputException) {
-            echo("make bench: ${e.message}", err = true)
-            throw ProgramResult(2)
         } catch (e: PreflightRefusal) {
             echo("make bench PROFILE=$profileName: ${e.message}", err = true)
             throw ProgramResult(3)
+        } catch (e: Exception) {
+            if (e !is BenchInputException && e !is NotAJdk) throw e
+            echo("make bench: ${e.message}", err = true)
+            throw ProgramResult(2)
         }
     }
 
     private fun bench() {
         val profile = Profile.load(File(repo, "loadtests/profiles"), profileName)
-        val jdk = Manifest.Jdk.read(serverJdk)
+        val jdk = Provenance.Jdk.read(serverJdk)
         if (!k6.canExecute()) throw BenchInputException("$k6 is not an executable k6; setup/k6.sh builds one")
         val generators = loadGenerators()
         val limits = HostLimits.read()
@@ -72,105 +78,96 @@ private class BenchCommand : CliktCommand(name = "bench") {
 
         val progress = Progress()
         val runDir = RunFolder.create(resultsDir, profileName)
-        var manifest = Manifest(
-            status = "running",
-            command = ProcessHandle.current().info().commandLine().orElse("bench"),
-            startedAt = OffsetDateTime.now().toString(),
-            profileName = profileName,
-            profile = profile,
-            preflight = decision,
-            limits = limits,
-            host = Manifest.Host.read(),
-            serverJdk = jdk,
-            harnessJdk = Runtime.version().toString(),
-            jvmFlags = JvmFlags.forServer(profile.heapMb, jdk.feature, jmxPort = 0),
-            k6Version = RunFolder.commandText(k6.path, "version").lineSequence().first(),
-            // make bench-vps ships jars, not the repository: it says which commit they came from.
-            gitCommit = sourceCommit ?: RunFolder.commandText("git", "-C", repo.path, "rev-parse", "HEAD").trim(),
-            gitDirty = if (sourceCommit !=
-                null
-            ) {
-                sourceDirty
-            } else {
-                RunFolder.commandText("git", "-C", repo.path, "status", "--porcelain").isNotBlank()
-            },
-            servers = servers.map { it.name },
-            catalogue = servers,
-            pinThresholdMs = pinThresholdMs,
-            bindAddress = bindAddress,
-            loadGenerators = generators?.describe().orEmpty(),
-        )
-        write(runDir, manifest)
-        var finished = false
-        Children.beforeStop {
-            if (!finished) {
-                write(runDir, manifest.copy(status = "incomplete", finishedAt = OffsetDateTime.now().toString()))
+        val manifest =
+            ManifestFile(File(runDir, "manifest.json"), Manifest.serializer(), firstManifest(profile, jdk, decision, limits, generators)) {
                 System.err.println("stopped: ${runDir.path} is marked incomplete")
             }
-        }
         linkLatest(runDir)
         progress.say("run ${runDir.path}: profile $profileName, ${decision.idleSockets} idle sockets, JDK ${jdk.version}")
         decision.notes.forEach { progress.say("preflight: $it") }
 
         val stub = startStub(runDir)
-        manifest = manifest.copy(stubUrl = stub)
-        write(runDir, manifest)
-        val outcomes = mutableListOf<ServerOutcome>()
-        try {
+        manifest.update { it.copy(stubUrl = stub) }
+        val outcomes = try {
             val declared = RunSetup(
                 repo, profile, decision, File(serverJdk, "bin/java"), jdk.feature, k6,
                 File(repo, "loadtests/bench.js"), stub, pinThresholdMs, bindAddress, serverPort, generators,
             )
-            val calibration = if (jsonRate == null && profile.calibrationSeconds > 0) {
-                progress.say("calibration: the highest /json rate up to ${profile.jsonRatePerSecond}/s that every server sustains")
-                RateCalibration(declared, File(runDir, "calibration"), progress, maxProbes = servers.size + 3).run(servers)
-            } else {
-                null
-            }
-            val rate = jsonRate ?: calibration?.ratePerSecond ?: profile.jsonRatePerSecond
-            manifest = manifest.copy(jsonRatePerSecond = rate, calibration = calibration)
-            write(runDir, manifest)
-            progress.say(
-                when {
-                    jsonRate != null -> "/json at $rate/s, as --json-rate says"
-                    calibration == null -> "/json at $rate/s, as the profile says"
-                    calibration.unsustained.isEmpty() -> "calibration: /json at $rate/s"
-                    else -> "calibration: /json at $rate/s, which ${calibration.unsustained.joinToString()} did not sustain"
-                },
-            )
-            val setup = declared.copy(profile = profile.copy(jsonRatePerSecond = rate))
-            for (pass in Pass.plan(servers, profile.repeats, profile.compareWithoutJfr)) {
-                val name = pass.folder
-                progress.say("$name: starting")
-                val outcome = ServerRun(pass.server, setup, File(runDir, name), progress, pass.streamJfr, label = name).run()
-                    .copy(repeat = pass.repeat)
-                outcomes += outcome
-                manifest = manifest.copy(outcomes = outcomes.toList())
-                write(runDir, manifest)
-                progress.say("$name: ${outcome.status}${outcome.reason?.let { " ($it)" } ?: ""}")
-                if (outcome.steps.isNotEmpty()) progress.say("$name: ${plateaus(outcome.steps)}")
-            }
+            val rate = jsonRate(declared, File(runDir, "calibration"), manifest, progress)
+            runPasses(declared.copy(profile = profile.copy(jsonRatePerSecond = rate)), runDir, manifest, progress)
         } catch (e: LoadGeneratorLost) {
-            manifest = manifest.copy(
-                status = "incomplete",
-                reason = e.message,
-                outcomes = outcomes.toList(),
-                finishedAt = OffsetDateTime.now().toString(),
-            )
-            write(runDir, manifest)
-            finished = true
+            manifest.update { it.copy(provenance = it.provenance.ended(Provenance.INCOMPLETE), reason = e.message) }
             progress.say("stopped: ${e.message}; ${runDir.path} is marked incomplete")
             throw ProgramResult(1)
         } finally {
             stopStub()
         }
         val failed = outcomes.filterNot { it.ok }
-        manifest = manifest.copy(status = if (failed.isEmpty()) "complete" else "failed", finishedAt = OffsetDateTime.now().toString())
-        write(runDir, manifest)
-        finished = true
+        manifest.end(if (failed.isEmpty()) Provenance.COMPLETE else Provenance.FAILED)
         progress.say(summaryTable(outcomes))
         progress.say("run folder: ${runDir.path}")
         if (failed.isNotEmpty()) throw ProgramResult(1)
+    }
+
+    private fun firstManifest(
+        profile: Profile,
+        jdk: Provenance.Jdk,
+        decision: Preflight.Decision,
+        limits: HostLimits,
+        generators: LoadGenerators?,
+    ) = Manifest(
+        // make bench-vps ships jars, not the repository: it says which commit they came from.
+        provenance = Provenance.start(Provenance.thisCommand("bench"), jdk, repo, sourceCommit, sourceDirty),
+        profileName = profileName,
+        profile = profile,
+        preflight = decision,
+        limits = limits,
+        harnessJdk = Runtime.version().toString(),
+        jvmFlags = JvmFlags.forServer(profile.heapMb, jdk.feature, jmxPort = 0),
+        k6Version = RunFolder.commandText(k6.path, "version").lineSequence().first(),
+        servers = servers.map { it.name },
+        catalogue = servers,
+        pinThresholdMs = pinThresholdMs,
+        bindAddress = bindAddress,
+        loadGenerators = generators?.describe().orEmpty(),
+    )
+
+    /** The /json rate of the run: `--json-rate`'s, the one calibration finds (recorded with its probes), or the profile's. */
+    private fun jsonRate(setup: RunSetup, calibrationDir: File, manifest: ManifestFile<Manifest>, progress: Progress): Int {
+        val profile = setup.profile
+        val calibration = if (jsonRate == null && profile.calibrationSeconds > 0) {
+            progress.say("calibration: the highest /json rate up to ${profile.jsonRatePerSecond}/s that every server sustains")
+            RateCalibration(setup, calibrationDir, progress, maxProbes = servers.size + 3).run(servers)
+        } else {
+            null
+        }
+        val rate = jsonRate ?: calibration?.ratePerSecond ?: profile.jsonRatePerSecond
+        manifest.update { it.copy(jsonRatePerSecond = rate, calibration = calibration) }
+        progress.say(
+            when {
+                jsonRate != null -> "/json at $rate/s, as --json-rate says"
+                calibration == null -> "/json at $rate/s, as the profile says"
+                calibration.unsustained.isEmpty() -> "calibration: /json at $rate/s"
+                else -> "calibration: /json at $rate/s, which ${calibration.unsustained.joinToString()} did not sustain"
+            },
+        )
+        return rate
+    }
+
+    /** Every pass of the run, one after another, each outcome recorded in the manifest as its pass ends. */
+    private fun runPasses(setup: RunSetup, runDir: File, manifest: ManifestFile<Manifest>, progress: Progress): List<ServerOutcome> {
+        val outcomes = mutableListOf<ServerOutcome>()
+        for (pass in Pass.plan(servers, setup.profile.repeats, setup.profile.compareWithoutJfr)) {
+            val name = pass.folder
+            progress.say("$name: starting")
+            val outcome = ServerRun(pass.server, setup, File(runDir, name), progress, pass.streamJfr, label = name).run()
+                .copy(repeat = pass.repeat)
+            outcomes += outcome
+            manifest.update { it.copy(outcomes = outcomes.toList()) }
+            progress.say("$name: ${outcome.status}${outcome.reason?.let { " ($it)" } ?: ""}")
+            if (outcome.steps.isNotEmpty()) progress.say("$name: ${plateaus(outcome.steps)}")
+        }
+        return outcomes
     }
 
     private fun loadGenerators(): LoadGenerators? {
@@ -203,8 +200,7 @@ private class BenchCommand : CliktCommand(name = "bench") {
     private var stubProcess: Process? = null
 
     private fun startStub(runDir: File): String {
-        val command = listOf(File(serverJdk, "bin/java").path, "-jar", File(repo, "stub/target/stub.jar").path) +
-            listOf("--port", "0", "--latency-ms", stubLatencyMs.toString())
+        val command = Stub.command(File(serverJdk, "bin/java").path, repo, stubLatencyMs)
         val log = File(runDir, "stub.log")
         val process = Children.start(command, log)
         stubProcess = process
@@ -250,17 +246,6 @@ private class BenchCommand : CliktCommand(name = "bench") {
             )
         }
     }.trimEnd()
-
-    private fun write(runDir: File, manifest: Manifest) {
-        val tmp = File(runDir, "manifest.json.tmp")
-        tmp.writeText(Json { prettyPrint = true }.encodeToString(Manifest.serializer(), manifest))
-        Files.move(
-            tmp.toPath(),
-            File(runDir, "manifest.json").toPath(),
-            java.nio.file.StandardCopyOption.REPLACE_EXISTING,
-            java.nio.file.StandardCopyOption.ATOMIC_MOVE,
-        )
-    }
 
     private fun linkLatest(runDir: File) {
         val latest = File(resultsDir, "latest").toPath()

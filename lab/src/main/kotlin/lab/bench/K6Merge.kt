@@ -9,14 +9,8 @@ import kotlinx.serialization.json.buildJsonArray
 import kotlinx.serialization.json.buildJsonObject
 import kotlinx.serialization.json.doubleOrNull
 import kotlinx.serialization.json.put
+import lab.support.writeAtomically
 import java.io.File
-import java.io.IOException
-import java.io.Reader
-import java.io.Writer
-import java.nio.file.Files
-import java.nio.file.StandardCopyOption
-import java.util.zip.GZIPInputStream
-import java.util.zip.GZIPOutputStream
 import kotlin.math.abs
 import kotlin.math.ceil
 import kotlin.math.floor
@@ -40,8 +34,8 @@ import kotlin.math.floor
  * figure k6 computes from its in-memory samples by that rounding alone: at most 5e-7 in the
  * metric's unit (milliseconds for durations).
  *
- * The samples are streamed: a 10-minute run has millions of rows. Only the values of the
- * trends the summary needs are kept, as primitive arrays.
+ * The samples are streamed ([K6SampleCopy]): a 10-minute run has millions of rows. Only the
+ * values of the trends the summary needs are kept, as primitive arrays ([TrendSamples]).
  */
 object K6Merge {
     private const val METRICS = "k6-metrics.csv.gz"
@@ -65,7 +59,7 @@ object K6Merge {
         val trendKeys = metrics.filterValues { it.first().string("type") == "trend" }.keys.map(MetricKey::parse).distinct()
         val trends = TrendSamples(trendKeys)
         into.mkdirs()
-        copySamples(segments.map { File(it, METRICS) }, File(into, METRICS), trends)
+        K6SampleCopy.copy(segments.map { File(it, METRICS) }, File(into, METRICS), trends)
 
         val durationMs = summaries.maxOf { it.obj("state")["testRunDurationMs"].double() ?: 0.0 }
         val merged = buildJsonObject {
@@ -81,7 +75,7 @@ object K6Merge {
             )
         }
         // Written last and whole: a summary present means the merge finished.
-        writeAtomically(File(into, SUMMARY)) { it.write(pretty.encodeToString(JsonObject.serializer(), merged)) }
+        writeAtomically(File(into, SUMMARY)) { it.write(pretty.encodeToString(JsonObject.serializer(), merged).toByteArray()) }
     }
 
     private val pretty = Json { prettyPrint = true }
@@ -138,220 +132,6 @@ object K6Merge {
                 }
                 return MetricKey(key.substring(0, open).trim(), tags)
             }
-        }
-    }
-
-    /** The values of each trend the summaries list, gathered while the samples are copied. */
-    private class TrendSamples(keys: List<MetricKey>) {
-        private val byName = keys.groupBy { it.name }
-        private val values = keys.associateWith { DoubleList() }
-        private lateinit var filters: Map<MetricKey, List<Filter>>
-        private var valueColumn = -1
-        private var extraColumn = -1
-
-        /**
-         * A submetric tag is a CSV column if it is one of the system tags k6 was told to keep,
-         * else it is among `extra_tags`. The file is read as ISO-8859-1 (bytes kept as they are,
-         * for the copy), so a wanted value is compared in that form too.
-         */
-        private class Filter(val column: Int, val tag: String, val value: String)
-
-        fun header(columns: List<String>) {
-            val index = columns.withIndex().associate { it.value to it.index }
-            valueColumn = index["metric_value"] ?: -1
-            extraColumn = index["extra_tags"] ?: -1
-            val notTags = setOf("metric_name", "timestamp", "metric_value", "extra_tags", "metadata")
-            filters = values.keys.associateWith { key ->
-                key.tags.map { (tag, value) -> Filter(if (tag in notTags) -1 else index[tag] ?: -1, latin1(tag), latin1(value)) }
-            }
-        }
-
-        /** False if [record] is a trend row this file cannot give a value for. */
-        fun offer(record: String): Boolean {
-            val keys = byName[record.substringBefore(',')] ?: return true
-            val fields = csvFields(record)
-            val value = fields.getOrNull(valueColumn)?.let(::sampleValue) ?: return false
-            val extra by lazy {
-                fields.getOrNull(extraColumn).orEmpty().split('&').filter { '=' in it }
-                    .associate { it.substringBefore('=') to it.substringAfter('=') }
-            }
-            for (key in keys) {
-                val matches = filters.getValue(key).all { f ->
-                    (if (f.column >= 0) fields.getOrNull(f.column) else extra[f.tag]) == f.value
-                }
-                if (matches) values.getValue(key).add(value)
-            }
-            return true
-        }
-
-        fun stats(key: MetricKey, wanted: List<String>): Map<String, Double> {
-            val sorted = values.getValue(key).sorted()
-            return wanted.mapNotNull { stat ->
-                val pct = stat.removeSurrounding("p(", ")").takeIf { it != stat }?.toDoubleOrNull()
-                val v = when {
-                    stat == "avg" -> if (sorted.isEmpty()) 0.0 else sorted.sum() / sorted.size
-                    stat == "min" -> sorted.firstOrNull() ?: 0.0
-                    stat == "max" -> sorted.lastOrNull() ?: 0.0
-                    stat == "count" -> sorted.size.toDouble()
-                    stat == "med" -> percentile(sorted, 50.0)
-                    pct != null -> percentile(sorted, pct)
-                    else -> null
-                }
-                v?.let { stat to it }
-            }.toMap()
-        }
-
-        /** Go's `%f`, which writes infinities as `+Inf` and `-Inf`. */
-        private fun sampleValue(text: String): Double? = when (text) {
-            "+Inf" -> Double.POSITIVE_INFINITY
-            "-Inf" -> Double.NEGATIVE_INFINITY
-            else -> text.toDoubleOrNull()
-        }
-
-        private fun latin1(s: String) = String(s.toByteArray(Charsets.UTF_8), Charsets.ISO_8859_1)
-    }
-
-    /** A growable array of doubles: a 10-minute run has millions of samples, too many to box. */
-    private class DoubleList {
-        private var data = DoubleArray(1024)
-        private var size = 0
-
-        fun add(v: Double) {
-            if (size == data.size) data = data.copyOf(size * 2)
-            data[size++] = v
-        }
-
-        fun sorted(): DoubleArray = data.copyOf(size).also { it.sort() }
-    }
-
-    /**
-     * A CSV record's fields, as Go's `encoding/csv` (k6's writer) quotes them: a field holding
-     * a comma, a quote or a line break (an error message, say) is quoted, its quotes doubled.
-     */
-    internal fun csvFields(record: String): List<String> {
-        if ('"' !in record) return record.split(',')
-        val fields = mutableListOf<String>()
-        val field = StringBuilder()
-        var quoted = false
-        var i = 0
-        while (i < record.length) {
-            val c = record[i]
-            when {
-                quoted && c == '"' && record.getOrNull(i + 1) == '"' -> field.append('"').also { i++ }
-                c == '"' -> quoted = !quoted
-                c == ',' && !quoted -> fields += field.toString().also { field.clear() }
-                else -> field.append(c)
-            }
-            i++
-        }
-        fields += field.toString()
-        return fields
-    }
-
-    /** Streams every segment's records into one file under one header; the segments must agree on the header. */
-    private fun copySamples(sources: List<File>, target: File, trends: TrendSamples) {
-        var header: String? = null
-        writeAtomically(target, gzip = true) { out ->
-            for (source in sources) {
-                if (!source.isFile) throw IllegalStateException("$source is missing: that segment's samples did not arrive")
-                Records(source).use { records ->
-                    val first = records.next() ?: throw IllegalStateException("$source is empty: not even k6's CSV header")
-                    when (header) {
-                        null -> {
-                            header = first
-                            trends.header(csvFields(first))
-                            out.write(first)
-                            out.write('\n'.code)
-                        }
-                        first -> {}
-                        else -> throw IllegalStateException(
-                            "$source has the columns [$first] but ${sources.first()} has [$header]: k6 was not run alike on every segment",
-                        )
-                    }
-                    while (true) {
-                        val record = records.next() ?: break
-                        if (!trends.offer(record)) throw IllegalStateException("$source line ${records.line}: no number in [$record]")
-                        out.write(record)
-                        out.write('\n'.code)
-                    }
-                }
-            }
-        }
-    }
-
-    /**
-     * The records of a gzipped k6 CSV, each without its final newline. Read as ISO-8859-1 so
-     * that the copy keeps every byte as k6 wrote it; a quoted field may span lines.
-     */
-    private class Records(private val file: File) : AutoCloseable {
-        private val reader: Reader = try {
-            file.inputStream().let { raw -> runCatching { GZIPInputStream(raw, 1 shl 16) }.onFailure { raw.close() }.getOrThrow() }
-                .reader(Charsets.ISO_8859_1)
-        } catch (e: IOException) {
-            throw IllegalStateException("$file cannot be read as a gzipped k6 CSV: ${e.message}", e)
-        }
-        private val buffer = CharArray(1 shl 16)
-        private var pos = 0
-        private var end = 0
-        private val record = StringBuilder()
-        var line = 0
-            private set
-
-        fun next(): String? {
-            record.setLength(0)
-            var quotes = 0
-            while (true) {
-                if (pos == end && !fill()) {
-                    if (record.isEmpty()) return null
-                    if (quotes % 2 != 0) throw IllegalStateException("$file ends inside a quoted field: it was cut short")
-                    line++
-                    return record.toString()
-                }
-                var i = pos
-                while (i < end && buffer[i] != '\n') {
-                    if (buffer[i] == '"') quotes++
-                    i++
-                }
-                record.appendRange(buffer, pos, i)
-                pos = i
-                if (i < end) {
-                    pos++
-                    line++
-                    // An odd count of quotes so far: the line break is inside a quoted field.
-                    if (quotes % 2 == 0) return record.toString()
-                    record.append('\n')
-                }
-            }
-        }
-
-        private fun fill(): Boolean {
-            val n = try {
-                reader.read(buffer)
-            } catch (e: IOException) {
-                throw IllegalStateException("$file cannot be read after line $line (cut short?): ${e.message}", e)
-            }
-            pos = 0
-            end = n.coerceAtLeast(0)
-            return n > 0
-        }
-
-        override fun close() = reader.close()
-    }
-
-    /** Writes [target] through a temporary file, so that it is never left half-written under its own name. */
-    private fun writeAtomically(target: File, gzip: Boolean = false, write: (Writer) -> Unit) {
-        val part = File(target.parentFile, "${target.name}.part")
-        try {
-            val stream = part.outputStream().buffered(1 shl 16)
-            val out = if (gzip) GZIPOutputStream(stream, 1 shl 16) else stream
-            try {
-                out.writer(if (gzip) Charsets.ISO_8859_1 else Charsets.UTF_8).buffered(1 shl 16).use(write)
-            } catch (e: IOException) {
-                throw IllegalStateException("cannot write $part: ${e.message}", e)
-            }
-            Files.move(part.toPath(), target.toPath(), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE)
-        } finally {
-            part.delete()
         }
     }
 

@@ -1,6 +1,7 @@
 package lab.bench
 
 import kotlinx.serialization.json.Json
+import lab.support.Children
 import java.io.File
 
 /**

@@ -1,5 +1,6 @@
 package lab.bench
 
+import lab.support.ProcView
 import java.io.File
 import java.util.concurrent.Executors
 import java.util.concurrent.TimeUnit
@@ -8,11 +9,11 @@ import java.util.concurrent.TimeUnit
  * Samples a process from /proc once a second into `proc.csv`: the kernel's own view of its
  * memory, threads, file descriptors and maps, as a cross-check on what JFR reports.
  */
-class ProcSampler(private val pid: Long, private val out: File, private val clock: RunClock) : AutoCloseable {
-    data class Sample(val rssBytes: Long, val pssBytes: Long, val threads: Int, val fds: Int, val maps: Int)
+class ProcSampler(pid: Long, private val out: File, private val clock: RunClock) : AutoCloseable {
+    private val view = ProcView(pid)
 
     @Volatile
-    var latest: Sample? = null
+    var latest: ProcView.Memory? = null
         private set
 
     private val writer = out.bufferedWriter().apply { appendLine("time_s,phase,rss_bytes,pss_bytes,threads,fds,maps") }
@@ -23,7 +24,7 @@ class ProcSampler(private val pid: Long, private val out: File, private val cloc
     }
 
     private fun sampleOnce() {
-        val sample = read(pid) ?: return
+        val sample = view.memory() ?: return
         latest = sample
         synchronized(writer) {
             writer.appendLine(
@@ -37,22 +38,5 @@ class ProcSampler(private val pid: Long, private val out: File, private val cloc
         timer.shutdownNow()
         timer.awaitTermination(2, TimeUnit.SECONDS)
         synchronized(writer) { writer.close() }
-    }
-
-    companion object {
-        /** One reading, or null once the process is gone. */
-        fun read(pid: Long): Sample? = try {
-            val status = File("/proc/$pid/status").readLines()
-            fun kb(lines: List<String>, key: String) = lines.first { it.startsWith(key) }.split(Regex("\\s+"))[1].toLong() * 1024
-            Sample(
-                rssBytes = kb(status, "VmRSS:"),
-                pssBytes = kb(File("/proc/$pid/smaps_rollup").readLines(), "Pss:"),
-                threads = status.first { it.startsWith("Threads:") }.substringAfter(':').trim().toInt(),
-                fds = File("/proc/$pid/fd").list()?.size ?: 0,
-                maps = File("/proc/$pid/maps").useLines { it.count() },
-            )
-        } catch (e: Exception) {
-            null
-        }
     }
 }

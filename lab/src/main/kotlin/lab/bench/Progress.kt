@@ -1,5 +1,6 @@
 package lab.bench
 
+import lab.support.ProcView
 import java.util.Locale
 
 /** The live line a long run prints every few seconds, so a person can see it is alive and how it goes. */
@@ -10,7 +11,7 @@ class Progress(private val out: (String) -> Unit = ::println) {
         totalSeconds: Int,
         live: K6Load.Live?,
         requestsPerSecond: Double,
-        sample: ProcSampler.Sample?,
+        sample: ProcView.Memory?,
         heapUsedBytes: Long?,
         pinnedEvents: Long?,
     ) {

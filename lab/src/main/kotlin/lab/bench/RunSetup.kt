@@ -1,5 +1,6 @@
 package lab.bench
 
+import lab.support.JvmFlags
 import java.io.File
 
 /** What every server of a run shares: the profile after the preflight, the tools, and the JVM. */

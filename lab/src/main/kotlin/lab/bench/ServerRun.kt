@@ -5,6 +5,8 @@ import kotlinx.serialization.json.JsonObject
 import kotlinx.serialization.json.doubleOrNull
 import kotlinx.serialization.json.jsonObject
 import kotlinx.serialization.json.jsonPrimitive
+import lab.support.ChildExited
+import lab.support.Children
 import lab.support.ServerEntry
 import java.io.File
 import java.net.ServerSocket

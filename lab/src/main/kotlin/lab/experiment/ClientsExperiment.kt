@@ -12,22 +12,22 @@ import com.github.ajalt.clikt.parameters.types.file
 import com.github.ajalt.clikt.parameters.types.int
 import com.github.ajalt.clikt.parameters.types.long
 import com.github.ajalt.clikt.parameters.types.restrictTo
-import kotlinx.serialization.json.Json
-import lab.bench.BenchInputException
-import lab.bench.Children
-import lab.bench.JvmFlags
-import lab.bench.Manifest
-import lab.bench.RunFolder
 import lab.clients.ClientKind
 import lab.clients.StubCalls
 import lab.clients.StubUnreachable
 import lab.clients.ThreadAudit
 import lab.clients.clientsOption
-import lab.handlers.LabMain
 import lab.handlers.Limits
+import lab.support.Children
+import lab.support.JvmFlags
+import lab.support.LabMain
+import lab.support.ManifestFile
+import lab.support.NotAJdk
+import lab.support.Provenance
+import lab.support.RunFolder
+import lab.support.Stub
 import lab.support.serversOption
 import java.io.File
-import java.time.Instant
 
 /**
  * `make clients`: the client experiments of the client-threads and large-downloads articles.
@@ -67,22 +67,16 @@ private class ClientsCommand(private val argv: List<String>) : CliktCommand(name
         (sizes + streamBytes).firstOrNull { it !in 1..maxBytes }?.let { throw UsageError("sizes must be 1 to $maxBytes bytes, got $it") }
         val most = ThreadAudit.MAX_REQUESTS
         if (requests.any { it !in 1..most }) throw UsageError("--requests must be 1 to $most each, got $requests")
-        val jdk = Manifest.Jdk.read(jdk)
+        val jdk = Provenance.Jdk.read(jdk)
         stub?.let { url -> StubCalls.read(url) }
-        val jars = listOf(File(repo, "stub/target/stub.jar")) + servers.map { it.jarIn(repo) } + File(repo, "lab/target/lab.jar")
+        val jars = listOf(File(repo, Stub.JAR)) + servers.map { it.jarIn(repo) } + File(repo, "lab/target/lab.jar")
         jars.firstOrNull { !it.isFile }?.let { throw UsageError("${it.path} is missing; run `make build` first") }
 
         val dir = RunFolder.create(resultsDir, "clients")
         val flags = JvmFlags.common(HEAP_MB, jdk.feature)
-        var manifest = ClientsManifest(
-            status = "running",
-            command = "lab.experiment.ClientsExperiment " + argv.joinToString(" "),
-            startedAt = Instant.now().toString(),
-            host = Manifest.Host.read(),
-            jdk = jdk,
+        val first = ClientsManifest(
+            provenance = Provenance.start("lab.experiment.ClientsExperiment " + argv.joinToString(" "), jdk, repo),
             jvmFlags = flags,
-            gitCommit = RunFolder.commandText("git", "-C", repo.path, "rev-parse", "HEAD").trim(),
-            gitDirty = RunFolder.commandText("git", "-C", repo.path, "status", "--porcelain").isNotBlank(),
             curlVersion = RunFolder.commandText("curl", "--version").lineSequence().first().trim(),
             clientWaits = ClientKind.entries.associate { it.slug to it.waits },
             settings = ClientsManifest.Settings(
@@ -94,29 +88,19 @@ private class ClientsCommand(private val argv: List<String>) : CliktCommand(name
                 downloadRepeats = downloadRepeats, streams = streams, streamBytes = streamBytes, seed = seed,
             ),
         )
-        val manifestFile = File(dir, "manifest.json")
-        fun write(m: ClientsManifest) = manifestFile.writeText(Json { prettyPrint = true }.encodeToString(ClientsManifest.serializer(), m))
-        write(manifest)
-        Children.beforeStop {
-            if (manifest.status ==
-                "running"
-            ) {
-                write(manifest.copy(status = "incomplete", finishedAt = Instant.now().toString()))
-            }
-        }
+        val manifest = ManifestFile(File(dir, "manifest.json"), ClientsManifest.serializer(), first)
         println("clients: ${clients.size} clients, servers ${servers.joinToString { it.name }}, JDK ${jdk.version}, into ${dir.path}")
 
         val problems = mutableListOf<String>()
         try {
             val java = File(jdk.home, "bin/java").path
             val stubUrl = stub?.let { Started(it, null) }
-                ?: start("stub", listOf(java, "-jar", jars[0].path, "--port", "0", "--latency-ms", "$delayMs"), dir)
+                ?: start("stub", Stub.command(java, repo, delayMs), dir)
             val running = servers.associate { server ->
                 val command = listOf(java) + flags + listOf("-jar", server.jarIn(repo).path, "--port", "0", "--downstream-url", stubUrl.url)
                 server.name to start(server.name, command, dir)
             }
-            manifest = manifest.copy(stubUrl = stubUrl.url, servers = running.mapValues { it.value.url })
-            write(manifest)
+            manifest.update { it.copy(stubUrl = stubUrl.url, servers = running.mapValues { it.value.url }) }
 
             val probe = listOf(java) + flags + listOf("-cp", File(repo, "lab/target/lab.jar").path, "lab.clients.ClientProbeMainKt")
             val common = listOf("--clients", clients.joinToString(",") { it.slug }, "--seed", "$seed")
@@ -150,13 +134,12 @@ private class ClientsCommand(private val argv: List<String>) : CliktCommand(name
         } catch (e: IllegalStateException) {
             problems += e.message ?: "$e"
         }
-        manifest =
-            manifest.copy(
-                status = if (problems.isEmpty()) "complete" else "failed",
-                finishedAt = Instant.now().toString(),
+        manifest.update {
+            it.copy(
+                provenance = it.provenance.ended(if (problems.isEmpty()) Provenance.COMPLETE else Provenance.FAILED),
                 problems = problems,
             )
-        write(manifest)
+        }
         problems.forEach { System.err.println("make clients: $it") }
         println("run folder: ${dir.path}")
         if (problems.isNotEmpty()) throw RunFailed()
@@ -203,7 +186,7 @@ fun main(args: Array<String>): Unit = LabMain.exit(
     "make clients",
     ClientsCommand(args.toList()),
     args,
-    badInput = { it is StubUnreachable || it is BenchInputException },
+    badInput = { it is StubUnreachable || it is NotAJdk },
     // The stub and the servers are stopped by Children's shutdown hook as the JVM exits.
     failure = { it is RunFailed || it is IllegalStateException },
 )

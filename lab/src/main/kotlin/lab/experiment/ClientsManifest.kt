@@ -1,7 +1,8 @@
 package lab.experiment
 
 import kotlinx.serialization.Serializable
-import lab.bench.Manifest
+import lab.support.Provenance
+import lab.support.RunManifest
 
 /**
  * `manifest.json` of a `make clients` run: what ran, on what, with which settings, and how it
@@ -9,16 +10,10 @@ import lab.bench.Manifest
  */
 @Serializable
 data class ClientsManifest(
-    val status: String,
-    val command: String,
-    val startedAt: String,
-    val finishedAt: String? = null,
-    val host: Manifest.Host,
-    val jdk: Manifest.Jdk,
+    /** Where and from what the run came, and how it ended; [Provenance.jdk] ran the servers and the clients alike. */
+    override val provenance: Provenance,
     /** The flags of the servers and of the client probe's JVM alike. */
     val jvmFlags: List<String>,
-    val gitCommit: String,
-    val gitDirty: Boolean,
     val curlVersion: String,
     val settings: Settings,
     /** What each client's call holds while its answer is due ([lab.clients.ClientKind.waits]), for the report. */
@@ -27,7 +22,9 @@ data class ClientsManifest(
     val servers: Map<String, String> = emptyMap(),
     /** One sentence for each thing that went wrong: a server that died, a probe that failed. */
     val problems: List<String> = emptyList(),
-) {
+) : RunManifest<ClientsManifest> {
+    override fun with(provenance: Provenance) = copy(provenance = provenance)
+
     @Serializable
     data class Settings(
         val servers: List<String>,

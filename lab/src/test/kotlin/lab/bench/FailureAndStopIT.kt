@@ -23,7 +23,7 @@ class FailureAndStopIT {
 
         assertEquals(1, harness.await(process, minutes = 3), "the exit code says a server failed")
         val manifest = harness.manifest()
-        assertEquals("failed", manifest.status)
+        assertEquals("failed", manifest.provenance.status)
         val (died, ran) = manifest.outcomes
         assertEquals(dying to ServerOutcome.FAILED, died.server to died.status)
         assertTrue(died.reason.orEmpty().startsWith("exited with code"), "${died.reason}")
@@ -46,7 +46,7 @@ class FailureAndStopIT {
         val seconds = (System.nanoTime() - stoppedAt) / 1e9
         println("the harness stopped %.1f s after SIGTERM".format(java.util.Locale.ROOT, seconds))
 
-        assertEquals("incomplete", harness.manifest().status)
+        assertEquals("incomplete", harness.manifest().provenance.status)
         assertEquals(emptyList(), harness.leftovers(harness.runDir()))
     }
 }

@@ -1,7 +1,7 @@
 package lab.bench
 
 import kotlinx.serialization.json.Json
-import lab.handlers.ReadyLine
+import lab.support.ReadyLine
 import java.io.File
 import java.util.concurrent.TimeUnit
 import kotlin.test.fail

@@ -37,15 +37,15 @@ class SmokeRunIT {
 
     @Test
     fun `the manifest says complete and describes the run`() {
-        assertEquals("complete", manifest.status)
+        assertEquals("complete", manifest.provenance.status)
         assertEquals(Catalogue.names, manifest.servers)
         assertEquals(Catalogue.servers, manifest.catalogue)
         assertEquals(manifest.servers, manifest.outcomes.map { it.server })
         assertTrue(manifest.outcomes.all { it.ok }, "${manifest.outcomes}")
         assertTrue(manifest.jvmFlags.containsAll(listOf("-Xms512m", "-Xmx512m", "-XX:+UseZGC")), "${manifest.jvmFlags}")
         assertTrue(manifest.k6Version.startsWith("k6 v1.8.1"), manifest.k6Version)
-        assertTrue(manifest.gitCommit.matches(Regex("[0-9a-f]{40}")), manifest.gitCommit)
-        assertTrue(manifest.finishedAt != null)
+        assertTrue(manifest.provenance.gitCommit.matches(Regex("[0-9a-f]{40}")), manifest.provenance.gitCommit)
+        assertTrue(manifest.provenance.finishedAt != null)
     }
 
     @Test
@@ -102,7 +102,7 @@ class SmokeRunIT {
     @Test
     fun `the pinning traps pin only the servers that can pin, as PinTrap says for the server's JDK`() {
         val pinned = manifest.outcomes.associate { it.server to it.pinnedEvents }
-        val pinning = PinTrap.entries.filter { it.pinsOn(manifest.serverJdk.feature) }
+        val pinning = PinTrap.entries.filter { it.pinsOn(manifest.provenance.jdk.feature) }
         assertTrue(manifest.profile.pinTrapsPerSecond > 0 && pinning.isNotEmpty())
         for (server in manifest.catalogue) {
             if (server.traits.canPin) {

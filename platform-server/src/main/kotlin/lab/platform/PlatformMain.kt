@@ -5,10 +5,10 @@ import com.github.ajalt.clikt.parameters.options.default
 import com.github.ajalt.clikt.parameters.options.option
 import com.github.ajalt.clikt.parameters.types.int
 import com.github.ajalt.clikt.parameters.types.restrictTo
-import lab.handlers.ServerCommand
-import lab.handlers.ServerConfig
 import lab.jetty.JettyLabServer
 import lab.jetty.ThreadModel
+import lab.support.ServerCommand
+import lab.support.ServerConfig
 import java.util.concurrent.SynchronousQueue
 import java.util.concurrent.ThreadPoolExecutor
 import java.util.concurrent.TimeUnit

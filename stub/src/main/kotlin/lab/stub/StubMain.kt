@@ -8,7 +8,7 @@ import com.github.ajalt.clikt.parameters.options.option
 import com.github.ajalt.clikt.parameters.types.int
 import com.github.ajalt.clikt.parameters.types.long
 import com.github.ajalt.clikt.parameters.types.restrictTo
-import lab.handlers.ReadyLine
+import lab.support.ReadyLine
 
 private class StubCommand : CliktCommand(name = "stub") {
     override fun help(context: Context) = "The downstream service /dashboard calls, with a fixed latency."

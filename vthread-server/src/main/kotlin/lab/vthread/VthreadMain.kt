@@ -1,10 +1,10 @@
 package lab.vthread
 
 import com.github.ajalt.clikt.core.main
-import lab.handlers.ServerCommand
-import lab.handlers.ServerConfig
 import lab.jetty.JettyLabServer
 import lab.jetty.ThreadModel
+import lab.support.ServerCommand
+import lab.support.ServerConfig
 import java.util.concurrent.Executors
 
 /**

@@ -1,4 +1,4 @@
-package lab.bench
+package lab.support
 
 import java.io.File
 import java.time.LocalDateTime
@@ -11,6 +11,12 @@ import java.time.format.DateTimeFormatter
 object RunFolder {
     fun create(resultsDir: File, kind: String): File =
         File(resultsDir, "${LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"))}-$kind").apply { mkdirs() }
+
+    /**
+     * Writes [text] (a manifest) to [file] through a temporary file moved into place, so that a
+     * reader, or a run stopped mid-write, never leaves half of it under its name.
+     */
+    fun writeWhole(file: File, text: String) = writeAtomically(file) { it.write(text.toByteArray()) }
 
     /** A command's whole output (stdout and stderr), for the manifest: a tool's version, git's commit; "unknown" if it cannot run. */
     fun commandText(vararg command: String): String = try {

@@ -1,4 +1,4 @@
-package lab.handlers
+package lab.support
 
 /**
  * One request to each ordinary endpoint (no pinning trap): what the pinning checks walk to show

@@ -1,8 +1,10 @@
-package lab.bench
+package lab.support
 
 /**
- * The JVM flags every server of a run starts with, declared once: the comparison is only
- * fair if all three get the same heap, collector and runtime. They go in the manifest as is.
+ * The JVM flags of every JVM the lab starts, declared once. Every server of a run gets the same
+ * heap, collector and runtime ([forServer]), since the comparison is only fair that way; they
+ * go in the manifest as is. A JVM started to check behaviour rather than to measure it gets
+ * [forCheck].
  */
 object JvmFlags {
     fun forServer(heapMb: Int, jdkFeature: Int, jmxPort: Int): List<String> = common(heapMb, jdkFeature) + jmxOnLoopback(jmxPort)
@@ -15,9 +17,11 @@ object JvmFlags {
         add("-XX:+UseZGC")
         // JDK 21 has both ZGC modes and defaults to the old one; 23 and later have only the generational one.
         if (jdkFeature in 21..22) add("-XX:+ZGenerational")
-        // Netty looks for its native transport; without this, JDK 24+ prints a warning on every start.
-        add("--enable-native-access=ALL-UNNAMED")
+        add(NATIVE_ACCESS)
     }
+
+    /** The tests' and the pinning audit's: a heap cap and native access, with the JDK's default collector. */
+    fun forCheck(heapMb: Int): List<String> = listOf("-Xmx${heapMb}m", NATIVE_ACCESS)
 
     /**
      * JMX for the JFR stream, reachable from this machine only: bound to 127.0.0.1, and both
@@ -32,4 +36,7 @@ object JvmFlags {
         "-Dcom.sun.management.jmxremote.authenticate=false",
         "-Dcom.sun.management.jmxremote.ssl=false",
     )
+
+    // Netty looks for its native transport; without this, JDK 24+ prints a warning on every start.
+    private const val NATIVE_ACCESS = "--enable-native-access=ALL-UNNAMED"
 }

@@ -1,12 +1,13 @@
-package lab.bench
+package lab.support
 
-import lab.handlers.ReadyLine
 import java.io.File
 import java.util.concurrent.TimeUnit
 
 /**
- * Every process the harness starts, so that none outlives it: on Ctrl-C or SIGTERM the
- * shutdown hook stops them all (SIGTERM, then SIGKILL after a grace period).
+ * Every process a lab program starts (the harness, the audit, the experiments, the tests), so
+ * that none outlives it: when the JVM exits, by Ctrl-C or SIGTERM too, the shutdown hook stops
+ * them all (SIGTERM, then SIGKILL after a grace period). A lab program is ready once it prints
+ * its [ReadyLine] into its log.
  */
 object Children {
     private val processes = mutableListOf<Process>()
@@ -44,10 +45,12 @@ object Children {
         null
     }
 
-    /** SIGTERM, then SIGKILL if [process] has not exited within [graceSeconds]. */
-    fun stop(process: Process, graceSeconds: Long) {
+    /** SIGTERM, then SIGKILL if [process] has not exited within [graceSeconds]; returns how long it took to exit, in ms. */
+    fun stop(process: Process, graceSeconds: Long): Long {
+        val startNs = System.nanoTime()
         process.destroy()
         if (!process.waitFor(graceSeconds, TimeUnit.SECONDS)) process.destroyForcibly().waitFor()
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs)
     }
 
     /** Runs [action] first when the harness is stopped, before the children are (e.g. mark the run incomplete). */

@@ -1,4 +1,4 @@
-package lab.handlers
+package lab.support
 
 /**
  * The one line every lab program (each server and the stub) prints when it accepts

@@ -1,4 +1,4 @@
-package lab.handlers
+package lab.support
 
 import com.github.ajalt.clikt.core.CliktCommand
 import com.github.ajalt.clikt.core.CliktError

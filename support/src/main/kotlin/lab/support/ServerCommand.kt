@@ -1,4 +1,4 @@
-package lab.handlers
+package lab.support
 
 import com.github.ajalt.clikt.core.CliktCommand
 import com.github.ajalt.clikt.core.Context
@@ -7,6 +7,8 @@ import com.github.ajalt.clikt.parameters.options.option
 import com.github.ajalt.clikt.parameters.types.int
 import com.github.ajalt.clikt.parameters.types.long
 import com.github.ajalt.clikt.parameters.types.restrictTo
+import lab.handlers.DownstreamPaths
+import lab.handlers.Limits
 
 /**
  * The command line every server shares, declared once so the servers take the same options
@@ -15,7 +17,7 @@ import com.github.ajalt.clikt.parameters.types.restrictTo
  * coroutine, virtual, platform), and reports both on its READY line and on `/stats`.
  */
 abstract class ServerCommand(private val engine: String, private val model: String) : CliktCommand(name = "$engine-$model") {
-    override fun help(context: Context) = "The lab's server on $engine, model $model: the handler contract of DESIGN.md."
+    override fun help(context: Context) = "The lab's server on $engine, model $model: the handler contract of shared/DESIGN.md."
 
     private val host by option("--host", help = "address to listen on").default("127.0.0.1")
     private val port by option("--port", help = "port to listen on; 0 picks a free one").int().restrictTo(0..65535).default(8080)

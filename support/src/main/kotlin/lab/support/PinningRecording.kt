@@ -1,4 +1,4 @@
-package lab.handlers
+package lab.support
 
 import java.io.File
 

@@ -1,0 +1,33 @@
+"""The header every manifest carries as `provenance`: where and from what a run came, and how it ended.
+
+The harness writes it the same way for every kind of run (bench, clients, io-bench, audit): status,
+command, startedAt, finishedAt, host (hostname, kernel, cpuModel, cpus, memoryBytes), jdk (home,
+version, feature, vendor: the JDK the measured code ran on), gitCommit and gitDirty. Runs made
+before the header kept these at the manifest's top level (a bench's JDK as `serverJdk`); `of`
+reads both, so no other module needs to know.
+"""
+
+from __future__ import annotations
+
+FIELDS = ("status", "command", "startedAt", "finishedAt", "host", "jdk", "gitCommit", "gitDirty")
+
+
+def of(manifest: dict) -> dict:
+    """The run's header, every field present (None, or {} for host and jdk, where a run did not record one)."""
+    header = manifest.get("provenance")
+    if header is None:
+        header = {**manifest, "jdk": manifest.get("jdk") or manifest.get("serverJdk")}
+    found = {name: header.get(name) for name in FIELDS}
+    found["host"] = found["host"] or {}
+    found["jdk"] = found["jdk"] or {}
+    return found
+
+
+def status(manifest: dict) -> str | None:
+    return of(manifest)["status"]
+
+
+def commit(manifest: dict) -> str:
+    """The commit, shortened, and whether the checkout had changes: `0123456789ab (with uncommitted changes)`."""
+    found = of(manifest)
+    return (found["gitCommit"] or "?")[:12] + (" (with uncommitted changes)" if found["gitDirty"] else "")

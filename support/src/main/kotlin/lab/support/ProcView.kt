@@ -1,0 +1,56 @@
+package lab.support
+
+import java.io.File
+
+/**
+ * A process as /proc shows it, read from outside, so that every server (and the client probe
+ * itself) is measured the same way whatever runs inside it. The lab's one /proc reader: the
+ * bench's samples, the client experiments' CPU and threads, the audit's and the tests' thread
+ * counts. Each reading is null once the process is gone.
+ */
+class ProcView(val pid: Long) {
+    /** User plus system CPU time in ms. /proc counts in clock ticks, 100 a second on Linux (USER_HZ). */
+    fun cpuMs(): Long? = runCatching {
+        // The command name, in parentheses, may hold spaces: the fields are counted after its closing one.
+        val fields = File("/proc/$pid/stat").readText().substringAfterLast(')').trim().split(' ')
+        (fields[11].toLong() + fields[12].toLong()) * 1000 / USER_HZ
+    }.getOrNull()
+
+    /** `Threads:` of /proc/<pid>/status, the JVM's own threads included. */
+    fun threads(): Int? = runCatching { status().threads }.getOrNull()
+
+    /** The names of the process's threads as the kernel has them (at most 15 characters each). */
+    fun threadNames(): List<String> = File("/proc/$pid/task").listFiles().orEmpty()
+        .mapNotNull { task -> runCatching { File(task, "comm").readText().trim() }.getOrNull() }
+
+    /** Resident and proportional set size, threads, open file descriptors and memory maps, read together. */
+    fun memory(): Memory? = runCatching {
+        val status = status()
+        Memory(
+            rssBytes = status.kib("VmRSS:") * 1024,
+            pssBytes = Status(File("/proc/$pid/smaps_rollup").readLines()).kib("Pss:") * 1024,
+            threads = status.threads,
+            fds = File("/proc/$pid/fd").list()?.size ?: 0,
+            maps = File("/proc/$pid/maps").useLines { it.count() },
+        )
+    }.getOrNull()
+
+    data class Memory(val rssBytes: Long, val pssBytes: Long, val threads: Int, val fds: Int, val maps: Int)
+
+    private fun status() = Status(File("/proc/$pid/status").readLines())
+
+    /** `Key:   value [kB]` lines, as /proc/<pid>/status and smaps_rollup have them. */
+    private class Status(private val lines: List<String>) {
+        fun kib(key: String): Long = value(key).split(Regex("\\s+")).first().toLong()
+
+        val threads: Int get() = value("Threads:").toInt()
+
+        private fun value(key: String) = lines.first { it.startsWith(key) }.substringAfter(':').trim()
+    }
+
+    companion object {
+        private const val USER_HZ = 100
+
+        fun self() = ProcView(ProcessHandle.current().pid())
+    }
+}
