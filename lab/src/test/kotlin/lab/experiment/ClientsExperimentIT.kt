@@ -99,7 +99,7 @@ class ClientsExperimentIT {
     fun `no server, stub or probe outlives the run`() {
         val left = ProcessHandle.allProcesses().filter { p -> p.info().commandLine().map { runDir.path in it }.orElse(false) }.toList()
         val servers = runDir.listFiles().orEmpty().filter { it.name.endsWith(".log") }.mapNotNull { log ->
-            log.useLines { lines -> lines.firstNotNullOfOrNull(lab.handlers.ReadyLine::pidIn) }
+            log.useLines { lines -> lines.firstNotNullOfOrNull(lab.support.ReadyLine::pidIn) }
         }.filter { pid -> ProcessHandle.of(pid).map { it.isAlive }.orElse(false) }
         assertTrue(left.isEmpty() && servers.isEmpty(), "left running: $left $servers")
     }
