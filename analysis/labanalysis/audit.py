@@ -7,14 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from .folders import newest_beside
-
 AUDIT_SUFFIX = "-pinning"
-
-
-def latest(beside: Path) -> Path | None:
-    """The newest audit folder next to a run folder (the run folders and audits share results/), or None."""
-    return newest_beside(beside, AUDIT_SUFFIX, "audit.json")
 
 
 def cells(folder: Path) -> list[dict]:

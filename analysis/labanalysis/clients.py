@@ -17,7 +17,6 @@ from pathlib import Path
 import pandas as pd
 
 from . import provenance
-from .folders import newest_beside
 
 CLIENTS_SUFFIX = "-clients"
 CURL = "curl"
@@ -61,11 +60,6 @@ class ClientsRun:
     @property
     def delay_ms(self) -> int:
         return self.manifest["settings"]["delayMs"]
-
-
-def latest(beside: Path) -> Path | None:
-    """The newest clients folder in the same results folder as `beside` (a run folder), or None."""
-    return newest_beside(beside, CLIENTS_SUFFIX, "manifest.json")
 
 
 def load(folder: Path) -> ClientsRun:

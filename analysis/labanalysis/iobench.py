@@ -16,7 +16,6 @@ import pandas as pd
 
 from . import provenance
 from .claims import ABOUT
-from .folders import newest_beside
 
 IO_SUFFIX = "-io"
 ALLOC = "gc.alloc.rate.norm"
@@ -44,11 +43,6 @@ class IoRun:
     manifest: dict
     results: list[dict]
     problems: list[str] = field(default_factory=list)
-
-
-def latest(beside: Path) -> Path | None:
-    """The newest IO folder in the same results folder as `beside`, or None."""
-    return newest_beside(beside, IO_SUFFIX, "io-bench.json")
 
 
 def load(folder: Path) -> IoRun:

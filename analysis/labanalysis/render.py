@@ -4,18 +4,25 @@
 
 The notebook runs headless (nbclient) with the run folder injected as its RUN parameter, and
 is exported with its inputs hidden and its plots embedded, so the HTML opens anywhere alone.
+The folders a report shows beside its own (the newest pinning audit, clients and IO runs) are
+chosen at its first render and recorded in the folder (report-inputs.json), so rendering it
+again gives the same report.
 """
 
 from __future__ import annotations
 
+import json
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
 from nbclient import NotebookClient
 from nbconvert import HTMLExporter
 
-from . import clients, iobench
+from . import audit, clients, iobench
+from .folders import newest_beside
 from .run import RunFolderError, load_run
 
 ANALYSIS_DIR = Path(__file__).resolve().parent.parent
@@ -28,6 +35,32 @@ class SectionFailed(Exception):
     """A cell of the notebook raised: report.html was written with the rest, and its traceback where the section would be."""
 
 
+# The folders a report shows beside its own, by the notebook parameter they are passed as: the
+# kind's folder suffix and the file that marks a whole folder of that kind.
+SIBLINGS = {
+    "AUDIT": (audit.AUDIT_SUFFIX, "audit.json"),
+    "CLIENTS": (clients.CLIENTS_SUFFIX, "manifest.json"),
+    "IO": (iobench.IO_SUFFIX, "io-bench.json"),
+}
+# Which sibling folders a folder's report used, written at its first render; delete it to take the newest again.
+INPUTS = "report-inputs.json"
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """A kind of folder that renders experiments.ipynb: the notebook parameter it is passed as, and its loader (which checks it)."""
+
+    parameter: str
+    load: Callable[[Path], object]
+
+    @property
+    def suffix(self) -> str:
+        return SIBLINGS[self.parameter][0]
+
+
+EXPERIMENT_KINDS = [Experiment("CLIENTS", clients.load), Experiment("IO", iobench.load)]
+
+
 def render(run_folder: str | Path, also: list[str | Path] = (), notebook: Path = NOTEBOOK) -> Path:
     """Executes the notebook on `run_folder` (pooling `also` as repeats) and writes `report.html` into it; returns its path.
 
@@ -36,25 +69,36 @@ def render(run_folder: str | Path, also: list[str | Path] = (), notebook: Path =
     """
     run = load_run(Path(run_folder).resolve())
     others = [load_run(Path(folder).resolve()).folder for folder in also]
-    return _execute(notebook, {"RUN": str(run.folder), "ALSO": [str(f) for f in others]}, run.folder)
+    parameters = {"RUN": str(run.folder), "ALSO": [str(f) for f in others], **siblings(run.folder, list(SIBLINGS))}
+    return _execute(notebook, parameters, run.folder)
 
 
 def render_experiment(folder: str | Path) -> Path:
-    """Renders experiments.ipynb into a `make clients` or `make io-bench` folder, with the newest folder of the other kind beside it."""
+    """Renders experiments.ipynb into an experiment folder of a kind EXPERIMENT_KINDS declares, with the other kinds' folders beside it."""
     folder = Path(folder).resolve()
-    if folder.name.endswith(clients.CLIENTS_SUFFIX):
-        clients.load(folder)
-        parameters = {"CLIENTS": str(folder), "IO": _str(iobench.latest(folder))}
-    elif folder.name.endswith(iobench.IO_SUFFIX):
-        iobench.load(folder)
-        parameters = {"CLIENTS": _str(clients.latest(folder)), "IO": str(folder)}
-    else:
-        raise RunFolderError(f"{folder} is neither a `make clients` (*-clients) nor a `make io-bench` (*-io) folder")
-    return _execute(EXPERIMENTS, parameters, folder)
+    kind = next((k for k in EXPERIMENT_KINDS if folder.name.endswith(k.suffix)), None)
+    if kind is None:
+        kinds = " nor ".join(f"*{k.suffix}" for k in EXPERIMENT_KINDS)
+        raise RunFolderError(f"{folder} is not an experiment folder: its name ends with neither {kinds}")
+    kind.load(folder)
+    others = [k.parameter for k in EXPERIMENT_KINDS if k is not kind]
+    return _execute(EXPERIMENTS, {kind.parameter: str(folder), **siblings(folder, others)}, folder)
 
 
-def _str(path: Path | None) -> str | None:
-    return str(path) if path else None
+def siblings(folder: Path, wanted: list[str]) -> dict[str, str | None]:
+    """The sibling folders `folder`'s report shows, by parameter: as its report-inputs.json recorded them, else the newest of each kind now.
+
+    What is chosen is recorded, so rendering the same folder again shows the same siblings even
+    after newer ones appear; a kind with none beside it is recorded as None.
+    """
+    recorded = folder / INPUTS
+    chosen = json.loads(recorded.read_text()) if recorded.is_file() else {}
+    for parameter in wanted:
+        if parameter not in chosen:
+            found = newest_beside(folder, *SIBLINGS[parameter])
+            chosen[parameter] = found.name if found else None
+    recorded.write_text(json.dumps(chosen, indent=1, sort_keys=True) + "\n")
+    return {parameter: str(folder.parent / chosen[parameter]) if chosen[parameter] else None for parameter in wanted}
 
 
 def _execute(notebook: Path, parameters: dict, out_folder: Path) -> Path:

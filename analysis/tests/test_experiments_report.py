@@ -40,4 +40,4 @@ def test_an_io_run_alone_says_which_command_measures_the_clients(fixture_copy):
 def test_a_folder_that_is_neither_is_one_line_and_exit_code_2(tmp_path, capsys):
     assert render.main(["--experiment", str(tmp_path)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "neither a `make clients`" in err[0]
+    assert len(err) == 1 and "is not an experiment folder" in err[0] and "-clients" in err[0]

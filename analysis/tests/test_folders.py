@@ -1,19 +1,35 @@
-"""Each report finds the newest folder of another command beside its own: the audit, the clients and the IO runs."""
+"""A report shows the newest folder of each other command beside its own, and the same ones every time it is rendered again."""
+
+import json
 
 import pytest
 
-from labanalysis import audit, clients, iobench
+from labanalysis import render
 
 
-@pytest.mark.parametrize(
-    "module, fixture, kind",
-    [(audit, "audit", "pinning"), (clients, "clients", "clients"), (iobench, "io", "io")],
-)
-def test_the_newest_folder_of_a_kind_beside_a_run_is_found(tmp_path, fixture_copy, module, fixture, kind):
+@pytest.mark.parametrize("parameter, fixture, kind", [("AUDIT", "audit", "pinning"), ("CLIENTS", "clients", "clients"), ("IO", "io", "io")])
+def test_the_newest_folder_of_a_kind_beside_a_run_is_chosen_and_recorded(tmp_path, fixture_copy, parameter, fixture, kind):
     run = tmp_path / "20261122-044957-local"
     run.mkdir()
-    assert module.latest(run) is None
     for stamp in ["20261122-050000", "20261122-061512"]:
         fixture_copy(fixture, f"{stamp}-{kind}")
 
-    assert module.latest(run).name == f"20261122-061512-{kind}"
+    assert render.siblings(run, [parameter]) == {parameter: str(tmp_path / f"20261122-061512-{kind}")}
+    assert json.loads((run / render.INPUTS).read_text()) == {parameter: f"20261122-061512-{kind}"}
+
+
+def test_rendering_again_shows_the_same_siblings_after_a_newer_one_appears(tmp_path, fixture_copy):
+    run = tmp_path / "20261122-044957-local"
+    run.mkdir()
+    first = render.siblings(run, ["AUDIT", "IO"])
+    fixture_copy("audit", "20261122-061512-pinning")
+
+    assert render.siblings(run, ["AUDIT", "IO"]) == first == {"AUDIT": None, "IO": None}
+    (run / render.INPUTS).unlink()
+    assert render.siblings(run, ["AUDIT"])["AUDIT"] == str(tmp_path / "20261122-061512-pinning")
+
+
+def test_an_experiment_folder_is_rendered_as_the_kind_its_name_ends_with(fixture_copy):
+    io = fixture_copy("io", "20261122-074453-io")
+
+    assert [k.parameter for k in render.EXPERIMENT_KINDS if io.name.endswith(k.suffix)] == ["IO"]

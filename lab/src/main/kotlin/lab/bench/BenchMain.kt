@@ -13,6 +13,16 @@ import com.github.ajalt.clikt.parameters.types.file
 import com.github.ajalt.clikt.parameters.types.int
 import com.github.ajalt.clikt.parameters.types.long
 import com.github.ajalt.clikt.parameters.types.restrictTo
+import lab.bench.collect.StepPlateau
+import lab.bench.host.HostLimits
+import lab.bench.host.Preflight
+import lab.bench.host.PreflightRefusal
+import lab.bench.host.loadGeneratorShortfalls
+import lab.bench.load.BenchInputException
+import lab.bench.load.LoadGeneratorLost
+import lab.bench.load.LoadGenerators
+import lab.bench.load.Profile
+import lab.bench.load.SshHost
 import lab.support.Children
 import lab.support.JvmFlags
 import lab.support.LabMain

@@ -1,6 +1,10 @@
 package lab.bench
 
 import kotlinx.serialization.Serializable
+import lab.bench.host.HostLimits
+import lab.bench.host.Preflight
+import lab.bench.load.LoadGenerators
+import lab.bench.load.Profile
 import lab.support.Provenance
 import lab.support.RunManifest
 import lab.support.ServerEntry

@@ -1,5 +1,7 @@
 package lab.bench
 
+import lab.bench.collect.RunClock
+import lab.bench.load.K6Load
 import lab.support.ProcView
 import java.util.Locale
 

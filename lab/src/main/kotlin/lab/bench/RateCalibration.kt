@@ -1,6 +1,7 @@
 package lab.bench
 
 import kotlinx.serialization.Serializable
+import lab.bench.load.Profile
 import lab.support.ServerEntry
 import java.io.File
 

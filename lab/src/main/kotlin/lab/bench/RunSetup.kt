@@ -1,5 +1,8 @@
 package lab.bench
 
+import lab.bench.host.Preflight
+import lab.bench.load.LoadGenerators
+import lab.bench.load.Profile
 import lab.support.JvmFlags
 import java.io.File
 

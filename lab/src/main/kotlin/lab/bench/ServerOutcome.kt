@@ -1,6 +1,7 @@
 package lab.bench
 
 import kotlinx.serialization.Serializable
+import lab.bench.collect.StepPlateau
 
 /**
  * How one server's run ended, and its headline figures. A server that died is data too:

@@ -5,11 +5,21 @@ import kotlinx.serialization.json.JsonObject
 import kotlinx.serialization.json.doubleOrNull
 import kotlinx.serialization.json.jsonObject
 import kotlinx.serialization.json.jsonPrimitive
+import lab.bench.collect.JfrCollector
+import lab.bench.collect.ProcSampler
+import lab.bench.collect.RunClock
+import lab.bench.collect.StepPlateau
+import lab.bench.load.K6Load
+import lab.bench.load.K6Plan
+import lab.bench.load.K6Run
+import lab.bench.load.K6Segments
+import lab.bench.load.LoadGeneratorLost
 import lab.support.ChildExited
 import lab.support.Children
+import lab.support.Loopback
 import lab.support.ServerEntry
 import java.io.File
-import java.net.ServerSocket
+import java.io.Writer
 import java.util.concurrent.TimeUnit
 
 /**
@@ -29,79 +39,33 @@ class ServerRun(
 ) {
     private val outcomeFile = File(dir, "outcome.json")
 
+    /** What this run has started and seen so far: whatever happens, run() stops it and builds the outcome from it. */
+    private class Measured {
+        var jfr: JfrCollector? = null
+        var proc: ProcSampler? = null
+        var k6: K6Load? = null
+
+        /** Wall-clock time k6's timeline started: its samples are stamped in epoch seconds. */
+        var loadStartEpochMs: Long? = null
+        var peakSockets = 0
+        var peakRss = 0L
+        var peakThreads = 0
+    }
+
     fun run(): ServerOutcome {
         dir.mkdirs()
         val clock = RunClock(setup.profile)
         val startNs = System.nanoTime()
-        var peakSockets = 0
-        var peakRss = 0L
-        var peakThreads = 0
+        val measured = Measured()
         var failure: String? = null
         var lostGenerator: LoadGeneratorLost? = null
-        var jfr: JfrCollector? = null
-        var proc: ProcSampler? = null
-        var k6: K6Load? = null
-        // Wall-clock time k6's timeline started: its samples are stamped in epoch seconds.
-        var loadStartEpochMs: Long? = null
         // k6's view, once a second: the socket count the memory series are plotted against.
         val load = File(dir, "load.csv").bufferedWriter()
         load.appendLine("time_s,phase,sockets_opened_total,requests_total,requests_per_second,p95_ms_so_far")
-        val jmxPort = freePort()
+        val jmxPort = Loopback.freePort()
         val process = startServer(jmxPort)
         try {
-            val url = Children.awaitReady(process, File(dir, "server.log"), READY_TIMEOUT_S)
-                ?: throw ServerFailure("did not print its READY line within $READY_TIMEOUT_S s")
-            if (streamJfr) jfr = JfrCollector(jmxPort, dir, clock, setup.pinThresholdMs).also { it.start() }
-            proc = ProcSampler(process.pid(), File(dir, "proc.csv"), clock).also { it.start() }
-            val plan = K6Plan.of(setup.profile, setup.preflight.idleSockets, url)
-            k6 = setup.loadGenerators?.let { K6Segments(it, setup.script, plan, dir, runTag = "${dir.parentFile.name}-${dir.name}") }
-                ?: K6Run(setup.k6, setup.script, plan, dir, freePort(), setup.preflight.sourceAddresses)
-            k6.start()
-            if (!k6.awaitRunning(K6_START_TIMEOUT_S)) {
-                throw ServerFailure(
-                    when {
-                        !process.isAlive -> "${exitDescription(process.exitValue())} before the load started"
-                        k6.exitCode() != null -> "k6 exited with code ${k6.exitCode()} before its timeline started; see k6.log"
-                        else -> "k6 did not start its timeline within $K6_START_TIMEOUT_S s; see k6.log"
-                    },
-                )
-            }
-            clock.markLoadStart()
-            loadStartEpochMs = System.currentTimeMillis()
-            var previous: K6Load.Live? = null
-            var ticks = 0
-            val deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(setup.profile.durationSeconds + K6_GRACE_S)
-            while (!k6.awaitExit(LOAD_SAMPLE_MS)) {
-                if (!process.isAlive) throw ServerFailure("${exitDescription(process.exitValue())} during ${clock.phase()}")
-                if (System.nanoTime() > deadlineNs) throw ServerFailure("k6 did not finish within the profile's time plus $K6_GRACE_S s")
-                val live = k6.live()
-                val rate = live?.rateSince(previous) ?: 0.0
-                previous = live ?: previous
-                val sample = proc.latest
-                peakSockets = maxOf(peakSockets, live?.socketsOpened?.toInt() ?: 0)
-                peakRss = maxOf(peakRss, sample?.rssBytes ?: 0)
-                peakThreads = maxOf(peakThreads, sample?.threads ?: 0)
-                // Flushed row by row, so that a person (or a test) can follow the run in load.csv.
-                live?.let {
-                    load.appendLine(loadRow(clock, it, rate))
-                    load.flush()
-                }
-                if (++ticks % PROGRESS_EVERY_TICKS == 0) {
-                    progress.line(
-                        label,
-                        clock,
-                        setup.profile.durationSeconds,
-                        live,
-                        rate,
-                        sample,
-                        jfr?.heapUsedBytes,
-                        jfr?.pinnedEvents?.get(),
-                    )
-                }
-            }
-            if (k6.exitCode() !in setOf(0, 99)) failure = "k6 exited with code ${k6.exitCode()}; see k6.log"
-            k6.collect()
-            k6LogFiles().firstNotNullOfOrNull(::k6ScriptErrors)?.let { failure = failure ?: it }
+            failure = drive(process, jmxPort, clock, measured, load)
         } catch (e: LoadGeneratorLost) {
             // Not this server's failure: without its load generator no later run would get the profile's load either.
             lostGenerator = e
@@ -114,15 +78,76 @@ class ServerRun(
             failure = "${e.javaClass.simpleName}: ${e.message}"
         } finally {
             runCatching { load.close() }
-            runCatching { k6?.close() }
-            runCatching { proc?.close() }
-            runCatching { jfr?.close() }.onFailure { if (failure == null) failure = "the JFR stream failed: ${it.message}" }
+            runCatching { measured.k6?.close() }
+            runCatching { measured.proc?.close() }
+            runCatching { measured.jfr?.close() }.onFailure { if (failure == null) failure = "the JFR stream failed: ${it.message}" }
             Children.stop(process, graceSeconds = 10)
         }
         lostGenerator?.let { throw it }
-        val summary = k6?.summaryFile?.takeIf { it.isFile }?.let { Json.parseToJsonElement(it.readText()).jsonObject }
+        val outcome = outcome(measured, clock, failure, startNs)
+        outcomeFile.writeText(Json { prettyPrint = true }.encodeToString(ServerOutcome.serializer(), outcome))
+        return outcome
+    }
+
+    /** Starts the collectors and k6 on the ready server and follows the load to its end; returns why k6's run does not count, if it does not. */
+    private fun drive(process: Process, jmxPort: Int, clock: RunClock, measured: Measured, load: Writer): String? {
+        val url = Children.awaitReady(process, File(dir, "server.log"), READY_TIMEOUT_S)
+            ?: throw ServerFailure("did not print its READY line within $READY_TIMEOUT_S s")
+        if (streamJfr) measured.jfr = JfrCollector(jmxPort, dir, clock, setup.pinThresholdMs).also { it.start() }
+        measured.proc = ProcSampler(process.pid(), File(dir, "proc.csv"), clock).also { it.start() }
+        val plan = K6Plan.of(setup.profile, setup.preflight.idleSockets, url)
+        val k6 = setup.loadGenerators?.let { K6Segments(it, setup.script, plan, dir, runTag = "${dir.parentFile.name}-${dir.name}") }
+            ?: K6Run(setup.k6, setup.script, plan, dir, Loopback.freePort(), setup.preflight.sourceAddresses)
+        measured.k6 = k6
+        k6.start()
+        if (!k6.awaitRunning(K6_START_TIMEOUT_S)) {
+            throw ServerFailure(
+                when {
+                    !process.isAlive -> "${exitDescription(process.exitValue())} before the load started"
+                    k6.exitCode() != null -> "k6 exited with code ${k6.exitCode()} before its timeline started; see k6.log"
+                    else -> "k6 did not start its timeline within $K6_START_TIMEOUT_S s; see k6.log"
+                },
+            )
+        }
+        clock.markLoadStart()
+        measured.loadStartEpochMs = System.currentTimeMillis()
+        follow(process, k6, clock, measured, load)
+        val exited = k6.exitCode().takeIf { it !in setOf(0, 99) }?.let { "k6 exited with code $it; see k6.log" }
+        k6.collect()
+        return exited ?: k6LogFiles().firstNotNullOfOrNull(::k6ScriptErrors)
+    }
+
+    /** Once a second until k6 ends: a row of load.csv, the peaks, and every few seconds a progress line; the server dying ends it. */
+    private fun follow(process: Process, k6: K6Load, clock: RunClock, measured: Measured, load: Writer) {
+        var previous: K6Load.Live? = null
+        var ticks = 0
+        val deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(setup.profile.durationSeconds + K6_GRACE_S)
+        while (!k6.awaitExit(LOAD_SAMPLE_MS)) {
+            if (!process.isAlive) throw ServerFailure("${exitDescription(process.exitValue())} during ${clock.phase()}")
+            if (System.nanoTime() > deadlineNs) throw ServerFailure("k6 did not finish within the profile's time plus $K6_GRACE_S s")
+            val live = k6.live()
+            val rate = live?.rateSince(previous) ?: 0.0
+            previous = live ?: previous
+            val sample = measured.proc?.latest
+            measured.peakSockets = maxOf(measured.peakSockets, live?.socketsOpened?.toInt() ?: 0)
+            measured.peakRss = maxOf(measured.peakRss, sample?.rssBytes ?: 0)
+            measured.peakThreads = maxOf(measured.peakThreads, sample?.threads ?: 0)
+            // Flushed row by row, so that a person (or a test) can follow the run in load.csv.
+            live?.let {
+                load.appendLine(loadRow(clock, it, rate))
+                load.flush()
+            }
+            if (++ticks % PROGRESS_EVERY_TICKS == 0) {
+                val jfr = measured.jfr
+                progress.line(label, clock, setup.profile.durationSeconds, live, rate, sample, jfr?.heapUsedBytes, jfr?.pinnedEvents?.get())
+            }
+        }
+    }
+
+    private fun outcome(measured: Measured, clock: RunClock, failure: String?, startNs: Long): ServerOutcome {
+        val summary = measured.k6?.summaryFile?.takeIf { it.isFile }?.let { Json.parseToJsonElement(it.readText()).jsonObject }
         val jsonRequests = summary?.value("http_reqs{endpoint:json}", "count")
-        val outcome = ServerOutcome(
+        return ServerOutcome(
             server = server.name,
             folder = dir.name,
             jfrStreaming = streamJfr,
@@ -130,20 +155,18 @@ class ServerRun(
             reason = failure,
             phaseAtEnd = clock.phase(),
             seconds = (System.nanoTime() - startNs) / 1e9,
-            peakOpenSockets = peakSockets,
-            peakRssBytes = peakRss,
-            peakThreads = peakThreads,
+            peakOpenSockets = measured.peakSockets,
+            peakRssBytes = measured.peakRss,
+            peakThreads = measured.peakThreads,
             jsonP99Ms = summary?.value("http_req_duration{endpoint:json}", "p(99)"),
             jsonRequests = jsonRequests?.toLong(),
             jsonPerSecond = jsonRequests?.div(setup.profile.jsonSeconds),
             droppedIterations = summary?.value("dropped_iterations", "count")?.toLong() ?: summary?.let { 0L },
-            jsonDroppedIterations = summary?.let { steadyJsonDropped(k6, loadStartEpochMs) },
+            jsonDroppedIterations = summary?.let { steadyJsonDropped(measured.k6, measured.loadStartEpochMs) },
             failedChecks = summary?.value("checks", "fails")?.toLong(),
-            pinnedEvents = jfr?.pinnedEvents?.get(),
+            pinnedEvents = measured.jfr?.pinnedEvents?.get(),
             steps = StepPlateau.read(File(dir, "proc.csv"), File(dir, "load.csv")),
         )
-        outcomeFile.writeText(Json { prettyPrint = true }.encodeToString(ServerOutcome.serializer(), outcome))
-        return outcome
     }
 
     /** From the first whole second of the steady phase: the warm-up ramp is the same k6 scenario. */
@@ -212,7 +235,5 @@ class ServerRun(
             val first = errors.first().substringAfter("msg=\"").substringBefore("\\n").substringBefore('"')
             return "k6's script threw ${errors.size} time(s), first: $first; see k6.log"
         }
-
-        fun freePort(): Int = ServerSocket(0, 0, java.net.InetAddress.getLoopbackAddress()).use { it.localPort }
     }
 }

@@ -63,32 +63,10 @@ private class ClientsCommand(private val argv: List<String>) : CliktCommand(name
     private val seed by option("--seed", help = "for the random orders").long().default(System.currentTimeMillis())
 
     override fun run() {
-        val maxBytes = Limits().maxBytes
-        (sizes + streamBytes).firstOrNull { it !in 1..maxBytes }?.let { throw UsageError("sizes must be 1 to $maxBytes bytes, got $it") }
-        val most = ThreadAudit.MAX_REQUESTS
-        if (requests.any { it !in 1..most }) throw UsageError("--requests must be 1 to $most each, got $requests")
-        val jdk = Provenance.Jdk.read(jdk)
-        stub?.let { url -> StubCalls.read(url) }
-        val jars = listOf(File(repo, Stub.JAR)) + servers.map { it.jarIn(repo) } + File(repo, "lab/target/lab.jar")
-        jars.firstOrNull { !it.isFile }?.let { throw UsageError("${it.path} is missing; run `make build` first") }
-
+        val jdk = checkedJdk()
         val dir = RunFolder.create(resultsDir, "clients")
         val flags = JvmFlags.common(HEAP_MB, jdk.feature)
-        val first = ClientsManifest(
-            provenance = Provenance.start("lab.experiment.ClientsExperiment " + argv.joinToString(" "), jdk, repo),
-            jvmFlags = flags,
-            curlVersion = RunFolder.commandText("curl", "--version").lineSequence().first().trim(),
-            clientWaits = ClientKind.entries.associate { it.slug to it.waits },
-            settings = ClientsManifest.Settings(
-                servers = servers.map { it.name },
-                clients = clients.map {
-                    it.slug
-                },
-                requests = requests, delayMs = delayMs, repeats = repeats, sizesBytes = sizes,
-                downloadRepeats = downloadRepeats, streams = streams, streamBytes = streamBytes, seed = seed,
-            ),
-        )
-        val manifest = ManifestFile(File(dir, "manifest.json"), ClientsManifest.serializer(), first)
+        val manifest = ManifestFile(File(dir, "manifest.json"), ClientsManifest.serializer(), firstManifest(jdk, flags))
         println("clients: ${clients.size} clients, servers ${servers.joinToString { it.name }}, JDK ${jdk.version}, into ${dir.path}")
 
         val problems = mutableListOf<String>()
@@ -101,30 +79,8 @@ private class ClientsCommand(private val argv: List<String>) : CliktCommand(name
                 server.name to start(server.name, command, dir)
             }
             manifest.update { it.copy(stubUrl = stubUrl.url, servers = running.mapValues { it.value.url }) }
-
             val probe = listOf(java) + flags + listOf("-cp", File(repo, "lab/target/lab.jar").path, "lab.clients.ClientProbeMainKt")
-            val common = listOf("--clients", clients.joinToString(",") { it.slug }, "--seed", "$seed")
-            println(
-                "threads: ${clients.size} clients x ${requests.joinToString("/")} calls, each answered after $delayMs ms, $repeats repeats",
-            )
-            val census = listOf("threads", "--stub", stubUrl.url, "--delay-ms", "$delayMs", "--requests", requests.joinToString(","))
-            val censusExit = follow(
-                probe + census + common + listOf("--repeats", "$repeats", "--out", File(dir, "threads.jsonl").path),
-                File(dir, "probe-threads.log"),
-            )
-            if (censusExit != 0) problems += "the thread census exited with code $censusExit; see probe-threads.log"
-
-            val sizesText = sizes.joinToString { "$it B" }
-            println("downloads: $sizesText from ${servers.joinToString { it.name }}, $downloadRepeats repeats, and curl")
-            val downloads =
-                listOf("downloads", "--sizes", sizes.joinToString(","), "--streams", "$streams", "--stream-bytes", "$streamBytes") +
-                    running.flatMap { (name, server) -> listOf("--server", "$name=${server.url}=${server.process!!.pid()}") }
-            val downloadsExit = follow(
-                probe + downloads + common + listOf("--repeats", "$downloadRepeats", "--out", dir.path),
-                File(dir, "probe-downloads.log"),
-            )
-            if (downloadsExit != 0) problems += "the downloads exited with code $downloadsExit; see probe-downloads.log"
-
+            problems += census(probe, stubUrl.url, dir) + downloads(probe, running, dir)
             // A server that died mid-run is data: its downloads failed, and the manifest says why.
             running.forEach { (name, server) ->
                 val process = server.process!!
@@ -143,6 +99,60 @@ private class ClientsCommand(private val argv: List<String>) : CliktCommand(name
         problems.forEach { System.err.println("make clients: $it") }
         println("run folder: ${dir.path}")
         if (problems.isNotEmpty()) throw RunFailed()
+    }
+
+    /** The options checked against each other and the machine, before anything starts: the JDK they name. */
+    private fun checkedJdk(): Provenance.Jdk {
+        val maxBytes = Limits().maxBytes
+        (sizes + streamBytes).firstOrNull { it !in 1..maxBytes }?.let { throw UsageError("sizes must be 1 to $maxBytes bytes, got $it") }
+        val most = ThreadAudit.MAX_REQUESTS
+        if (requests.any { it !in 1..most }) throw UsageError("--requests must be 1 to $most each, got $requests")
+        val jdk = Provenance.Jdk.read(jdk)
+        stub?.let { url -> StubCalls.read(url) }
+        val jars = listOf(File(repo, Stub.JAR)) + servers.map { it.jarIn(repo) } + File(repo, "lab/target/lab.jar")
+        jars.firstOrNull { !it.isFile }?.let { throw UsageError("${it.path} is missing; run `make build` first") }
+        return jdk
+    }
+
+    private fun firstManifest(jdk: Provenance.Jdk, flags: List<String>) = ClientsManifest(
+        provenance = Provenance.start("lab.experiment.ClientsExperiment " + argv.joinToString(" "), jdk, repo),
+        jvmFlags = flags,
+        curlVersion = RunFolder.commandText("curl", "--version").lineSequence().first().trim(),
+        clientWaits = ClientKind.entries.associate { it.slug to it.waits },
+        settings = ClientsManifest.Settings(
+            servers = servers.map { it.name },
+            clients = clients.map { it.slug },
+            requests = requests, delayMs = delayMs, repeats = repeats, sizesBytes = sizes,
+            downloadRepeats = downloadRepeats, streams = streams, streamBytes = streamBytes, seed = seed,
+        ),
+    )
+
+    /** The probe's options for every one of its runs. */
+    private val common: List<String> get() = listOf("--clients", clients.joinToString(",") { it.slug }, "--seed", "$seed")
+
+    /** The thread census, through the [probe] JVM; what went wrong, if anything. */
+    private fun census(probe: List<String>, stubUrl: String, dir: File): List<String> {
+        println("threads: ${clients.size} clients x ${requests.joinToString("/")} calls, each answered after $delayMs ms, $repeats repeats")
+        val census = listOf("threads", "--stub", stubUrl, "--delay-ms", "$delayMs", "--requests", requests.joinToString(","))
+        val exit = follow(
+            probe + census + common + listOf("--repeats", "$repeats", "--out", File(dir, "threads.jsonl").path),
+            File(dir, "probe-threads.log"),
+        )
+        return if (exit != 0) listOf("the thread census exited with code $exit; see probe-threads.log") else emptyList()
+    }
+
+    /** The downloads from each [running] server, and curl's, through the [probe] JVM; what went wrong, if anything. */
+    private fun downloads(probe: List<String>, running: Map<String, Started>, dir: File): List<String> {
+        val sizesText = sizes.joinToString { "$it B" }
+        println("downloads: $sizesText from ${servers.joinToString { it.name }}, $downloadRepeats repeats, and curl")
+        val downloads =
+            listOf("downloads", "--sizes", sizes.joinToString(","), "--streams", "$streams", "--stream-bytes", "$streamBytes") +
+                running.flatMap { (name, server) -> listOf("--server", "$name=${server.url}=${server.process!!.pid()}") }
+        val exit = follow(
+            probe + downloads + common + listOf("--repeats", "$downloadRepeats", "--out", dir.path),
+            File(dir, "probe-downloads.log"),
+        )
+        return if (exit != 0) listOf("the downloads exited with code $exit; see probe-downloads.log") else emptyList()
     }
 
     /** A program of the run and its URL; no process for a stub the user runs. */

@@ -1,4 +1,4 @@
-package lab.bench
+package lab.bench.load
 
 import kotlinx.serialization.Serializable
 import lab.handlers.PinTrap

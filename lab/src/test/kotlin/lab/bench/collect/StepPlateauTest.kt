@@ -1,4 +1,4 @@
-package lab.bench
+package lab.bench.collect
 
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.io.TempDir

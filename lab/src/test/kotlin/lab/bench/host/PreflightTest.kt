@@ -1,5 +1,6 @@
-package lab.bench
+package lab.bench.host
 
+import lab.bench.load.Profile
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.assertThrows
 import java.io.File

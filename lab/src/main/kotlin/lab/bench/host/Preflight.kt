@@ -1,6 +1,7 @@
-package lab.bench
+package lab.bench.host
 
 import kotlinx.serialization.Serializable
+import lab.bench.load.Profile
 
 /**
  * Checks a profile against the host's limits before anything starts, and scales or refuses it.

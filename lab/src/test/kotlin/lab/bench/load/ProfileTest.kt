@@ -1,4 +1,4 @@
-package lab.bench
+package lab.bench.load
 
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.assertThrows

@@ -1,4 +1,4 @@
-package lab.bench
+package lab.bench.collect
 
 import jdk.jfr.consumer.RecordedEvent
 import jdk.management.jfr.RemoteRecordingStream

@@ -1,6 +1,6 @@
-package lab.bench
+package lab.bench.load
 
-import lab.bench.K6Merge.MetricKey
+import lab.bench.load.K6Merge.MetricKey
 
 /**
  * The values of each trend the segments' summaries list, gathered from the CSV rows while

@@ -1,4 +1,4 @@
-package lab.bench
+package lab.bench.collect
 
 import lab.support.ProcView
 import java.io.File

@@ -1,7 +1,8 @@
-package lab.bench
+package lab.bench.load
 
 import kotlinx.serialization.json.Json
 import lab.support.Children
+import lab.support.Loopback
 import java.io.File
 import java.util.Base64
 
@@ -28,7 +29,7 @@ class K6Segments(
 ) : K6Load {
     override val summaryFile = File(dir, "k6-summary.json")
     private val segments = run {
-        val ports = generateSequence { ServerRun.freePort() }.distinct().take(generators.hosts.size * 2).toList()
+        val ports = generateSequence { Loopback.freePort() }.distinct().take(generators.hosts.size * 2).toList()
         generators.hosts.mapIndexed { i, host -> Segment(i, host, localApiPort = ports[2 * i], remoteApiPort = ports[2 * i + 1]) }
     }
     private var collected = false

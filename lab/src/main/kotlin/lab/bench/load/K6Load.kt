@@ -1,4 +1,4 @@
-package lab.bench
+package lab.bench.load
 
 import kotlinx.serialization.json.Json
 import kotlinx.serialization.json.JsonObject

@@ -1,5 +1,6 @@
-package lab.bench
+package lab.bench.collect
 
+import lab.bench.load.Profile
 import java.time.Duration
 import java.time.Instant
 

@@ -1,4 +1,4 @@
-package lab.bench
+package lab.bench.load
 
 import de.siegmar.fastcsv.reader.CsvParseException
 import de.siegmar.fastcsv.reader.CsvReader
