@@ -209,6 +209,8 @@ def load_run(folder: str | Path) -> Run:
             server.problems.append("its folder is missing: nothing of it can be shown")
         elif not server.ok:
             server.problems.append(f"{outcome.get('status', 'failed')}: {outcome.get('reason', 'no reason recorded')}")
+        # A pass that ran to the end with k6 checks failed or sockets never opened: its figures are not the profile's.
+        server.problems.extend(outcome.get("marks", []))
         run.servers.append(server)
     for name in manifest.get("servers", []):
         if name in finished:

@@ -46,6 +46,17 @@ def test_a_failed_server_is_named_with_its_reason(run_folder):
     assert "platform: failed: exited with 137 (SIGKILL) in phase json" in run.all_problems()
 
 
+def test_a_pass_marked_by_the_harness_lists_each_mark_among_its_problems(run_folder):
+    manifest = json.loads((run_folder / "manifest.json").read_text())
+    manifest["outcomes"][1]["marks"] = ["3 of 300 idle sockets never opened"]
+    (run_folder / "manifest.json").write_text(json.dumps(manifest))
+
+    run = load_run(run_folder)
+
+    assert run.servers[1].problems == ["3 of 300 idle sockets never opened"]
+    assert run.servers[1].ok, "a marked pass still ran to the end"
+
+
 def test_a_server_the_harness_never_reached_is_named(run_folder):
     manifest = json.loads((run_folder / "manifest.json").read_text())
     manifest["outcomes"] = manifest["outcomes"][:1]

@@ -4,6 +4,7 @@ import lab.handlers.ContentTypes
 import lab.handlers.Handlers
 import lab.support.Catalogue
 import lab.support.ServerEntry
+import lab.verify.Answer
 import org.junit.jupiter.api.Timeout
 import org.junit.jupiter.params.ParameterizedTest
 import org.junit.jupiter.params.provider.FieldSource

@@ -4,6 +4,7 @@ import lab.handlers.ContentTypes
 import lab.handlers.LabJson
 import lab.handlers.ServerStats
 import lab.support.Catalogue
+import lab.verify.ContractCases
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.Timeout
 import org.junit.jupiter.params.ParameterizedTest
@@ -27,13 +28,13 @@ abstract class ConformanceSuite(val serverName: String) {
     private val server: LabProcess get() = ConformanceLab.server(serverName)
 
     @ParameterizedTest(name = "{0}")
-    @FieldSource("lab.conformance.ContractCases#good")
+    @FieldSource("lab.verify.ContractCases#good")
     fun `answers a good request exactly as the contract says`(case: ContractCases.Case) {
         assertEquals(case.expected, LabClients.send(server.baseUrl, case.target, case.method))
     }
 
     @ParameterizedTest(name = "{0}")
-    @FieldSource("lab.conformance.ContractCases#bad")
+    @FieldSource("lab.verify.ContractCases#bad")
     fun `rejects bad input with the core's 4xx and a JSON error`(case: ContractCases.Case) {
         val answer = LabClients.send(server.baseUrl, case.target, case.method)
         assertEquals(case.expected, answer)

@@ -1,5 +1,6 @@
 package lab.conformance
 
+import lab.verify.Answer
 import java.io.ByteArrayOutputStream
 import java.net.URI
 import java.net.http.HttpClient
@@ -13,18 +14,6 @@ import java.util.concurrent.CompletionStage
 import java.util.concurrent.LinkedBlockingQueue
 import java.util.concurrent.TimeUnit
 
-/** What a server answered: the three things the contract fixes. */
-data class Answer(val status: Int, val contentType: String?, val body: ByteArray) {
-    val text: String get() = body.decodeToString()
-
-    override fun equals(other: Any?) =
-        other is Answer && status == other.status && contentType == other.contentType && body.contentEquals(other.body)
-
-    override fun hashCode() = status * 31 + body.contentHashCode()
-
-    override fun toString() = "$status $contentType ${if (body.size > 300) "${body.size} bytes" else "'$text'"}"
-}
-
 /** The JDK's own HTTP and WebSocket client: a real client over loopback, and not one the servers use. */
 object LabClients {
     val http: HttpClient = HttpClient.newBuilder()
@@ -32,14 +21,7 @@ object LabClients {
         .connectTimeout(Duration.ofSeconds(5))
         .build()
 
-    fun send(base: URI, target: String, method: String = "GET"): Answer {
-        val request = HttpRequest.newBuilder(base.resolve(target))
-            .method(method, HttpRequest.BodyPublishers.noBody())
-            .timeout(Duration.ofSeconds(30))
-            .build()
-        val response = http.send(request, HttpResponse.BodyHandlers.ofByteArray())
-        return Answer(response.statusCode(), response.headers().firstValue("Content-Type").orElse(null), response.body())
-    }
+    fun send(base: URI, target: String, method: String = "GET"): Answer = Answer.of(http, base, target, method)
 
     fun openWebSocket(base: URI): SocketProbe = openWebSocketAsync(base).get(30, TimeUnit.SECONDS)
 

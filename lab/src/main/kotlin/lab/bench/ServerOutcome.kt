@@ -32,6 +32,14 @@ data class ServerOutcome(
     /** Those of the steady /json phase: zero when the server sustained the rate. */
     val jsonDroppedIterations: Long? = null,
     val failedChecks: Long? = null,
+    /** The idle sockets k6 opened, of those the profile (after the preflight) asked for. */
+    val socketsOpened: Long? = null,
+    val socketsPlanned: Int? = null,
+    /**
+     * What makes this pass's figures not the profile's, though the server ran to the end: k6
+     * checks that failed, sockets that never opened. One sentence each; the report shows them.
+     */
+    val marks: List<String> = emptyList(),
     val pinnedEvents: Long? = null,
     val steps: List<StepPlateau> = emptyList(),
 ) {

@@ -18,8 +18,10 @@ import lab.support.ChildExited
 import lab.support.Children
 import lab.support.Loopback
 import lab.support.ServerEntry
+import lab.verify.ContractCheck
 import java.io.File
 import java.io.Writer
+import java.net.URI
 import java.util.concurrent.TimeUnit
 
 /**
@@ -93,6 +95,7 @@ class ServerRun(
     private fun drive(process: Process, jmxPort: Int, clock: RunClock, measured: Measured, load: Writer): String? {
         val url = Children.awaitReady(process, File(dir, "server.log"), READY_TIMEOUT_S)
             ?: throw ServerFailure("did not print its READY line within $READY_TIMEOUT_S s")
+        ContractCheck.firstBreach(URI(url))?.let { throw ServerFailure("broke the contract before any load: $it") }
         if (streamJfr) measured.jfr = JfrCollector(jmxPort, dir, clock, setup.pinThresholdMs).also { it.start() }
         measured.proc = ProcSampler(process.pid(), File(dir, "proc.csv"), clock).also { it.start() }
         val plan = K6Plan.of(setup.profile, setup.preflight.idleSockets, url)
@@ -147,6 +150,9 @@ class ServerRun(
     private fun outcome(measured: Measured, clock: RunClock, failure: String?, startNs: Long): ServerOutcome {
         val summary = measured.k6?.summaryFile?.takeIf { it.isFile }?.let { Json.parseToJsonElement(it.readText()).jsonObject }
         val jsonRequests = summary?.value("http_reqs{endpoint:json}", "count")
+        val failedChecks = summary?.value("checks", "fails")?.toLong()
+        val socketsOpened = summary?.let { it.value("lab_sockets_opened", "count")?.toLong() ?: 0L }
+        val planned = setup.preflight.idleSockets
         return ServerOutcome(
             server = server.name,
             folder = dir.name,
@@ -163,7 +169,13 @@ class ServerRun(
             jsonPerSecond = jsonRequests?.div(setup.profile.jsonSeconds),
             droppedIterations = summary?.value("dropped_iterations", "count")?.toLong() ?: summary?.let { 0L },
             jsonDroppedIterations = summary?.let { steadyJsonDropped(measured.k6, measured.loadStartEpochMs) },
-            failedChecks = summary?.value("checks", "fails")?.toLong(),
+            failedChecks = failedChecks,
+            socketsOpened = socketsOpened,
+            socketsPlanned = planned,
+            marks = listOfNotNull(
+                failedChecks?.takeIf { it > 0 }?.let { "$it k6 check(s) failed: not every answer under load was the contract's" },
+                socketsOpened?.takeIf { it < planned }?.let { "${planned - it} of $planned idle sockets never opened" },
+            ),
             pinnedEvents = measured.jfr?.pinnedEvents?.get(),
             steps = StepPlateau.read(File(dir, "proc.csv"), File(dir, "load.csv")),
         )

@@ -1,4 +1,4 @@
-package lab.conformance
+package lab.verify
 
 import lab.handlers.ContentTypes
 import lab.handlers.CpuWork
@@ -13,9 +13,10 @@ import lab.stub.StubAnswers
 import java.net.URI
 
 /**
- * The handler contract of DESIGN.md as a table of requests and the exact answers to them.
- * Good answers are spelled out here; a bad input's answer is the core's own rejection,
- * so the servers are held to the one [Router] they all share.
+ * The handler contract of shared/DESIGN.md as a table of requests and the exact answers to them.
+ * Good answers are spelled out here; a bad input's answer is the core's own rejection, so the
+ * servers are held to the one [Router] they all share. The conformance suite sends every case
+ * to every server; `make bench` sends them ([ContractCheck]) before it loads a server.
  */
 object ContractCases {
     data class Case(val method: String, val target: String, val expected: Answer) {
