@@ -79,6 +79,8 @@ def _row(run: Run, claim: Claim, server: ServerRun | None) -> dict:
         else:
             measured, low, high = fit.slope, fit.slope_low, fit.slope_high
             how = f"slope of RSS over {fit.points} plateaus up to {most:,} sockets"
+    if fit is not None and fit.left_out:
+        how += f"; left out, not settled: {', '.join(step.split(':')[0] for step in fit.left_out)}"
     return {
         "server": server.server if server else "",
         "model": claim.model,

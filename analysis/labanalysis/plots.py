@@ -20,9 +20,16 @@ def _plain_log_axis(axis) -> None:
 
 
 def _points_and_line(ax, server, points, column: str, label: str) -> None:
-    """A server's measured points of `column` (MiB) against open sockets, and the least-squares line through them from 0."""
+    """A server's measured points of `column` (MiB) against open sockets, and the least-squares line through them from 0.
+
+    A step that did not settle is drawn hollow, and the line leaves it out.
+    """
     colour = catalogue.colour(server.server)
-    ax.plot(points["open_sockets"], points[column] / MIB, "o", color=colour, label=label)
+    settled = points["settled"].astype(bool) if "settled" in points.columns else pd.Series(True, index=points.index)
+    ax.plot(points.loc[settled, "open_sockets"], points.loc[settled, column] / MIB, "o", color=colour, label=label)
+    if not settled.all():
+        unsettled = points[~settled]
+        ax.plot(unsettled["open_sockets"], unsettled[column] / MIB, "o", color=colour, markerfacecolor="none", label=f"{server.name}: not settled")
     fit = memory.per_connection(points, column)
     if fit.slope == fit.slope:
         xs = [0, points["open_sockets"].max()]

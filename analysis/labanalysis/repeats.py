@@ -16,7 +16,6 @@ def measurements(runs: list[Run]) -> pd.DataFrame:
     for run in runs:
         json_table = latency.endpoint_table(run, "json").set_index("run")
         for server in run.servers:
-            points = memory.plateaus(server)
             rows.append(
                 {
                     "run folder": run.folder.name,
@@ -25,7 +24,7 @@ def measurements(runs: list[Run]) -> pd.DataFrame:
                     "JFR streaming": server.jfr_streaming,
                     "/json achieved (req/s)": json_table.loc[server.name, "requests_per_second"],
                     "/json p99 (ms)": json_table.loc[server.name, "p(99)"],
-                    "RSS at the most sockets (MiB)": points["rss_bytes"].iloc[-1] / MIB if not points.empty else float("nan"),
+                    "RSS at the most sockets (MiB)": memory.rss_at_most(server) / MIB,
                 }
             )
     return pd.DataFrame(rows)

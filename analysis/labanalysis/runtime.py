@@ -100,8 +100,16 @@ def load_generation(manifest: dict) -> str:
     )
 
 
+# What the harness records of each server run, facts only: how it ended and what it counted. The
+# statistics (percentiles, rates, dropped iterations, plateaus) are the report's own, elsewhere;
+# older runs also wrote the harness's readings of them, which are not shown.
+OUTCOME_FACTS = [
+    "server", "status", "reason", "phaseAtEnd", "seconds", "jfrStreaming", "repeat", "socketsPlanned", "socketsOpened",
+    "peakOpenSockets", "peakRssBytes", "peakThreads", "jsonRequests", "failedChecks", "pinnedEvents", "marks",
+]  # fmt: skip
+
+
 def outcomes(run: Run) -> pd.DataFrame:
-    """The manifest's outcome of each server run (its step plateaus are in the memory section)."""
+    """The facts of each server run's outcome, one row each (the columns an old run lacks are blank)."""
     rows = [dict(server.outcome, run=server.name) for server in run.servers]
-    frame = pd.DataFrame(rows).drop(columns=["steps"], errors="ignore")
-    return frame[["run", *[c for c in frame.columns if c != "run"]]] if not frame.empty else frame
+    return pd.DataFrame(rows).reindex(columns=["run", *OUTCOME_FACTS])

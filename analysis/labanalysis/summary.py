@@ -49,8 +49,7 @@ def figures(run: Run) -> list[Figure]:
         return Value(fit.slope / KIB, fit.slope_low / KIB, fit.slope_high / KIB)
 
     def rss_at_most(s: ServerRun) -> Value:
-        points = memory.plateaus(s)
-        return Value(points["rss_bytes"].iloc[-1] / MIB if not points.empty else math.nan)
+        return Value(memory.rss_at_most(s) / MIB)
 
     def tail(endpoint: str, q: float, table: pd.DataFrame, column: str):
         def compute(s: ServerRun) -> Value:

@@ -115,3 +115,40 @@ def test_the_live_heap_is_fitted_over_the_gcs_during_the_steps_at_the_sockets_op
     assert list(points["open_sockets"]) == [100, 154, 300]
     assert fit.slope == pytest.approx(10_000)
     assert fit.r_squared == pytest.approx(1.0)
+
+
+def _climb_in_step(run_folder, name: str, step: int, percent: float) -> None:
+    """Makes `name`'s RSS climb by `percent` across the last two samples of a step, as a step that had not settled would."""
+    path = run_folder / name / "proc.csv"
+    proc = pd.read_csv(path)
+    rows = proc.index[proc["phase"] == f"sockets-step-{step}"][-2:]
+    proc.loc[rows[-1], "rss_bytes"] = int(proc.loc[rows[0], "rss_bytes"] * (1 + percent / 100))
+    proc.to_csv(path, index=False)
+
+
+def test_every_fixture_step_settled(run_folder):
+    for name in PLATEAUS:
+        points = memory.plateaus(load_run(run_folder).server(name))
+        assert points["settled"].all() and (points["why"] == "").all(), points
+        assert (points["rss_drift_percent"].abs() < memory.SETTLED_DRIFT_PERCENT).all()
+
+
+def test_a_step_still_climbing_is_marked_and_left_out_of_the_line(run_folder):
+    _climb_in_step(run_folder, "vthread", step=2, percent=10)
+    server = load_run(run_folder).server("vthread")
+
+    points = memory.plateaus(server)
+    fit = memory.per_connection(points, "rss_bytes")
+
+    assert list(points["settled"]) == [True, False, True]
+    assert points.loc[1, "why"] == "RSS still moving +10.0% over the step's last third (limit 2%)"
+    # The line through the two settled plateaus only: by hand, (y3 - y1) / (x3 - x1).
+    assert fit.points == 2 and fit.slope == pytest.approx(SLOPES["vthread"])
+    assert fit.left_out == ("step 2: RSS still moving +10.0% over the step's last third (limit 2%)",)
+    assert memory.rss_at_most(server) == pytest.approx(PLATEAUS["vthread"][2][1])
+
+
+def test_a_last_step_that_did_not_settle_gives_no_rss_at_the_most_sockets(run_folder):
+    _climb_in_step(run_folder, "platform", step=3, percent=-5)
+
+    assert math.isnan(memory.rss_at_most(load_run(run_folder).server("platform")))

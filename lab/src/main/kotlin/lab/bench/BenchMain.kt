@@ -13,7 +13,6 @@ import com.github.ajalt.clikt.parameters.types.file
 import com.github.ajalt.clikt.parameters.types.int
 import com.github.ajalt.clikt.parameters.types.long
 import com.github.ajalt.clikt.parameters.types.restrictTo
-import lab.bench.collect.StepPlateau
 import lab.bench.host.HostLimits
 import lab.bench.host.Preflight
 import lab.bench.host.PreflightRefusal
@@ -175,7 +174,6 @@ private class BenchCommand : CliktCommand(name = "bench") {
             outcomes += outcome
             manifest.update { it.copy(outcomes = outcomes.toList()) }
             progress.say("$name: ${outcome.status}${outcome.reason?.let { " ($it)" } ?: ""}")
-            if (outcome.steps.isNotEmpty()) progress.say("$name: ${plateaus(outcome.steps)}")
         }
         return outcomes
     }
@@ -220,17 +218,6 @@ private class BenchCommand : CliktCommand(name = "bench") {
 
     private fun stopStub() {
         stubProcess?.let { Children.stop(it, graceSeconds = 5) }
-    }
-
-    private fun plateaus(steps: List<StepPlateau>): String {
-        val each = steps.joinToString { "${it.openSockets} sockets ${it.rssBytes / (1 shl 20)} MiB" }
-        val unsettled = steps.filterNot { it.settled }
-        return "RSS at each step's end: $each; " + if (unsettled.isEmpty()) {
-            "every step settled (RSS moved under ${StepPlateau.SETTLED_DRIFT_PERCENT}% in its last third)"
-        } else {
-            "not settled in step " +
-                unsettled.joinToString { String.format(java.util.Locale.ROOT, "%d (%+.1f%%)", it.step, it.rssDriftPercent) }
-        }
     }
 
     private fun summaryTable(outcomes: List<ServerOutcome>): String = buildString {

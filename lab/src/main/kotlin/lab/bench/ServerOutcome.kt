@@ -1,7 +1,7 @@
 package lab.bench
 
 import kotlinx.serialization.Serializable
-import lab.bench.collect.StepPlateau
+import kotlinx.serialization.Transient
 
 /**
  * How one server's run ended, and its headline figures. A server that died is data too:
@@ -23,14 +23,23 @@ data class ServerOutcome(
     val peakOpenSockets: Int? = null,
     val peakRssBytes: Long? = null,
     val peakThreads: Int? = null,
-    val jsonP99Ms: Double? = null,
+    /** k6's count of /json responses in the steady phase. */
     val jsonRequests: Long? = null,
-    /** /json responses per second over the JSON phase: the throughput the server achieved. */
-    val jsonPerSecond: Double? = null,
-    /** Every iteration k6 could not start on time, in all phases. */
-    val droppedIterations: Long? = null,
-    /** Those of the steady /json phase: zero when the server sustained the rate. */
-    val jsonDroppedIterations: Long? = null,
+    /** When k6's timeline started, by this host's clock: k6 stamps its samples in epoch seconds. */
+    val loadStartEpochMs: Long? = null,
+    /**
+     * The first whole second of the steady /json phase, by the same clock: k6's samples from it on
+     * are the steady phase's (the warm-up ramp is the same k6 scenario, and its last second is partly ramp).
+     */
+    val jsonSteadyFromEpochSecond: Long? = null,
+    /**
+     * The harness's own readings of /json, for its summary line and for calibration's decision
+     * during the run. They are not written: the report computes every figure from k6's samples
+     * (labanalysis.latency), with the one definition of each.
+     */
+    @Transient val jsonP99Ms: Double? = null,
+    @Transient val jsonPerSecond: Double? = null,
+    @Transient val jsonDroppedIterations: Long? = null,
     val failedChecks: Long? = null,
     /** The idle sockets k6 opened, of those the profile (after the preflight) asked for. */
     val socketsOpened: Long? = null,
@@ -41,7 +50,6 @@ data class ServerOutcome(
      */
     val marks: List<String> = emptyList(),
     val pinnedEvents: Long? = null,
-    val steps: List<StepPlateau> = emptyList(),
 ) {
     val ok: Boolean get() = status == OK
 

@@ -8,7 +8,6 @@ import kotlinx.serialization.json.jsonPrimitive
 import lab.bench.collect.JfrCollector
 import lab.bench.collect.ProcSampler
 import lab.bench.collect.RunClock
-import lab.bench.collect.StepPlateau
 import lab.bench.load.K6Load
 import lab.bench.load.K6Plan
 import lab.bench.load.K6Run
@@ -153,6 +152,7 @@ class ServerRun(
         val failedChecks = summary?.value("checks", "fails")?.toLong()
         val socketsOpened = summary?.let { it.value("lab_sockets_opened", "count")?.toLong() ?: 0L }
         val planned = setup.preflight.idleSockets
+        val steadyFrom = measured.loadStartEpochMs?.let { (it + setup.profile.jsonStartSeconds * 1000L + 999) / 1000 }
         return ServerOutcome(
             server = server.name,
             folder = dir.name,
@@ -167,8 +167,9 @@ class ServerRun(
             jsonP99Ms = summary?.value("http_req_duration{endpoint:json}", "p(99)"),
             jsonRequests = jsonRequests?.toLong(),
             jsonPerSecond = jsonRequests?.div(setup.profile.jsonSeconds),
-            droppedIterations = summary?.value("dropped_iterations", "count")?.toLong() ?: summary?.let { 0L },
-            jsonDroppedIterations = summary?.let { steadyJsonDropped(measured.k6, measured.loadStartEpochMs) },
+            loadStartEpochMs = measured.loadStartEpochMs,
+            jsonSteadyFromEpochSecond = steadyFrom,
+            jsonDroppedIterations = summary?.let { steadyFrom?.let { K6Load.droppedIterations(dir, "json", fromEpochSecond = it) } },
             failedChecks = failedChecks,
             socketsOpened = socketsOpened,
             socketsPlanned = planned,
@@ -177,15 +178,7 @@ class ServerRun(
                 socketsOpened?.takeIf { it < planned }?.let { "${planned - it} of $planned idle sockets never opened" },
             ),
             pinnedEvents = measured.jfr?.pinnedEvents?.get(),
-            steps = StepPlateau.read(File(dir, "proc.csv"), File(dir, "load.csv")),
         )
-    }
-
-    /** From the first whole second of the steady phase: the warm-up ramp is the same k6 scenario. */
-    private fun steadyJsonDropped(k6: K6Load?, loadStartEpochMs: Long?): Long? {
-        if (k6 == null || loadStartEpochMs == null) return null
-        val jsonStartMs = loadStartEpochMs + setup.profile.jsonStartSeconds * 1000L
-        return K6Load.droppedIterations(dir, "json", fromEpochSecond = (jsonStartMs + 999) / 1000)
     }
 
     /** k6's log, or each load generator's. */

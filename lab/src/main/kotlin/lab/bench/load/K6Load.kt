@@ -52,7 +52,9 @@ interface K6Load : AutoCloseable {
     companion object {
         /**
          * Dropped iterations of [scenario] stamped at or after [fromEpochSecond], counted from k6's
-         * own samples in [dir]'s `k6-metrics.csv.gz` (k6 stamps them in whole seconds).
+         * own samples in [dir]'s `k6-metrics.csv.gz` (k6 stamps them in whole seconds). Calibration
+         * decides on it during the run; the report counts with labanalysis.latency.dropped_iterations,
+         * the same rule, which a test holds to this one's answer on the fixture run.
          */
         fun droppedIterations(dir: File, scenario: String, fromEpochSecond: Long): Long {
             val csv = File(dir, "k6-metrics.csv.gz")
