@@ -27,9 +27,3 @@ def test_rendering_again_shows_the_same_siblings_after_a_newer_one_appears(tmp_p
     assert render.siblings(run, ["AUDIT", "IO"]) == first == {"AUDIT": None, "IO": None}
     (run / render.INPUTS).unlink()
     assert render.siblings(run, ["AUDIT"])["AUDIT"] == str(tmp_path / "20261122-061512-pinning")
-
-
-def test_an_experiment_folder_is_rendered_as_the_kind_its_name_ends_with(fixture_copy):
-    io = fixture_copy("io", "20261122-074453-io")
-
-    assert [k.parameter for k in render.EXPERIMENT_KINDS if io.name.endswith(k.suffix)] == ["IO"]

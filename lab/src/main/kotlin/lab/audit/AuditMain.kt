@@ -11,7 +11,6 @@ import com.github.ajalt.clikt.parameters.types.int
 import com.github.ajalt.clikt.parameters.types.long
 import com.github.ajalt.clikt.parameters.types.restrictTo
 import kotlinx.serialization.json.Json
-import lab.support.Children
 import lab.support.LabMain
 import lab.support.ManifestFile
 import lab.support.NotAJdk
@@ -82,9 +81,8 @@ private class AuditCommand : CliktCommand(name = "audit-pinning") {
 
     private fun startStub(dir: File): String {
         val java = ProcessHandle.current().info().command().orElse("java")
-        val log = File(dir, "stub.log")
-        val process = Children.start(Stub.command(java, repo, latencyMs = 5), log)
-        return Children.awaitReadyOrNull(process, log, timeoutSeconds = 30) ?: throw UsageError("the stub did not start; see ${log.path}")
+        return Stub.start(java, repo, latencyMs = 5, dir)?.url
+            ?: throw UsageError("the stub did not start; see ${File(dir, "stub.log").path}")
     }
 }
 

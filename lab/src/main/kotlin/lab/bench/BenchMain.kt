@@ -205,19 +205,17 @@ private class BenchCommand : CliktCommand(name = "bench") {
         if (shortfalls.isNotEmpty()) throw PreflightRefusal(shortfalls + Preflight.TUNE)
     }
 
-    private var stubProcess: Process? = null
+    private var stub: Stub.Started? = null
 
     private fun startStub(runDir: File): String {
-        val command = Stub.command(File(serverJdk, "bin/java").path, repo, stubLatencyMs)
-        val log = File(runDir, "stub.log")
-        val process = Children.start(command, log)
-        stubProcess = process
-        return Children.awaitReadyOrNull(process, log, timeoutSeconds = 30)
-            ?: throw BenchInputException("the stub did not start; see ${log.path}")
+        val started = Stub.start(File(serverJdk, "bin/java").path, repo, stubLatencyMs, runDir)
+            ?: throw BenchInputException("the stub did not start; see ${File(runDir, "stub.log").path}")
+        stub = started
+        return started.url
     }
 
     private fun stopStub() {
-        stubProcess?.let { Children.stop(it, graceSeconds = 5) }
+        stub?.let { Children.stop(it.process, graceSeconds = 5) }
     }
 
     private fun summaryTable(outcomes: List<ServerOutcome>): String = buildString {

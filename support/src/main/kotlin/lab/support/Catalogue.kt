@@ -22,12 +22,6 @@ object Catalogue {
 
     fun named(name: String): ServerEntry = servers.firstOrNull { it.name == name } ?: throw UnknownServer(name)
 
-    /** The entries for [names], in the catalogue's order; an unknown name is refused with the list to choose from. */
-    fun select(names: Collection<String>): List<ServerEntry> {
-        names.firstOrNull { it !in this.names }?.let { throw UnknownServer(it) }
-        return servers.filter { it.name in names }
-    }
-
     /** Reads and checks a catalogue's text: a typo fails here, before any server starts. */
     fun parse(text: String): List<ServerEntry> {
         val servers = Json.decodeFromString(Declaration.serializer(), text).servers

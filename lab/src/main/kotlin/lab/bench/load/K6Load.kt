@@ -54,7 +54,7 @@ interface K6Load : AutoCloseable {
          * Dropped iterations of [scenario] stamped at or after [fromEpochSecond], counted from k6's
          * own samples in [dir]'s `k6-metrics.csv.gz` (k6 stamps them in whole seconds). Calibration
          * decides on it during the run; the report counts with labanalysis.latency.dropped_iterations,
-         * the same rule, which a test holds to this one's answer on the fixture run.
+         * the same rule; both are held to one fixture's counts (analysis/tests/fixtures/dropped-iterations).
          */
         fun droppedIterations(dir: File, scenario: String, fromEpochSecond: Long): Long {
             val csv = File(dir, "k6-metrics.csv.gz")
