@@ -111,3 +111,5 @@ class CoroutineConformanceTest : ConformanceSuite("coroutine")
 class VthreadConformanceTest : ConformanceSuite("vthread")
 
 class PlatformConformanceTest : ConformanceSuite("platform")
+
+class JettyCoroutineConformanceTest : ConformanceSuite("jetty-coroutine")

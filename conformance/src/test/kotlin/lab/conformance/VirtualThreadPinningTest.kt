@@ -37,8 +37,8 @@ class VirtualThreadPinningTest {
      * After a first pass over every path, none pins. The first pass may: a class that a request
      * path is the first to use is loaded and initialized under it, and on JDK 25 a virtual
      * thread that loads a class, or waits for another thread to finish initializing one, pins
-     * meanwhile (measured here: OkHttp's classes and `sun.nio.ch.Poller` on the first
-     * `/dashboard` calls, 0 to 8 ms each). Those are printed, not failed: they happen once.
+     * meanwhile (measured here: Jetty `HttpClient`'s classes, loaded under the first
+     * `/dashboard` calls, 6 and 7 ms). Those are printed, not failed: they happen once.
      */
     @ParameterizedTest
     @FieldSource("lab.conformance.Servers#thatCanPin")

@@ -17,26 +17,15 @@ import java.util.concurrent.RejectedExecutionException
  * blocks in [LinkedBlockingQueue.take] until the next one: on vthread-server that parks a
  * virtual thread (its stack moves to the heap), on platform-server it holds an OS thread.
  * Explicit [Session.demand] keeps at most one frame in flight, so the queue stays tiny.
+ * [SuspendingEchoSocket] is its mirror on coroutines.
  *
  * Pings are not seen here: Jetty answers them itself (we do not override `onWebSocketPing`),
  * as Ktor does on the coroutine server.
  */
 internal class BlockingEchoSocket(private val model: ThreadModel, private val counters: LiveCounters) : Session.Listener {
-    private sealed interface Inbound {
-        class Text(val text: String) : Inbound
-
-        class Binary(val bytes: ByteBuffer) : Inbound
-
-        data object Closed : Inbound
-    }
-
     private val inbox = LinkedBlockingQueue<Inbound>()
 
-    @Volatile
-    private var session: Session? = null
-
     override fun onWebSocketOpen(session: Session) {
-        this.session = session
         try {
             model.executor.execute { serve(session) }
         } catch (e: RejectedExecutionException) {
@@ -67,10 +56,9 @@ internal class BlockingEchoSocket(private val model: ThreadModel, private val co
     }
 
     override fun onWebSocketBinary(payload: ByteBuffer, callback: Callback) {
-        // Jetty reuses the buffer once the callback completes, so the task gets its own copy.
-        val copy = ByteBuffer.allocate(payload.remaining()).put(payload).flip()
+        val copy = Inbound.binaryCopy(payload)
         callback.succeed()
-        inbox.put(Inbound.Binary(copy))
+        inbox.put(copy)
     }
 
     override fun onWebSocketClose(statusCode: Int, reason: String?) {

@@ -1,5 +1,8 @@
 package lab.jetty
 
+import kotlinx.coroutines.async
+import kotlinx.coroutines.coroutineScope
+import kotlinx.coroutines.withTimeoutOrNull
 import org.eclipse.jetty.io.SocketChannelEndPoint
 import org.eclipse.jetty.server.Request
 import java.io.IOException
@@ -37,5 +40,25 @@ internal class ClientDisconnectWatch(request: Request) {
         }
         if (read > 0) sawPipelinedBytes = true
         return read < 0
+    }
+
+    /**
+     * Runs [work] to its end, unless the client leaves first: then cancels it and returns null.
+     * The suspending twin of the thread models' wait, checking as often.
+     */
+    suspend fun <T : Any> unlessClientLeaves(work: suspend () -> T): T? = coroutineScope {
+        val answer = async { work() }
+        while (true) {
+            // The timeout cancels only this wait, never the work.
+            withTimeoutOrNull(CHECK_EVERY_MS) { answer.await() }?.let { return@coroutineScope it }
+            if (clientGone()) break
+        }
+        answer.cancel()
+        null
+    }
+
+    companion object {
+        /** How often a waiting `/dashboard` looks for a departed client: often enough that a call rarely outlives it by much. */
+        const val CHECK_EVERY_MS = 25L
     }
 }

@@ -2,8 +2,6 @@ package lab.jetty
 
 import lab.handlers.LiveCounters
 import lab.support.ServerConfig
-import okhttp3.ConnectionPool
-import okhttp3.OkHttpClient
 import org.eclipse.jetty.server.HttpConfiguration
 import org.eclipse.jetty.server.HttpConnectionFactory
 import org.eclipse.jetty.server.Server
@@ -11,23 +9,18 @@ import org.eclipse.jetty.server.ServerConnector
 import org.eclipse.jetty.util.thread.QueuedThreadPool
 import org.eclipse.jetty.websocket.server.WebSocketUpgradeHandler
 import java.time.Duration
-import java.util.concurrent.TimeUnit
 
 /**
- * A Jetty 12 server that obeys the handler contract on a given [ThreadModel].
+ * A Jetty 12 server that obeys the handler contract on a given [JettyModel].
  *
  * Jetty's own small pool of platform threads runs the acceptor, the selector and the
- * non-blocking parsing; everything that may block runs on the model's threads. Keeping the
- * selector on a platform thread also matters for virtual threads: `Selector.select()` pins
- * its carrier, so a selector on a virtual thread would take a carrier away for good.
+ * non-blocking parsing; every request and WebSocket is handed to the model, which runs it as
+ * blocking code on its threads or as a coroutine. Keeping the selector on a platform thread
+ * also matters for virtual threads: `Selector.select()` pins its carrier, so a selector on a
+ * virtual thread would take a carrier away for good.
  */
-class JettyLabServer(private val config: ServerConfig, private val model: ThreadModel) {
+class JettyLabServer(private val config: ServerConfig, private val model: JettyModel) {
     private val counters = LiveCounters()
-
-    // execute() on the model's threads only: OkHttp's own dispatcher threads are never used.
-    private val client = OkHttpClient.Builder()
-        .connectionPool(ConnectionPool(ENGINE_THREADS, 5, TimeUnit.MINUTES))
-        .build()
 
     fun serveUntilStopped() {
         val server = Server(QueuedThreadPool(ENGINE_THREADS, 4).apply { name = "jetty-engine" })
@@ -44,7 +37,7 @@ class JettyLabServer(private val config: ServerConfig, private val model: Thread
         }
         server.addConnector(connector)
 
-        val downstream = BlockingDownstream(client, config.downstreamUrl, model)
+        val downstream = DownstreamClient(config.downstreamUrl)
         val webSockets = WebSocketUpgradeHandler.from(server) { container ->
             val maxFrameBytes = config.limits.maxFrameBytes.toLong()
             container.maxFrameSize = maxFrameBytes
@@ -52,9 +45,9 @@ class JettyLabServer(private val config: ServerConfig, private val model: Thread
             container.maxBinaryMessageSize = maxFrameBytes
             // Idle sockets are the point of a run; like Ktor's, they never time out.
             container.idleTimeout = Duration.ZERO
-            container.addMapping("/ws") { _, _, _ -> BlockingEchoSocket(model, counters) }
+            container.addMapping("/ws") { _, _, _ -> model.webSocket(counters) }
         }
-        webSockets.handler = LabHandler(config, model, counters, downstream)
+        webSockets.handler = model.requests(config, counters, downstream)
         server.handler = webSockets
         server.stopTimeout = ServerConfig.SHUTDOWN_GRACE_MS
         server.stopAtShutdown = true
@@ -64,9 +57,8 @@ class JettyLabServer(private val config: ServerConfig, private val model: Thread
         try {
             server.join()
         } finally {
-            model.executor.shutdownNow()
-            client.dispatcher.executorService.shutdown()
-            client.connectionPool.evictAll()
+            model.stop()
+            downstream.close()
         }
     }
 

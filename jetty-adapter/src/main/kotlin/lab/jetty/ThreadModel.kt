@@ -1,14 +1,26 @@
 package lab.jetty
 
+import lab.handlers.LiveCounters
+import lab.support.ServerConfig
+import org.eclipse.jetty.server.Handler
+import org.eclipse.jetty.websocket.api.Session
 import java.util.concurrent.ExecutorService
 
 /**
- * Where a Jetty server runs blocking work: each request, each WebSocket's task and each
- * downstream call. This is the one thing vthread-server and platform-server pass in
- * differently; the rest of the Jetty code is shared, so any difference in their figures
- * comes from here.
+ * Tasks that block a thread of [executor]: each request, each WebSocket's task and each
+ * downstream call. vthread-server passes an executor of virtual threads, platform-server a
+ * bounded pool of OS threads; nothing else about them differs.
  *
  * [executor] throws `RejectedExecutionException` when it has no thread left to give; the
  * server then answers 503 (or closes a WebSocket with 1013) instead of queueing.
  */
-class ThreadModel(val executor: ExecutorService)
+class ThreadModel(val executor: ExecutorService) : JettyModel() {
+    override fun requests(config: ServerConfig, counters: LiveCounters, downstream: DownstreamClient): Handler =
+        BlockingRequests(config, this, counters, BlockingDownstream(downstream, this))
+
+    override fun webSocket(counters: LiveCounters): Session.Listener = BlockingEchoSocket(this, counters)
+
+    override fun stop() {
+        executor.shutdownNow()
+    }
+}

@@ -5,7 +5,6 @@ import lab.handlers.Endpoint
 import lab.handlers.Handlers
 import lab.handlers.LiveCounters
 import lab.handlers.PayloadBytes
-import lab.handlers.Reply
 import lab.handlers.Router
 import lab.support.ServerConfig
 import org.eclipse.jetty.http.HttpHeader
@@ -19,12 +18,12 @@ import org.eclipse.jetty.util.Callback
 import java.util.concurrent.RejectedExecutionException
 
 /**
- * Every HTTP request of a Jetty server. The handler itself never blocks (Jetty may call it
- * on a selector thread): it hands the request to a thread of the [ThreadModel], where the
- * endpoint runs as plain blocking code, one thread per request. When the model has no
- * thread left, it answers 503 right here instead of queueing the request behind the others.
+ * Every HTTP request of a Jetty server on a [ThreadModel]. The handler itself never blocks
+ * (Jetty may call it on a selector thread): it hands the request to a thread of the model,
+ * where the endpoint runs as plain blocking code, one thread per request. When the model has
+ * no thread left, it answers 503 right here instead of queueing the request behind the others.
  */
-internal class LabHandler(
+internal class BlockingRequests(
     private val config: ServerConfig,
     private val model: ThreadModel,
     private val counters: LiveCounters,
@@ -46,34 +45,23 @@ internal class LabHandler(
     /** Runs on a thread of the model, and may block it. */
     private fun serve(request: Request, response: Response, callback: Callback) {
         try {
-            val query = Request.extractQueryParameters(request)
-            val endpoint = router.route(request.method, request.httpURI.path) { query.getValue(it) }
-            when (endpoint) {
-                is Endpoint.Bytes -> stream(endpoint.size, response, callback)
+            when (val endpoint = router.route(request)) {
+                is Endpoint.Cpu -> response.send(Handlers.cpu(endpoint.iterations), callback)
+                is Endpoint.Delay -> {
+                    Thread.sleep(endpoint.ms)
+                    response.send(Handlers.delayed(endpoint.ms), callback)
+                }
+                is Endpoint.Pin -> {
+                    endpoint.trap.spring(endpoint.ms)
+                    response.send(Handlers.pinned(endpoint.trap, endpoint.ms), callback)
+                }
                 is Endpoint.Dashboard -> dashboard(endpoint.userId, request, response, callback)
-                else -> response.send(answer(endpoint), callback)
+                is Endpoint.Bytes -> stream(endpoint.size, response, callback)
+                else -> response.send(immediateReply(endpoint, config, counters), callback)
             }
         } catch (e: Throwable) {
             callback.failed(e)
         }
-    }
-
-    private fun answer(endpoint: Endpoint): Reply = when (endpoint) {
-        Endpoint.Health -> Handlers.health()
-        Endpoint.Hello -> Handlers.hello()
-        Endpoint.Stats -> Handlers.stats(config.engine, config.model, counters)
-        Endpoint.WebSocketWithoutUpgrade -> Handlers.webSocketWithoutUpgrade()
-        is Endpoint.Rejected -> endpoint.reply
-        is Endpoint.Cpu -> Handlers.cpu(endpoint.iterations)
-        is Endpoint.Delay -> {
-            Thread.sleep(endpoint.ms)
-            Handlers.delayed(endpoint.ms)
-        }
-        is Endpoint.Pin -> {
-            endpoint.trap.spring(endpoint.ms)
-            Handlers.pinned(endpoint.trap, endpoint.ms)
-        }
-        is Endpoint.Dashboard, is Endpoint.Bytes -> error("$endpoint is not answered whole")
     }
 
     private fun dashboard(userId: String, request: Request, response: Response, callback: Callback) {

@@ -1,0 +1,51 @@
+package lab.jetty
+
+import lab.handlers.DownstreamPaths
+import lab.handlers.Handlers
+import lab.handlers.Reply
+import org.eclipse.jetty.client.ContentResponse
+import org.eclipse.jetty.client.HttpClient
+import org.eclipse.jetty.client.Request
+import org.eclipse.jetty.util.thread.QueuedThreadPool
+import java.io.IOException
+
+/**
+ * The one downstream client of every Jetty server: Jetty's own `HttpClient`, so the three
+ * models call the stub through the same library, connection pool and parser. The thread
+ * models use its blocking form (`Request.send()`, which holds the calling thread until the
+ * answer is in); the coroutine model its asynchronous form, which holds no thread while a call
+ * is in flight. (OkHttp could not serve both: its `enqueue` runs each call on a thread of its
+ * dispatcher, so an "asynchronous" call would still hold a thread.)
+ */
+internal class DownstreamClient(val baseUrl: String) : AutoCloseable {
+    private val client = HttpClient().apply {
+        // Its selector and callbacks run here: a few engine threads, the same on every model.
+        executor = QueuedThreadPool(CLIENT_THREADS, 2).apply { name = "jetty-client" }
+        // Jetty's default of 64 connections to one host would queue calls that OkHttp and
+        // Ktor's CIO would have made at once; the stub is local, so no cap is wanted.
+        maxConnectionsPerDestination = MAX_CONNECTIONS
+        start()
+    }
+
+    /** `/dashboard`'s two calls for [userId], not yet sent: the profile, then the metrics. */
+    fun dashboardCalls(userId: String): List<Request> =
+        listOf(DownstreamPaths.profile(userId), DownstreamPaths.metrics(userId)).map { client.newRequest(baseUrl + it) }
+
+    /** The body of a downstream answer; any status but 200 is the downstream's failure. */
+    fun body(response: ContentResponse): String {
+        if (response.status != 200) throw DownstreamStatusException(response.status)
+        return response.contentAsString
+    }
+
+    /** The answer when a call failed: with the status the downstream gave, or none if it could not be reached. */
+    fun failed(cause: Throwable?): Reply = Handlers.downstreamFailed(baseUrl, (cause as? DownstreamStatusException)?.status)
+
+    override fun close() = client.stop()
+
+    private class DownstreamStatusException(val status: Int) : IOException("downstream answered $status")
+
+    private companion object {
+        const val CLIENT_THREADS = 8
+        const val MAX_CONNECTIONS = 10_000
+    }
+}

@@ -1,0 +1,26 @@
+package lab.jetty
+
+import lab.handlers.Endpoint
+import lab.handlers.Handlers
+import lab.handlers.LiveCounters
+import lab.handlers.Reply
+import lab.handlers.Router
+import lab.support.ServerConfig
+import org.eclipse.jetty.server.Request
+
+/** What [request] asks for, routed the same way on every Jetty model. */
+internal fun Router.route(request: Request): Endpoint {
+    val query = Request.extractQueryParameters(request)
+    return route(request.method, request.httpURI.path) { query.getValue(it) }
+}
+
+/** The answer of an endpoint that involves no waiting, the same on every Jetty model. */
+internal fun immediateReply(endpoint: Endpoint, config: ServerConfig, counters: LiveCounters): Reply = when (endpoint) {
+    Endpoint.Health -> Handlers.health()
+    Endpoint.Hello -> Handlers.hello()
+    Endpoint.Stats -> Handlers.stats(config.engine, config.model, counters)
+    Endpoint.WebSocketWithoutUpgrade -> Handlers.webSocketWithoutUpgrade()
+    is Endpoint.Rejected -> endpoint.reply
+    is Endpoint.Cpu, is Endpoint.Delay, is Endpoint.Pin, is Endpoint.Dashboard, is Endpoint.Bytes ->
+        error("$endpoint waits: its model answers it")
+}
