@@ -499,12 +499,15 @@ def decomposition(per_socket_table: pd.DataFrame, floor: pd.DataFrame | None, jd
     its buffers and pipeline, and whatever the engine keeps per session. Its interval is the
     conservative one, [per socket low - floor high, per socket high - floor low], where both have a
     range. The depth-20 floor is given beside it: a task parked 20 frames deep costs more, and a
-    handler's wait may be that deep. Without a floor, every server's per-socket figure is still
+    handler's wait may be that deep. Without a floor, every per-socket figure a pass measured is still
     given, with a note that says what is missing.
     """
     rows = []
     measures = list(PER_SOCKET) if floor is None else [m for m in PER_SOCKET if (floor["measure"] == m).any()]
-    for _, s in per_socket_table[per_socket_table["measure"].isin(measures)].iterrows():
+    wanted = per_socket_table[per_socket_table["measure"].isin(measures)]
+    if floor is None:
+        wanted = wanted[wanted["passes"] > 0]  # nothing to split, so nothing to say of a figure no pass measured
+    for _, s in wanted.iterrows():
         base = _floor_row(floor, jdk, s["model"], s["measure"], FLOOR_DEPTH)
         deep = _floor_row(floor, jdk, s["model"], s["measure"], DEEP_DEPTH)
         both = s["low"] == s["low"] and base is not None and base["low"] == base["low"]

@@ -6,6 +6,10 @@ from labanalysis import render
 
 SECTIONS = [
     "Who wins what",
+    "The engine \u00d7 model grid",
+    "Model effect",
+    "Engine effect",
+    "Per-socket decomposition",
     "Claims checked",
     "The run",
     "Memory per idle connection",
@@ -31,6 +35,27 @@ def test_a_whole_run_renders_every_section_with_embedded_plots(run_folder):
     # A cell that raised would have stopped the render; one that wrote to stderr shows here.
     assert "Traceback" not in html and 'data-mime-type="application/vnd.jupyter.stderr"' not in html
     assert "every file of the run was read whole" in html
+
+
+def test_the_report_opens_with_one_sentence_on_what_the_model_and_the_engine_cost(run_folder):
+    html = render.render(run_folder).read_text()
+
+    opening = html[html.index("In one sentence.") : html.index(">Who wins what<")]
+    # The fixture's Jetty row: platform threads 115 KiB per idle socket against virtual threads' 36.6, one pass each.
+    assert "the model costs up to 78.2 KiB: on jetty, platform threads 115 against virtual threads 36.6 KiB" in opening
+    assert "one pass each: no interval, so no conclusion" in opening
+    assert "the engine's cost is not measured: no model ran on two engines in these runs (coroutines on ktor-netty only;" in opening
+
+
+def test_without_a_floor_folder_the_decomposition_says_to_run_make_floor_and_the_claims_say_why_ktor_is_not_compared(run_folder):
+    html = render.render(run_folder).read_text()
+
+    decomposition = html[html.index(">Per-socket decomposition<") : html.index(">Claims checked<")]
+    assert "run <code>make floor</code>" in decomposition
+    assert "no floor: run make floor" in decomposition
+    claims = html[html.index(">Claims checked<") : html.index(">The run<")]
+    assert "cannot be checked: Ktor has no virtual-thread mode" in claims
+    assert "cannot be reproduced" in claims
 
 
 def test_a_partial_run_renders_a_report_that_says_what_is_missing(run_folder):
