@@ -335,3 +335,29 @@ def decomposition(decomposed: pd.DataFrame):
     fig.legend(handles=handles, fontsize=8, loc="lower center", ncol=3, frameon=False)
     fig.tight_layout(rect=(0, 0.07, 1, 1))
     return fig
+
+
+def per_task_claims(floor: pd.DataFrame, task_claims: list, about: float):
+    """One panel per memory-per-task claim: make floor's bytes per parked task for the claim's model (median, whiskers over its
+    repeats) per measure, JDK and depth, on a log axis, against the claim (dark band) and the quarter either side it may miss by
+    and still hold (light band)."""
+    fig, axes = plt.subplots(len(task_claims), 1, figsize=(8, 1.2 + 1.3 * len(task_claims)), squeeze=False)
+    for ax, claim in zip(axes[:, 0], task_claims, strict=True):
+        rows = floor[(floor["model"] == claim.model) & floor["measure"].isin(claim.floor_measures)].sort_values(["measure", "jdk", "depth"])
+        rows = rows.reset_index(drop=True)
+        ax.axvspan(claim.low * (1 - about), claim.high * (1 + about), color="tab:green", alpha=0.12)
+        ax.axvspan(claim.low, claim.high * 1.02 if claim.low == claim.high else claim.high, color="tab:green", alpha=0.35)
+        for y, r in rows.iterrows():
+            ax.errorbar([r["median"]], [y], xerr=[[r["median"] - r["low"]], [r["high"] - r["median"]]], fmt="o", color="black", capsize=3)
+        ax.set_yticks(range(len(rows)), [f"{r['measure']}, JDK {r['jdk']}, depth {r['depth']}" for _, r in rows.iterrows()], fontsize=8)
+        ax.set_ylim(-0.6, max(len(rows), 1) - 0.4)
+        ax.invert_yaxis()
+        ax.set_xscale("log")
+        _plain_log_axis(ax.xaxis)
+        ax.set_title(f"{claim.model}: the seed says {claim.quoted}", fontsize=9)
+        ax.grid(alpha=0.3, axis="x")
+        if rows.empty:
+            ax.text(0.5, 0.5, "not in the floor", transform=ax.transAxes, ha="center")
+    axes[-1, 0].set_xlabel("bytes per parked task (log scale); dark: the claim, light: within a quarter of it")
+    fig.tight_layout()
+    return fig

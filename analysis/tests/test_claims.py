@@ -108,3 +108,21 @@ def test_no_per_task_claim_is_checked_against_a_servers_memory_per_socket(run_fo
 
     # A server's memory per socket also holds its engine's connection and session: the decomposition splits it (test_grid).
     assert not table["claim"].str.contains("per task").any()
+
+
+def test_the_per_task_plot_draws_each_claims_floor_figures_against_the_claim():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from labanalysis import plots
+
+    floor = pd.DataFrame(
+        [(25, "coroutine", 0, "live heap", 200.0, 180.0, 230.0, 3), (25, "coroutine", 20, "live heap", 1_900.0, 1_850.0, 1_950.0, 3)],
+        columns=["jdk", "model", "depth", "measure", "median", "low", "high", "repeats"],
+    )
+
+    axes = plots.per_task_claims(floor, claims.TASK_CLAIMS, claims.ABOUT).axes
+
+    assert [ax.get_title() for ax in axes] == [f"{c.model}: the seed says {c.quoted}" for c in claims.TASK_CLAIMS]
+    assert [t.get_text() for t in axes[0].get_yticklabels()] == ["live heap, JDK 25, depth 0", "live heap, JDK 25, depth 20"]
+    assert [t.get_text() for t in axes[1].texts] == ["not in the floor"]

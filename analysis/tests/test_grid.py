@@ -321,3 +321,20 @@ def test_the_fixtures_memory_per_socket_is_the_slope_through_its_plateaus(run_fo
     assert rss == pytest.approx((207_818_752 - 184_320_000) / 200, rel=0.05)
     headline = passes[(passes["server"] == "platform") & (passes["figure"] == grid.MEMORY)]["value"].iloc[0]
     assert headline == pytest.approx(rss / 1024)
+
+
+def test_the_decomposition_plot_stacks_each_servers_rest_on_its_models_floor():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from labanalysis import plots
+
+    decomposed = grid.decomposition(PER_SOCKET, FLOOR, 25)
+
+    ax = plots.decomposition(decomposed).axes[0]
+
+    bars = [(p.get_x(), p.get_width()) for p in ax.patches]
+    # Per server, a floor bar from 0 and the rest's bar from the floor's end to its memory per socket (KiB).
+    expected = [(0, 300 / 1024), (300 / 1024, (64_000 - 300) / 1024), (0, 1_100 / 1024), (1_100 / 1024, (22_000 - 1_100) / 1024)]
+    assert bars == [pytest.approx(bar) for bar in expected]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["Ktor", "Jetty virtual"]
