@@ -109,6 +109,14 @@ def model_in(manifest: dict, name: str) -> str | None:
     return next((s.model for s in servers() if s.name == name), None)
 
 
+def engine_in(manifest: dict, name: str) -> str | None:
+    """`name`'s HTTP and WebSocket stack, as the run's manifest recorded it; servers.json's for a run from before it did."""
+    recorded = {e["name"]: e["engine"] for e in manifest.get("catalogue", [])}
+    if name in recorded:
+        return recorded[name]
+    return next((s.engine for s in servers() if s.name == name), None)
+
+
 def run_servers(manifest: dict) -> list[dict]:
     """Each server of a run, as its manifest recorded it (servers.json's entry for a run from before it did): what it is, for the report."""
     recorded = {e["name"]: e for e in manifest.get("catalogue", [])}

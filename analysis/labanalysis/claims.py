@@ -1,10 +1,16 @@
-"""The seed article's claims beside this run's measurements, and whether each held.
+"""The seed article's claims beside this lab's measurements, each against its like, and whether each held.
 
 The claims are from shared/seeds/ktor-50k-coroutines-vs-vthreads.txt, its "Memory per connection"
 table (Ktor 2.3 on JDK 21, a 4 vCPU / 8 GB host, RSS via ps after 10 minutes at 50K idle sockets).
-They are claims to check, not targets: the table says what this run found, whichever way it went.
-The article's claims are about models (coroutines, virtual threads, platform threads), so each is
-checked on every server of that model, as the run's manifest (or servers.json) says.
+They are claims to check, not targets: the tables say what the lab found, whichever way it went.
+
+- "50K idle connections (RSS)" is a server's figure: it is checked on every server of the claim's
+  model, each row naming its engine, since the seed's is Ktor on Netty and ours may be another stack.
+- "Memory per task" is a model's figure, with no server around the task: it is checked against
+  `make floor`'s table (bytes per parked task, per model, depth and JDK), not against a server's
+  memory per socket, which also holds the engine's connection and WebSocket session.
+- The seed compares the two models inside Ktor. Ktor has no virtual-thread mode, so that
+  comparison cannot be made here; a row and KTOR_NOTE say so, and nothing stands in for it.
 """
 
 from __future__ import annotations
@@ -14,10 +20,12 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from . import catalogue, memory
+from . import catalogue, grid, memory
 from .run import Run, ServerRun
 
 SEED = "shared/seeds/ktor-50k-coroutines-vs-vthreads.txt"
+# The seed's stack: Ktor 2.3, `embeddedServer(Netty, ...)`.
+SEED_ENGINE = "ktor-netty"
 CLAIM_SOCKETS = 50_000
 GB = 1e9  # the article's "GB"; it does not say GiB
 
@@ -34,55 +42,63 @@ class Claim:
     quoted: str
     low: float  # bytes; a single value has low == high
     high: float
-    measure: str  # "rss_at_50k", "rss_per_socket" or "live_heap_per_socket"
+    measure: str  # "rss_at_50k" (a server's line through its plateaus) or "per_task" (make floor's table)
+    # For a per-task claim, the floor's measures it is held to: the one the claim names (heap, stack) and RSS, what the process pays.
+    floor_measures: tuple[str, ...] = ()
 
 
-CLAIMS = [
+SOCKET_CLAIMS = [
     Claim("coroutine", "RSS at 50K idle sockets", "~1.2 GB", 1.2 * GB, 1.2 * GB, "rss_at_50k"),
     Claim("virtual", "RSS at 50K idle sockets", "~2.5 GB", 2.5 * GB, 2.5 * GB, "rss_at_50k"),
     Claim("platform", "RSS at 50K idle sockets", "~50 GB (infeasible)", 50 * GB, 50 * GB, "rss_at_50k"),
-    Claim("coroutine", "memory per task", "~256 bytes - few KB (heap)", 256, 4096, "rss_per_socket"),
-    Claim("virtual", "memory per task", "~1-2 KB (resizable stack)", 1024, 2048, "rss_per_socket"),
-    Claim("platform", "memory per task", "~1 MB (fixed stack)", 1 << 20, 1 << 20, "rss_per_socket"),
-    # A coroutine's frames and a virtual thread's stack chunks live on the heap: what survives
-    # a GC per socket is their part of the per-task memory, without the heap's garbage.
-    Claim("coroutine", "memory per task, live heap", "~256 bytes - few KB (heap)", 256, 4096, "live_heap_per_socket"),
-    Claim("virtual", "memory per task, live heap", "~1-2 KB (resizable stack)", 1024, 2048, "live_heap_per_socket"),
 ]
+# A coroutine's frames and a parked virtual thread's stack chunks live on the heap, so their claims
+# are held to the live heap a parked task keeps; a platform thread's to its committed stack.
+TASK_CLAIMS = [
+    Claim("coroutine", "memory per task", "~256 bytes - few KB (heap)", 256, 4096, "per_task", ("live heap", "RSS")),
+    Claim("virtual", "memory per task", "~1-2 KB (resizable stack)", 1024, 2048, "per_task", ("live heap", "RSS")),
+    Claim("platform", "memory per task", "~1 MB (fixed stack)", 1 << 20, 1 << 20, "per_task", ("NMT stack committed", "RSS")),
+]
+CLAIMS = SOCKET_CLAIMS + TASK_CLAIMS
+
+IN_KTOR_QUOTE = "Ktor gives you two high-concurrency models: its native coroutine dispatcher and the new virtual thread executor"
+KTOR_NOTE = (
+    'The seed compares coroutines and virtual threads inside Ktor ("' + IN_KTOR_QUOTE + '"). '
+    "Ktor has no virtual-thread mode: it serves every call as a coroutine, and running those coroutines on a "
+    "dispatcher backed by virtual threads changes which threads resume them, not how a waiting call waits (it "
+    "suspends as a coroutine; no virtual thread parks). So the seed's in-Ktor comparison cannot be reproduced "
+    "here, and nothing stands in for it. The seed's virtual-thread figures are checked against this lab's "
+    "virtual-thread server on another engine, which each row names; the model effect is read along one engine "
+    "(the grid above), and the engine effect down one model."
+)
 
 
 def table(run: Run) -> pd.DataFrame:
-    """One row per claim: the claim, this run's value (extrapolated to 50K where the run was smaller), its interval, verdict,
-    and the host limit 50K would hit."""
+    """One row per 50K claim and server of its model: its engine, this run's RSS at 50K (extrapolated where the run held fewer), the
+    interval, verdict, and the host limit 50K would hit; then a row saying the seed's in-Ktor comparison cannot be checked."""
     rows = []
-    for claim in CLAIMS:
+    for claim in SOCKET_CLAIMS:
         of_model = [s for s in run.comparable if catalogue.model_in(run.manifest, s.server) == claim.model]
         rows += [_row(run, claim, server) for server in of_model or [None]]
-    return pd.DataFrame(rows)
+    return pd.DataFrame([*rows, in_ktor_row(run)])
 
 
 def _row(run: Run, claim: Claim, server: ServerRun | None) -> dict:
     """One claim against one server's figures; a claim no server of its model measured is `not measured`."""
-    live = claim.measure == "live_heap_per_socket"
-    points = (memory.live_heap_points(server) if live else memory.plateaus(server)) if server else pd.DataFrame()
-    fit = memory.per_connection(points, "heap_after_gc_bytes" if live else "rss_bytes") if not points.empty else None
+    points = memory.plateaus(server) if server else pd.DataFrame()
+    fit = memory.per_connection(points, "rss_bytes") if not points.empty else None
     measured, low, high, how = math.nan, math.nan, math.nan, "not measured in this run"
     if fit is not None and fit.points >= 2:
         most = int(points["open_sockets"].max())
-        if live:
-            measured, low, high = fit.slope, fit.slope_low, fit.slope_high
-            how = f"slope of the live heap over {fit.points} GCs during the steps, up to {most:,} sockets"
-        elif claim.measure == "rss_at_50k":
-            measured = fit.at(CLAIM_SOCKETS)
-            low, high = fit.interval_at(CLAIM_SOCKETS)
-            how = f"line through {fit.points} plateaus up to {most:,} sockets" + (", extrapolated" if most < CLAIM_SOCKETS else "")
-        else:
-            measured, low, high = fit.slope, fit.slope_low, fit.slope_high
-            how = f"slope of RSS over {fit.points} plateaus up to {most:,} sockets"
+        measured = fit.at(CLAIM_SOCKETS)
+        low, high = fit.interval_at(CLAIM_SOCKETS)
+        how = f"line through {fit.points} plateaus up to {most:,} sockets" + (", extrapolated" if most < CLAIM_SOCKETS else "")
     if fit is not None and fit.left_out:
         how += f"; left out, not settled: {', '.join(step.split(':')[0] for step in fit.left_out)}"
+    engine = catalogue.engine_in(run.manifest, server.server) if server else None
     return {
         "server": server.server if server else "",
+        "engine": engine or "",
         "model": claim.model,
         "claim": claim.what,
         "seed says": claim.quoted,
@@ -90,19 +106,80 @@ def _row(run: Run, claim: Claim, server: ServerRun | None) -> dict:
         "95% interval": f"{_bytes(low)} to {_bytes(high)}" if low == low else "",
         "how": how,
         "held?": verdict(claim, measured, low, high),
+        "like the seed's?": like_the_seeds(engine) if server else "",
         "limit at 50K on this host": limits_at(run, server, CLAIM_SOCKETS) if server else "",
     }
 
 
-def verdict(claim: Claim, measured: float, low: float = math.nan, high: float = math.nan) -> str:
-    """`held` within a quarter of the claim; `not resolved` if not, but the 95% interval reaches the claim; else `no`, with the factor."""
+def like_the_seeds(engine: str | None) -> str:
+    """Whether a row's server runs the seed's engine: a claim measured on another stack checks the model, not the seed's server."""
+    if engine == SEED_ENGINE:
+        return f"yes: the seed's engine ({SEED_ENGINE})"
+    return f"no: the seed ran {SEED_ENGINE}, this row is {engine or 'an unknown engine'}"
+
+
+def in_ktor_row(run: Run) -> dict:
+    """The seed's comparison of the two models inside Ktor, as a row: it cannot be checked, since Ktor has no virtual-thread mode."""
+    engines = sorted(
+        {catalogue.engine_in(run.manifest, s.server) or "?" for s in run.comparable if catalogue.model_in(run.manifest, s.server) == "virtual"}
+    )
+    here = f"this run's virtual threads run on {', '.join(engines)}" if engines else "this run has no virtual-thread server"
+    return {
+        "server": "",
+        "engine": SEED_ENGINE,
+        "model": "coroutine and virtual",
+        "claim": "coroutines against virtual threads, both inside Ktor",
+        "seed says": IN_KTOR_QUOTE,
+        "this run": "",
+        "95% interval": "",
+        "how": "",
+        "held?": f"cannot be checked: {grid.NO_SUCH_MODE[(SEED_ENGINE, 'virtual')]}",
+        "like the seed's?": f"no: {here}",
+        "limit at 50K on this host": "",
+    }
+
+
+def per_task_table(floor: pd.DataFrame | None) -> pd.DataFrame:
+    """One row per memory-per-task claim, floor measure, JDK and depth: make floor's bytes per parked task (median of its repeats,
+    with their range) and the verdict; one row per claim saying what is missing when there is no floor, or no figure for it."""
+    rows = []
+    for claim in TASK_CLAIMS:
+        for measure in claim.floor_measures:
+            here = pd.DataFrame() if floor is None else floor[(floor["model"] == claim.model) & (floor["measure"] == measure)]
+            if here.empty:
+                missing = "not measured: run make floor" if floor is None else f"not measured: the floor has no {claim.model} {measure}"
+                rows.append(_task_row(claim, measure, None, missing))
+                continue
+            for _, f in here.sort_values(["jdk", "depth"]).iterrows():
+                rows.append(_task_row(claim, measure, f, verdict(claim, f["median"], f["low"], f["high"], interval="range over repeats")))
+    return pd.DataFrame(rows)
+
+
+def _task_row(claim: Claim, measure: str, floor: pd.Series | None, held: str) -> dict:
+    depth = "" if floor is None else "parked directly" if floor["depth"] == 0 else f"parked {floor['depth']} frames deep"
+    return {
+        "model": claim.model,
+        "claim": claim.what,
+        "seed says": claim.quoted,
+        "floor measure": measure,
+        "JDK": "" if floor is None else floor["jdk"],
+        "task": depth,
+        "floor (per task)": "" if floor is None else _bytes(floor["median"]),
+        "range over repeats": "" if floor is None else f"{_bytes(floor['low'])} to {_bytes(floor['high'])}",
+        "repeats": "" if floor is None else floor["repeats"],
+        "held?": held,
+    }
+
+
+def verdict(claim: Claim, measured: float, low: float = math.nan, high: float = math.nan, interval: str = "95% interval") -> str:
+    """`held` within a quarter of the claim; `not resolved` if not, but the interval reaches the claim; else `no`, with the factor."""
     if measured != measured:
         return "not measured"
     if claim.low * (1 - ABOUT) <= measured <= claim.high * (1 + ABOUT):
         return "held"
     factor = measured / claim.high if measured > claim.high else measured / claim.low
     if low <= claim.high and high >= claim.low:
-        return f"not resolved: {factor:.2g}x the claim, but the 95% interval includes it"
+        return f"not resolved: {factor:.2g}x the claim, but the {interval} includes it"
     return f"no: {factor:.2g}x the claim"
 
 

@@ -4,7 +4,7 @@
 
 The notebook runs headless (nbclient) with the run folder injected as its RUN parameter, and
 is exported with its inputs hidden and its plots embedded, so the HTML opens anywhere alone.
-The folders a report shows beside its own (the newest pinning audit, clients and IO runs) are
+The folders a report shows beside its own (the newest pinning audit, clients, IO and floor runs) are
 chosen at its first render and recorded in the folder (report-inputs.json), so rendering it
 again gives the same report.
 """
@@ -21,7 +21,7 @@ import nbformat
 from nbclient import NotebookClient
 from nbconvert import HTMLExporter
 
-from . import audit, clients, iobench
+from . import audit, clients, grid, iobench
 from .folders import newest_beside
 from .run import RunFolderError, load_run
 
@@ -41,6 +41,8 @@ SIBLINGS = {
     "AUDIT": (audit.AUDIT_SUFFIX, "audit.json"),
     "CLIENTS": (clients.CLIENTS_SUFFIX, "manifest.json"),
     "IO": (iobench.IO_SUFFIX, "io-bench.json"),
+    # make floor's folder: each model's cost per parked task, which the report's per-socket decomposition subtracts.
+    "FLOOR": (grid.FLOOR_SUFFIX, grid.FLOOR_MARKER),
 }
 # Which sibling folders a folder's report used, written at its first render; delete it to take the newest again.
 INPUTS = "report-inputs.json"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 
 from . import provenance
@@ -35,11 +37,31 @@ def gc_table(run: Run) -> pd.DataFrame:
 
 
 def jvm_cpu(server) -> pd.DataFrame:
-    """The JVM's CPU over time, user plus system, as a share of all the host's cores: time_s, cpu."""
+    """The JVM's CPU over time, user plus system, as a share of all the host's cores: time_s, phase, cpu."""
     jfr = server.jfr
     parts = jfr[jfr["metric"].isin(["cpu_jvm_user", "cpu_jvm_system"])]
-    summed = parts.groupby("time_s")["value"].sum()
-    return pd.DataFrame({"time_s": summed.index, "cpu": summed.values})
+    summed = parts.groupby(["time_s", "phase"])["value"].sum().reset_index()
+    return pd.DataFrame({"time_s": summed["time_s"], "phase": summed["phase"], "cpu": summed["value"]})
+
+
+def peak_threads(server) -> float:
+    """The most OS threads /proc counted in the server's process at any sample; NaN without samples."""
+    threads = server.proc["threads"]
+    return float(threads.max()) if len(threads) else math.nan
+
+
+def cpu_seconds_per_request(server, phase: str, cpus: float, requests_per_second: float) -> float:
+    """JVM CPU time (seconds, user plus system) per request answered in `phase`: the JVM's mean CPU share over the
+    phase's JFR samples, times the host's CPUs, over the rate the phase answered (latency.endpoint_table's).
+
+    It counts all the JVM did meanwhile, the idle sockets' pings and the GC included, which every
+    server gets alike under the same profile; NaN without samples or without an answered rate.
+    """
+    cpu = jvm_cpu(server)
+    share = cpu.loc[cpu["phase"] == phase, "cpu"]
+    if share.empty or not cpus or not requests_per_second > 0:
+        return math.nan
+    return float(share.mean()) * cpus / requests_per_second
 
 
 def threads_and_cpu(run: Run) -> pd.DataFrame:
@@ -51,7 +73,7 @@ def threads_and_cpu(run: Run) -> pd.DataFrame:
         rows.append(
             {
                 "run": server.name,
-                "peak threads": threads.max() if len(threads) else float("nan"),
+                "peak threads": peak_threads(server),
                 "median threads": threads.median() if len(threads) else float("nan"),
                 "median JVM CPU (%)": 100 * cpu.median() if len(cpu) else float("nan"),
                 "peak JVM CPU (%)": 100 * cpu.max() if len(cpu) else float("nan"),

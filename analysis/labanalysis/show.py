@@ -48,3 +48,12 @@ def _cell(value) -> str:
     if float(value).is_integer():
         return f"{value:,.0f}"
     return f"{value:,.2f}" if abs(value) >= 0.01 else f"{value:.3g}"
+
+
+def number(value: float) -> str:
+    """A figure in a sentence or a grid cell: three significant digits or so, thousands separated; blank for NaN."""
+    if value != value:
+        return ""
+    if abs(value) >= 100 or float(value).is_integer():
+        return f"{value:,.0f}"
+    return f"{value:.1f}" if abs(value) >= 10 else f"{value:.2f}" if abs(value) >= 1 else f"{value:.2g}"

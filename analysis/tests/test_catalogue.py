@@ -74,6 +74,14 @@ def test_a_runs_own_record_of_a_servers_model_wins_over_the_catalogues():
     assert catalogue.model_in({}, "retired") is None
 
 
+def test_a_runs_own_record_of_a_servers_engine_wins_over_the_catalogues():
+    name = catalogue.names()[0]
+
+    assert catalogue.engine_in({"catalogue": [{"name": name, "engine": "jetty"}]}, name) == "jetty"
+    assert catalogue.engine_in({}, name) == catalogue.server(name).engine
+    assert catalogue.engine_in({}, "retired") is None
+
+
 # What may name servers: the catalogue, tests and their fixtures, and prose (README, notes).
 def _sources() -> list:
     tracked = subprocess.run(["git", "ls-files"], cwd=REPO, capture_output=True, text=True, check=True).stdout.split()

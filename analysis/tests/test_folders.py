@@ -27,3 +27,14 @@ def test_rendering_again_shows_the_same_siblings_after_a_newer_one_appears(tmp_p
     assert render.siblings(run, ["AUDIT", "IO"]) == first == {"AUDIT": None, "IO": None}
     (run / render.INPUTS).unlink()
     assert render.siblings(run, ["AUDIT"])["AUDIT"] == str(tmp_path / "20261122-061512-pinning")
+
+
+def test_the_newest_make_floor_folder_beside_a_run_is_its_floor(tmp_path):
+    run = tmp_path / "20261122-044957-local"
+    run.mkdir()
+    for name in ["20261122-050000-floor", "20261122-061512-floor", "20261122-070000-floor"]:
+        (tmp_path / name).mkdir()
+    for name in ["20261122-050000-floor", "20261122-061512-floor"]:
+        (tmp_path / name / "manifest.json").write_text("{}")  # the newest has no manifest yet: still being written
+
+    assert render.siblings(run, ["FLOOR"]) == {"FLOOR": str(tmp_path / "20261122-061512-floor")}

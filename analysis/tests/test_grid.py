@@ -1,0 +1,340 @@
+"""The engine x model grid: the model effect along an engine, the engine effect down a model, and memory per socket split into
+the model's floor and the rest; every compared figure a median over passes, every difference with its conservative interval."""
+
+import json
+import math
+import shutil
+import sys
+import types
+
+import pandas as pd
+import pytest
+
+from labanalysis import grid
+from labanalysis.run import load_run
+
+COLUMNS = ["run folder", "pass", "server", "label", "engine", "model", "jdk", "figure", "value"]
+
+
+def synthetic(cells: dict[tuple[str, str, str], list[float]], figure: str = grid.MEMORY) -> pd.DataFrame:
+    """Per-pass rows of one figure: {(server, engine, model): [value of each pass]}."""
+    rows = []
+    for (server, engine, model), values in cells.items():
+        for i, value in enumerate(values, 1):
+            rows.append(["run", f"{server}-r{i}", server, f"{engine} x {model}", engine, model, 25, figure, value])
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+THREE_ON_JETTY = {
+    ("k", "ktor-netty", "coroutine"): [60.0, 64.0, 62.0],
+    ("jc", "jetty", "coroutine"): [40.0, 44.0, 43.0],
+    ("jv", "jetty", "virtual"): [20.0, 22.0, 23.0],
+    ("jp", "jetty", "platform"): [66.0, 70.0, 64.0],
+}
+
+
+# ---- a difference between two servers --------------------------------------------------------------
+
+
+def test_a_difference_is_the_difference_of_the_medians_with_the_conservative_interval_from_the_passes():
+    d = grid.difference([10.0, 12.0, 14.0], [4.0, 5.0, 9.0])
+
+    assert d.median == 12 - 5
+    assert (d.low, d.high) == (10 - 9, 14 - 4)  # [min A - max B, max A - min B]
+    assert d.ratio == pytest.approx(12 / 5)
+    assert d.shows("A", "B") == "A higher than B in every pair of passes"
+
+
+def test_an_interval_that_straddles_zero_shows_no_difference():
+    d = grid.difference([10.0, 12.0, 14.0], [9.0, 11.0, 13.0])
+
+    assert (d.median, d.low, d.high) == (1.0, -3.0, 5.0)
+    assert d.shows("A", "B") == "no difference shown: the interval straddles 0"
+
+
+def test_one_pass_on_either_side_gives_the_figure_but_no_interval_and_no_conclusion():
+    d = grid.difference([10.0], [4.0, 5.0, 6.0])
+
+    assert d.median == 5.0
+    assert math.isnan(d.low) and math.isnan(d.high)
+    assert d.shows("A", "B") == "one pass only (A: 1, B: 3): no interval, no conclusion drawn"
+
+
+def test_a_ratio_is_given_between_positive_amounts_only():
+    assert math.isnan(grid.difference([-1.0, 1.0], [5.0, 6.0]).ratio)
+    assert grid.difference([0.0, 1.0], [5.0, 6.0]).ratio == pytest.approx(0.5 / 5.5)
+
+
+# ---- model effect and engine effect ----------------------------------------------------------------
+
+
+def test_the_model_effect_compares_every_pair_of_models_on_one_engine_with_hand_computed_figures():
+    effects = grid.model_effects(synthetic(THREE_ON_JETTY))
+
+    assert set(effects["within"]) == {"jetty"}  # ktor-netty runs one model: no effect along its row
+    assert list(zip(effects["A"], effects["B"], strict=True)) == [("coroutine", "virtual"), ("coroutine", "platform"), ("virtual", "platform")]
+    coroutine_platform = effects.iloc[1]
+    assert coroutine_platform["difference"] == 43.0 - 66.0
+    assert (coroutine_platform["low"], coroutine_platform["high"]) == (40.0 - 70.0, 44.0 - 64.0)
+    assert coroutine_platform["shows"] == "coroutine lower than platform in every pair of passes"
+    assert effects.iloc[0]["shows"] == "coroutine higher than virtual in every pair of passes"
+
+
+def test_the_engine_effect_compares_one_model_on_two_engines():
+    effects = grid.engine_effects(synthetic(THREE_ON_JETTY))
+
+    assert len(effects) == 1
+    row = effects.iloc[0]
+    assert (row["within"], row["A"], row["B"]) == ("coroutine", "ktor-netty", "jetty")
+    assert row["difference"] == 62.0 - 43.0
+    assert (row["low"], row["high"]) == (60.0 - 44.0, 64.0 - 40.0)
+    assert grid.missing_engine_effect(synthetic(THREE_ON_JETTY)) == ""
+
+
+def test_there_is_no_engine_effect_when_only_one_engine_runs_each_model_and_it_says_why():
+    without = {cell: values for cell, values in THREE_ON_JETTY.items() if cell[0] != "jc"}
+
+    assert grid.engine_effects(synthetic(without)).empty
+    assert grid.missing_engine_effect(synthetic(without)) == (
+        "no model ran on two engines in these runs (coroutines on ktor-netty only; virtual threads on jetty only; platform threads on jetty only)"
+    )
+
+
+def test_there_is_no_model_effect_when_no_engine_runs_two_models():
+    one_each = {("k", "ktor-netty", "coroutine"): [60.0], ("jv", "jetty", "virtual"): [20.0]}
+
+    assert grid.model_effects(synthetic(one_each)).empty
+    assert "ktor-netty ran coroutines only; jetty ran virtual threads only" in grid.missing_model_effect(synthetic(one_each))
+
+
+# ---- the grid --------------------------------------------------------------------------------------
+
+
+def test_the_grid_has_engines_as_rows_and_models_as_columns_and_says_which_cell_cannot_exist():
+    cells = grid.servers_grid(synthetic(THREE_ON_JETTY))
+
+    assert list(cells.index) == ["ktor-netty", "jetty"] and list(cells.columns) == ["coroutine", "virtual", "platform"]
+    assert cells.loc["jetty", "platform"] == "jetty x platform"
+    assert cells.loc["ktor-netty", "virtual"] == "(Ktor has no virtual-thread mode)"
+    assert cells.loc["ktor-netty", "platform"] == "no server"
+
+
+def test_a_grid_cell_gives_the_median_and_range_over_passes_or_says_there_is_one_pass():
+    passes = synthetic({("jv", "jetty", "virtual"): [20.0, 22.0, 23.0], ("jp", "jetty", "platform"): [66.0]})
+
+    figures = grid.figures_grid(passes)
+
+    assert figures.loc[(grid.MEMORY, "jetty"), "virtual"] == "22 [20, 23] over 3 passes"
+    assert figures.loc[(grid.MEMORY, "jetty"), "platform"] == "66 (one pass, no interval)"
+
+
+# ---- the opening sentence --------------------------------------------------------------------------
+
+
+def test_the_summary_names_the_models_and_the_engines_costs_with_their_figures_from_the_data():
+    sentence = grid.summary_sentence(synthetic(THREE_ON_JETTY))
+
+    # Largest model difference on jetty: platform 66 against virtual 22 KiB, interval [64 - 23, 70 - 20].
+    assert "the model costs up to 44 KiB: on jetty, platform threads 66 against virtual threads 22 KiB" in sentence
+    assert "(median of 3 and 3 passes, interval [41, 50] KiB)" in sentence
+    # Coroutines on ktor-netty 62 against jetty 43, interval [60 - 44, 64 - 40].
+    assert "the engine costs 19 KiB: coroutines on ktor-netty 62 against on jetty 43 KiB" in sentence
+    assert "[16, 24] KiB" in sentence
+    assert sentence.count(".") == 1 and sentence.endswith("."), "one sentence"
+
+
+def test_the_summary_says_what_is_missing_instead_of_a_figure():
+    without = {cell: values for cell, values in THREE_ON_JETTY.items() if cell[0] != "jc"}
+
+    sentence = grid.summary_sentence(synthetic(without))
+
+    assert "the model costs up to 44 KiB" in sentence
+    assert "the engine's cost is not measured: no model ran on two engines in these runs (coroutines on ktor-netty only" in sentence
+
+
+def test_the_summary_says_when_a_difference_rests_on_one_pass_or_shows_nothing():
+    one = grid.summary_sentence(synthetic({("jv", "jetty", "virtual"): [20.0], ("jp", "jetty", "platform"): [66.0]}))
+    straddles = grid.summary_sentence(synthetic({("jv", "jetty", "virtual"): [20.0, 30.0], ("jp", "jetty", "platform"): [25.0, 28.0]}))
+
+    assert "(one pass each: no interval, so no conclusion)" in one
+    assert "no difference shown" in straddles
+
+
+# ---- memory per socket: the model's floor and the rest ---------------------------------------------
+
+
+def floor_table(rows: list[tuple]) -> pd.DataFrame:
+    return pd.DataFrame(rows, columns=grid.FLOOR_COLUMNS)
+
+
+PER_SOCKET = pd.DataFrame(
+    [
+        ["k", "Ktor", "ktor-netty", "coroutine", "RSS", 64_000.0, 63_000.0, 66_000.0, 3],
+        ["jv", "Jetty virtual", "jetty", "virtual", "RSS", 22_000.0, math.nan, math.nan, 1],
+        ["k", "Ktor", "ktor-netty", "coroutine", "PSS", 63_000.0, 62_000.0, 65_000.0, 3],
+    ],
+    columns=["server", "label", "engine", "model", "measure", "median", "low", "high", "passes"],
+)
+FLOOR = floor_table(
+    [
+        (25, "coroutine", 0, "RSS", 300.0, 250.0, 400.0, 3),
+        (25, "coroutine", 20, "RSS", 1_500.0, 1_400.0, 1_600.0, 3),
+        (25, "virtual", 0, "RSS", 1_100.0, 1_000.0, 1_300.0, 3),
+        (21, "virtual", 0, "RSS", 9_999.0, 9_000.0, 11_000.0, 3),
+    ]
+)
+
+
+def test_the_rest_is_the_memory_per_socket_less_the_models_floor_at_depth_0_on_the_same_jdk():
+    decomposed = grid.decomposition(PER_SOCKET, FLOOR, 25).set_index(["server", "measure"])
+
+    ktor = decomposed.loc[("k", "RSS")]
+    assert (ktor["floor"], ktor["rest"]) == (300.0, 64_000.0 - 300.0)
+    assert (ktor["rest low"], ktor["rest high"]) == (63_000.0 - 400.0, 66_000.0 - 250.0)
+    assert ktor["floor at depth 20"] == 1_500.0
+    virtual = decomposed.loc[("jv", "RSS")]
+    assert (virtual["floor"], virtual["rest"]) == (1_100.0, 22_000.0 - 1_100.0)  # JDK 25's, not 21's
+    assert math.isnan(virtual["rest low"]) and virtual["note"] == "one pass: no interval"
+    assert ("k", "PSS") not in decomposed.index, "a measure the floor did not take is not split"
+
+
+def test_a_floor_without_the_runs_jdk_or_model_says_so():
+    decomposed = grid.decomposition(PER_SOCKET, FLOOR, 21).set_index(["server", "measure"])
+
+    assert decomposed.loc[("k", "RSS"), "note"] == "the floor has no coroutines at depth 0 on JDK 21"
+    assert math.isnan(decomposed.loc[("k", "RSS"), "rest"])
+    assert decomposed.loc[("jv", "RSS"), "floor"] == 9_999.0
+
+
+def test_without_a_floor_the_per_socket_memory_is_still_given_and_the_note_says_to_run_make_floor():
+    decomposed = grid.decomposition(PER_SOCKET, None, 25)
+
+    assert list(decomposed["per socket"]) == [64_000.0, 22_000.0, 63_000.0]
+    assert set(decomposed["note"]) == {"no floor: run make floor"}
+    assert decomposed["rest"].isna().all()
+
+
+def test_load_floor_says_to_run_make_floor_when_there_is_no_folder():
+    table, note = grid.load_floor(None)
+
+    assert table is None and "run `make floor`" in note
+
+
+def test_load_floor_reads_the_folder_through_labanalysis_floor(monkeypatch, tmp_path):
+    seen = []
+    fake = types.ModuleType("labanalysis.floor")
+    fake.per_task = lambda folder: seen.append(folder) or FLOOR
+    monkeypatch.setitem(sys.modules, "labanalysis.floor", fake)
+
+    table, note = grid.load_floor(tmp_path / "20261123-090000-floor")
+
+    assert table is FLOOR and seen == [tmp_path / "20261123-090000-floor"]
+    assert note == "The floor is `20261123-090000-floor`'s."
+
+
+def test_load_floor_refuses_a_table_of_another_shape(monkeypatch, tmp_path):
+    fake = types.ModuleType("labanalysis.floor")
+    fake.per_task = lambda folder: FLOOR.drop(columns=["repeats"])
+    monkeypatch.setitem(sys.modules, "labanalysis.floor", fake)
+
+    table, note = grid.load_floor(tmp_path / "x-floor")
+
+    assert table is None and "lacks repeats" in note
+
+
+# ---- on a real run ---------------------------------------------------------------------------------
+
+
+def _add_pass(run_folder, copy_of: str, folder: str, name: str, engine: str, model: str, **outcome) -> None:
+    """Adds a pass of a server `name` (engine x model as the run's manifest records it) in `folder`, with `copy_of`'s data."""
+    shutil.copytree(run_folder / copy_of, run_folder / folder)
+    manifest = json.loads((run_folder / "manifest.json").read_text())
+    first = next(o for o in manifest["outcomes"] if o["server"] == copy_of)
+    manifest["outcomes"].append(dict(first, server=name, folder=folder, **outcome))
+    if name not in manifest["servers"]:
+        manifest["servers"].append(name)
+    catalogue = manifest.setdefault("catalogue", [])
+    if not any(e["name"] == name for e in catalogue):
+        catalogue.append({"name": name, "engine": engine, "model": model, "label": f"{engine}, {model}"})
+    (run_folder / "manifest.json").write_text(json.dumps(manifest))
+
+
+def test_the_fixture_run_fills_three_cells_with_one_pass_each_and_has_no_engine_effect(run_folder):
+    passes = grid.passes([load_run(run_folder)])
+
+    assert set(passes["server"]) == {"coroutine", "vthread", "platform"}
+    assert set(passes["figure"]) == set(grid.HEADLINES)
+    cells = grid.servers_grid(passes)
+    assert (cells.loc["ktor-netty", "coroutine"], cells.loc["jetty", "virtual"]) == ("Ktor on Netty, coroutines", "Jetty 12, virtual threads")
+    assert grid.engine_effects(passes).empty
+    effects = grid.model_effects(passes)
+    assert set(zip(effects["A"], effects["B"], strict=True)) == {("virtual", "platform")}
+    assert effects["shows"].str.startswith("one pass only").all()
+    assert "(one pass each: no interval, so no conclusion)" in grid.summary_sentence(passes)
+
+
+def test_a_coroutine_server_on_jetty_gives_the_engine_effect_and_repeats_give_intervals(run_folder):
+    _add_pass(run_folder, "coroutine", "jc", "jc", "jetty", "coroutine")
+    _add_pass(run_folder, "coroutine", "coroutine-r2", "coroutine", "ktor-netty", "coroutine", repeat=2)
+    _add_pass(run_folder, "coroutine", "jc-r2", "jc", "jetty", "coroutine", repeat=2)
+
+    passes = grid.passes([load_run(run_folder)])
+    effects = grid.engine_effects(passes)
+
+    memory = effects[effects["figure"] == grid.MEMORY].iloc[0]
+    assert (memory["within"], memory["A"], memory["B"], memory["passes"]) == ("coroutine", "ktor-netty", "jetty", "2 and 2")
+    # The same data on both engines: nothing between them.
+    assert (memory["difference"], memory["low"], memory["high"]) == (0.0, 0.0, 0.0)
+    assert memory["shows"] == "no difference shown: the interval straddles 0"
+    assert "the engine costs 0 KiB: coroutines on ktor-netty" in grid.summary_sentence(passes)
+
+
+def test_a_failed_pass_and_a_run_on_another_jdk_are_left_out_and_named(run_folder, tmp_path):
+    manifest = json.loads((run_folder / "manifest.json").read_text())
+    manifest["outcomes"][2].update(status="failed", reason="exited with 137")
+    (run_folder / "manifest.json").write_text(json.dumps(manifest))
+    other = tmp_path / "on-21"
+    shutil.copytree(run_folder, other)
+    other_manifest = json.loads((other / "manifest.json").read_text())
+    other_manifest["serverJdk"] = {"version": "21.0.8", "feature": 21}
+    (other / "manifest.json").write_text(json.dumps(other_manifest))
+    runs = [load_run(run_folder), load_run(other)]
+
+    passes = grid.passes(runs)
+
+    assert set(passes["server"]) == {"coroutine", "vthread"}
+    assert set(passes["run folder"]) == {run_folder.name}
+    assert grid.left_out(runs) == [
+        f"{run_folder.name}/platform: failed; its figures are not compared",
+        "on-21: ran on JDK 21, not 25; not pooled with it",
+    ]
+
+
+def test_the_fixtures_memory_per_socket_is_the_slope_through_its_plateaus(run_folder):
+    run = load_run(run_folder)
+
+    per_socket = grid.per_socket([run]).set_index(["server", "measure"])
+    passes = grid.passes([run])
+
+    rss = per_socket.loc[("platform", "RSS"), "median"]
+    # The fixture's platform plateaus: 184.3, 195.0 and 207.8 MB at 100, 200 and 300 sockets.
+    assert rss == pytest.approx((207_818_752 - 184_320_000) / 200, rel=0.05)
+    headline = passes[(passes["server"] == "platform") & (passes["figure"] == grid.MEMORY)]["value"].iloc[0]
+    assert headline == pytest.approx(rss / 1024)
+
+
+def test_the_decomposition_plot_stacks_each_servers_rest_on_its_models_floor():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from labanalysis import plots
+
+    decomposed = grid.decomposition(PER_SOCKET, FLOOR, 25)
+
+    ax = plots.decomposition(decomposed).axes[0]
+
+    bars = [(p.get_x(), p.get_width()) for p in ax.patches]
+    # Per server, a floor bar from 0 and the rest's bar from the floor's end to its memory per socket (KiB).
+    expected = [(0, 300 / 1024), (300 / 1024, (64_000 - 300) / 1024), (0, 1_100 / 1024), (1_100 / 1024, (22_000 - 1_100) / 1024)]
+    assert bars == [pytest.approx(bar) for bar in expected]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["Ktor", "Jetty virtual"]
