@@ -87,7 +87,7 @@ def load(folder: str | Path) -> FloorRun:
 
 
 def uneven(steps: pd.DataFrame, measure: str = "live heap") -> list[str]:
-    """The JVMs whose `measure` per task moved between steps by more than UNEVEN_PERCENT of their slope, each said in a line.
+    """The JVMs whose `measure` per task, step to step, moved by more than UNEVEN_PERCENT of its mean over all their steps.
 
     The live heap is exact, so a JVM's tasks should cost the same at every step; one that did not
     (its park path recompiled mid-run, say) has a slope that depends on where the steps fell.
@@ -98,11 +98,11 @@ def uneven(steps: pd.DataFrame, measure: str = "live heap") -> list[str]:
     for (jdk, model, depth, repeat), jvm in steps.groupby([*CELL, "repeat"], sort=True):
         jvm = jvm.sort_values("tasks")
         per_step = (jvm[column].diff() / jvm["tasks"].diff()).dropna()
-        slope = slopes(jvm).set_index("measure").loc[measure, "bytes_per_task"]
-        if len(per_step) >= 2 and slope and (per_step.max() - per_step.min()) > UNEVEN_PERCENT / 100 * abs(slope):
+        mean = (jvm[column].iloc[-1] - jvm[column].iloc[0]) / (jvm["tasks"].iloc[-1] - jvm["tasks"].iloc[0]) if len(jvm) > 1 else 0
+        if len(per_step) >= 2 and mean and (per_step.max() - per_step.min()) > UNEVEN_PERCENT / 100 * abs(mean):
             found.append(
                 f"JDK {jdk} {model} depth {depth} repeat {repeat}: its {measure} per task moved between steps, "
-                f"{per_step.min():,.0f} to {per_step.max():,.0f} B (slope {slope:,.0f} B)"
+                f"{per_step.min():,.0f} to {per_step.max():,.0f} B (mean {mean:,.0f} B)"
             )
     return found
 
@@ -221,9 +221,9 @@ def depth_cost(run: FloorRun, measure: str = "live heap") -> pd.DataFrame:
             {
                 "JDK": jdk,
                 "model": model,
-                f"{measure} per task at depth 0 (B)": by_depth.loc[0, "median"],
-                f"at depth {deep} (B)": by_depth.loc[deep, "median"],
-                "per frame (B)": extra / deep,
+                f"{measure} per task at depth 0 (B)": round(by_depth.loc[0, "median"]),
+                f"at depth {deep} (B)": round(by_depth.loc[deep, "median"]),
+                "per frame (B)": round(extra / deep, 1),
             }
         )
     return pd.DataFrame(rows)
