@@ -20,7 +20,7 @@ import kotlin.test.fail
  * `byte[BALLAST]` and dropping another, the live heap per task must differ by that one array
  * (its bytes and its 16-byte header), not by zero (a step measured before its tasks parked) nor
  * by two (garbage counted as live). The slope is least squares over the steps, as the analysis
- * fits it (analysis/labanalysis/floor.py). Measured here: 16,400 B more a task for every model.
+ * fits it (analysis/labanalysis/floor.py). Measured here: 16,400 B more a task (16,448 for a virtual thread on JDK 21).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
@@ -156,8 +156,10 @@ class FloorIT {
         // A byte[]'s header: mark word, class pointer and length, 16 bytes with compressed class pointers (the JVMs' default).
         const val ARRAY_HEADER = 16
 
-        // Room for the task's own reference to its array (8 bytes without compressed oops, as under ZGC) and a
-        // few bytes of noise a task over 400 tasks; a second array, or a part of one, is far outside it.
-        const val TOLERANCE_BYTES = 64
+        // Room for what differs between two JVMs besides the array: the task's reference to it (8 bytes
+        // without compressed oops, as under ZGC), and a virtual thread's compiled frames, which the JIT
+        // lays out a little differently from one JVM to the next (up to ~50 B a task seen here). Half
+        // an array, or a second one, is far outside it.
+        const val TOLERANCE_BYTES = 256
     }
 }
