@@ -146,7 +146,9 @@ def per_task(frame_or_folder) -> pd.DataFrame:
     (low: the lowest, high: the highest) and how many repeats there were.
 
     `frame_or_folder` is floor.csv as a DataFrame, a loaded FloorRun, or the run folder. A JVM whose
-    slope cannot be fitted (fewer than two steps) does not count as a repeat.
+    slope cannot be fitted (fewer than two steps) does not count as a repeat. low and high are the
+    lowest and highest slope whatever the number of repeats (equal to the median with one); the
+    report shows them only from MIN_REPEATS_FOR_RANGE repeats.
     """
     fitted = slopes(frame_or_folder).dropna(subset=["bytes_per_task"])
     grouped = fitted.groupby([*CELL, "measure"], sort=False)["bytes_per_task"]
