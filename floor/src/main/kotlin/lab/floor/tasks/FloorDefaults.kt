@@ -10,8 +10,8 @@ object FloorDefaults {
     /**
      * Tasks parked at each step, the same for every model, so their lines are fitted over the same
      * points. 8,000 platform threads are well inside this host's `kernel.pid_max` (32,768), but
-     * each took about 1 ms to start on this 2-core VM: a platform JVM takes 15 to 30 s, and the
-     * default run (2 JDKs x 3 models x 2 depths x 3 repeats) stays under 10 minutes.
+     * each took about 1 ms to start on this 2-core VM: a platform JVM took 11 to 23 s, the others
+     * 3 to 5 s, and the default run (2 JDKs x 3 models x 2 depths x 3 repeats) 4.5 minutes.
      */
     val STEPS = listOf(0, 2_000, 4_000, 6_000, 8_000)
 
@@ -30,12 +30,9 @@ object FloorDefaults {
      * frames stay in its own stack, whose resident pages hardly depend on them, and each thread
      * took ~1 ms to start here: one round of 1,000.
      */
-    fun warmup(model: Model): Warmup = if (model ==
-        Model.PLATFORM
-    ) {
-        Warmup(rounds = 1, tasks = 1_000)
-    } else {
-        Warmup(rounds = 5, tasks = 10_000)
+    fun warmup(model: Model): Warmup = when (model) {
+        Model.PLATFORM -> Warmup(rounds = 1, tasks = 1_000)
+        else -> Warmup(rounds = 5, tasks = 10_000)
     }
 
     @Serializable
