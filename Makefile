@@ -10,7 +10,7 @@ SHELL := bash
 CATALOGUE := python3 analysis/labanalysis/catalogue.py
 # Some of the catalogue's servers, comma-separated, for audit-pinning, clients and bench-vps; empty: all of them.
 SERVERS ?=
-# The JDKs `make audit-pinning` covers.
+# The JDKs `make audit-pinning` and `make floor` cover.
 JDKS ?= 21,25
 comma := ,
 SERVER ?=
@@ -40,7 +40,7 @@ MAIN_SOURCES := $(shell find . -path ./.tools -prune -o -path '*/src/main/*' -ty
 JARS_STAMP := .tools/jars.stamp
 LOCKED := $(if $(shell command -v flock),flock .tools/build.lock,)
 
-.PHONY: help servers build test smoke bench bench-vps report audit-pinning clients io-bench experiment-report serve stub format clean
+.PHONY: help servers build test smoke bench bench-vps report audit-pinning clients io-bench floor experiment-report serve stub format clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -115,7 +115,19 @@ io-bench: build ## JMH: a 128 MiB file read and socket write through Ktor and pl
 	  $(if $(IO_SIZE),--size-bytes $(IO_SIZE),) $(if $(IO_ITERATIONS),--iterations $(IO_ITERATIONS),) || status=$$?; \
 	if [ $$status -le 1 ] && [ -f "$$dir/io-bench.json" ]; then $(MAKE) --no-print-directory experiment-report FOLDER="$$dir"; fi; exit $$status
 
-# Renders a clients or IO folder's report.html, with the newest folder of the other kind beside it.
+# Each model's own memory per parked task, with no server; empty variables keep the defaults the
+# floor program declares (all three models, depths 0 and 20, steps of 2,000 up to 8,000 tasks, 3 repeats).
+MODELS ?=
+DEPTHS ?=
+STEPS ?=
+floor: build ## each model's own memory per parked task, no server: make floor [JDKS=21,25] [MODELS=coroutine,virtual] [DEPTHS=0,20] [STEPS=0,2000,4000] [REPEATS=3]
+	status=0; "$$(setup/jdk.sh 25)/bin/java" -cp lab/target/lab.jar lab.floor.FloorMainKt \
+	  $(foreach j,$(subst $(comma), ,$(JDKS)),--jdk "$$(setup/jdk.sh $(j))") $(if $(MODELS),--models $(MODELS),) \
+	  $(if $(DEPTHS),--depths $(DEPTHS),) $(if $(STEPS),--steps $(STEPS),) $(if $(REPEATS),--repeats $(REPEATS),) || status=$$?; \
+	latest="$$(ls -d results/*-floor 2>/dev/null | tail -n 1)"; \
+	if [ $$status -le 1 ] && [ -n "$$latest" ]; then $(MAKE) --no-print-directory experiment-report FOLDER="$$latest"; fi; exit $$status
+
+# Renders a clients, IO or floor folder's report.html, with the newest folder of each other kind beside it.
 experiment-report:
 	cd analysis && "$$(../setup/python.sh)" -m labanalysis.render --experiment "$(abspath $(FOLDER))"
 

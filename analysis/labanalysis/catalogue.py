@@ -20,6 +20,8 @@ from pathlib import Path
 
 CATALOGUE = Path(__file__).resolve().parents[2] / "servers.json"
 MODELS = ("coroutine", "virtual", "platform")
+# Cells of the engine x model grid no server can fill, and why: a fact about an engine, not about a server.
+NO_SUCH_MODE = {("ktor-netty", "virtual"): "Ktor has no virtual-thread mode"}
 # A server an old run names but the catalogue no longer declares is still drawn, in grey.
 UNKNOWN_COLOUR = "tab:gray"
 _FIELDS = {"name", "module", "jar", "engine", "model", "traits", "label", "colour"}

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from . import catalogue, grid, memory
+from . import catalogue, memory
 from .run import Run, ServerRun
 
 SEED = "shared/seeds/ktor-50k-coroutines-vs-vthreads.txt"
@@ -133,7 +133,7 @@ def in_ktor_row(run: Run) -> dict:
         "this run": "",
         "95% interval": "",
         "how": "",
-        "held?": f"cannot be checked: {grid.NO_SUCH_MODE[(SEED_ENGINE, 'virtual')]}",
+        "held?": f"cannot be checked: {catalogue.NO_SUCH_MODE[(SEED_ENGINE, 'virtual')]}",
         "like the seed's?": f"no: {here}",
         "limit at 50K on this host": "",
     }

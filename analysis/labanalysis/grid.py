@@ -15,7 +15,6 @@ conclusion. Servers are told apart by the engine and model their run recorded, n
 
 from __future__ import annotations
 
-import importlib
 import itertools
 import math
 from collections.abc import Iterator
@@ -24,7 +23,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import catalogue, latency, memory, provenance, runtime
+from . import catalogue, floor, latency, memory, provenance, runtime
 from .run import Run, ServerRun
 from .show import number
 
@@ -40,17 +39,13 @@ HEADLINES = [MEMORY, JSON_P99, DASHBOARD_P99, THREADS, CPU]
 UNITS = {MEMORY: "KiB", JSON_P99: "ms", DASHBOARD_P99: "ms", THREADS: "threads", CPU: "µs"}
 
 MODEL_WORDS = {"coroutine": "coroutines", "virtual": "virtual threads", "platform": "platform threads"}
-# Cells of the grid no server can fill, and why: a fact about an engine, not about a server.
-NO_SUCH_MODE = {("ktor-netty", "virtual"): "Ktor has no virtual-thread mode"}
 
 # Memory per socket as `make floor` names its measures, and the column each is fitted on in a server's run
 # (RSS and PSS over the step plateaus, the live heap over the GCs during the steps: memory.per_connection).
 PER_SOCKET = {"RSS": "rss_bytes", "PSS": "pss_bytes", "live heap": "heap_after_gc_bytes"}
 
 # `make floor`'s table (labanalysis.floor.per_task): bytes per parked task, per JDK, model, depth and measure.
-FLOOR_COLUMNS = ["jdk", "model", "depth", "measure", "median", "low", "high", "repeats"]
-FLOOR_SUFFIX = "-floor"
-FLOOR_MARKER = "manifest.json"  # every lab command's folder starts with its manifest (provenance)
+FLOOR_COLUMNS = floor.PER_TASK_COLUMNS
 FLOOR_DEPTH = 0  # a task parked directly: the model's own cost
 DEEP_DEPTH = 20  # parked 20 frames deep: what a real handler's stack adds, said beside it
 
@@ -225,7 +220,7 @@ def figures_grid(passes: pd.DataFrame) -> pd.DataFrame:
 
 
 def _empty(engine: str, model: str) -> str:
-    return f"({NO_SUCH_MODE[(engine, model)]})" if (engine, model) in NO_SUCH_MODE else "no server"
+    return f"({catalogue.NO_SUCH_MODE[(engine, model)]})" if (engine, model) in catalogue.NO_SUCH_MODE else "no server"
 
 
 def _cell(row: pd.Series) -> str:
@@ -466,24 +461,14 @@ def _how_sure(effect: pd.Series, unit: str) -> str:
 
 
 def load_floor(folder: str | Path | None) -> tuple[pd.DataFrame | None, str]:
-    """`make floor`'s per-task table from `folder` (labanalysis.floor.per_task), and a line saying where it came from or why there is none."""
+    """`make floor`'s per-task table from `folder`, and a line saying where it came from or why there is none."""
     if not folder:
         return None, (
             "No `make floor` folder beside this run: run `make floor`, then render this report again "
             "(delete the run's report-inputs.json so that the new folder is picked up)."
         )
     folder = Path(folder)
-    try:
-        floor = importlib.import_module(f"{__package__}.floor")
-    except ModuleNotFoundError as e:
-        if e.name != f"{__package__}.floor":
-            raise
-        return None, f"`{folder.name}` is beside this run, but this checkout has no labanalysis.floor to read it with."
-    table = floor.per_task(folder)
-    missing = [c for c in FLOOR_COLUMNS if c not in table.columns]
-    if missing:
-        return None, f"`{folder.name}`'s floor table lacks {', '.join(missing)}: it is left out."
-    return table, f"The floor is `{folder.name}`'s."
+    return floor.per_task(folder), f"The floor is `{folder.name}`'s."
 
 
 DECOMPOSITION_COLUMNS = [

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import pandas as pd
+from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from . import catalogue, latency, memory, runtime
@@ -147,6 +148,78 @@ def live_heap_against_sockets(run: Run):
     ax.set_ylabel("heap after GC (MiB)")
     ax.legend()
     ax.grid(alpha=0.3)
+    return fig
+
+
+def _model_colour(model: str) -> str:
+    """A model's colour: that of the catalogue's first server of the model, so a model looks the same here as in the bench report."""
+    return next((s.colour for s in catalogue.servers() if s.model == model), catalogue.UNKNOWN_COLOUR)
+
+
+def floor_per_task(per_task: pd.DataFrame, measures: tuple[str, ...] = ("live heap", "RSS")):
+    """KiB per parked task (median bars, whiskers the range over the repeats, from 3 repeats), one panel a measure:
+    model and depth along, one bar a JDK, the older JDK's lighter."""
+    fig, axes = plt.subplots(1, len(measures), figsize=(4.5 * len(measures), 4), squeeze=False)
+    jdks = sorted(per_task["jdk"].unique())
+    cells = per_task[["model", "depth"]].drop_duplicates()
+    cells = cells.assign(rank=cells["model"].map(lambda m: catalogue.MODELS.index(m) if m in catalogue.MODELS else len(catalogue.MODELS)))
+    cells = list(cells.sort_values(["rank", "depth"])[["model", "depth"]].itertuples(index=False, name=None))
+    width = 0.8 / max(len(jdks), 1)
+    shade = {jdk: 0.45 + 0.55 * (i + 1) / len(jdks) for i, jdk in enumerate(jdks)}
+    for ax, measure in zip(axes[0], measures, strict=True):
+        rows = per_task[per_task["measure"] == measure]
+        for i, jdk in enumerate(jdks):
+            of_jdk = rows[rows["jdk"] == jdk].set_index(["model", "depth"]).reindex(cells)
+            ranged = of_jdk["repeats"] >= 3
+            errors = [((of_jdk["median"] - of_jdk["low"]) / 1024).where(ranged, 0), ((of_jdk["high"] - of_jdk["median"]) / 1024).where(ranged, 0)]
+            ax.bar(
+                [c + i * width for c in range(len(cells))],
+                of_jdk["median"] / 1024,
+                width=width,
+                color=[_model_colour(model) for model, _ in cells],
+                alpha=shade[jdk],
+                edgecolor="black",
+                linewidth=0.5,
+                yerr=errors,
+                capsize=2,
+            )
+        ax.set_xticks([c + 0.4 - width / 2 for c in range(len(cells))], [f"{model}\ndepth {depth}" for model, depth in cells])
+        ax.set_ylabel(f"{measure} per parked task (KiB)")
+        ax.set_title(f"{measure} per parked task")
+        ax.grid(alpha=0.3, axis="y")
+        ax.legend(handles=[Patch(facecolor="grey", alpha=shade[jdk], edgecolor="black", label=f"JDK {jdk}") for jdk in jdks], fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def floor_steps(steps: pd.DataFrame, column: str, label: str):
+    """`column` (MiB) against the tasks parked, every JVM of the run a line: one panel a JDK, one colour a model,
+    solid at depth 0 and dashed deeper. What each slope in the table is fitted to."""
+    jdks = sorted(steps["jdk"].unique())
+    fig, axes = plt.subplots(1, max(len(jdks), 1), figsize=(4.5 * max(len(jdks), 1), 4), squeeze=False, sharey=True)
+    for ax, jdk in zip(axes[0], jdks, strict=True):
+        seen = set()
+        for (model, depth, _repeat), jvm in steps[steps["jdk"] == jdk].groupby(["model", "depth", "repeat"]):
+            jvm = jvm.sort_values("tasks")
+            name = f"{model}, depth {depth}"
+            ax.plot(
+                jvm["tasks"],
+                jvm[column] / MIB,
+                "o-" if depth == 0 else "s--",
+                color=_model_colour(model),
+                markersize=3,
+                linewidth=1,
+                alpha=0.8,
+                label=None if name in seen else name,
+            )
+            seen.add(name)
+        ax.set_title(f"JDK {jdk}")
+        ax.set_xlabel("tasks parked")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    axes[0][0].set_ylabel(f"{label} (MiB)")
+    fig.suptitle(f"{label} at each step, every JVM")
+    fig.tight_layout()
     return fig
 
 

@@ -21,7 +21,7 @@ import nbformat
 from nbclient import NotebookClient
 from nbconvert import HTMLExporter
 
-from . import audit, clients, grid, iobench
+from . import audit, clients, floor, iobench
 from .folders import newest_beside
 from .run import RunFolderError, load_run
 
@@ -41,9 +41,11 @@ SIBLINGS = {
     "AUDIT": (audit.AUDIT_SUFFIX, "audit.json"),
     "CLIENTS": (clients.CLIENTS_SUFFIX, "manifest.json"),
     "IO": (iobench.IO_SUFFIX, "io-bench.json"),
-    # make floor's folder: each model's cost per parked task, which the report's per-socket decomposition subtracts.
-    "FLOOR": (grid.FLOOR_SUFFIX, grid.FLOOR_MARKER),
+    # make floor's folder: each model's cost per parked task, which the bench report's per-socket decomposition subtracts.
+    "FLOOR": (floor.FLOOR_SUFFIX, "floor.csv"),
 }
+# The siblings a bench run's report shows; every kind shows beside an experiment's.
+BENCH_SIBLINGS = ["AUDIT", "CLIENTS", "IO", "FLOOR"]
 # Which sibling folders a folder's report used, written at its first render; delete it to take the newest again.
 INPUTS = "report-inputs.json"
 
@@ -60,7 +62,7 @@ class Experiment:
         return SIBLINGS[self.parameter][0]
 
 
-EXPERIMENT_KINDS = [Experiment("CLIENTS", clients.load), Experiment("IO", iobench.load)]
+EXPERIMENT_KINDS = [Experiment("CLIENTS", clients.load), Experiment("IO", iobench.load), Experiment("FLOOR", floor.load)]
 
 
 def render(run_folder: str | Path, also: list[str | Path] = (), notebook: Path = NOTEBOOK) -> Path:
@@ -71,7 +73,7 @@ def render(run_folder: str | Path, also: list[str | Path] = (), notebook: Path =
     """
     run = load_run(Path(run_folder).resolve())
     others = [load_run(Path(folder).resolve()).folder for folder in also]
-    parameters = {"RUN": str(run.folder), "ALSO": [str(f) for f in others], **siblings(run.folder, list(SIBLINGS))}
+    parameters = {"RUN": str(run.folder), "ALSO": [str(f) for f in others], **siblings(run.folder, BENCH_SIBLINGS)}
     return _execute(notebook, parameters, run.folder)
 
 
@@ -80,8 +82,8 @@ def render_experiment(folder: str | Path) -> Path:
     folder = Path(folder).resolve()
     kind = next((k for k in EXPERIMENT_KINDS if folder.name.endswith(k.suffix)), None)
     if kind is None:
-        kinds = " nor ".join(f"*{k.suffix}" for k in EXPERIMENT_KINDS)
-        raise RunFolderError(f"{folder} is not an experiment folder: its name ends with neither {kinds}")
+        kinds = ", ".join(f"*{k.suffix}" for k in EXPERIMENT_KINDS)
+        raise RunFolderError(f"{folder} is not an experiment folder: its name ends with none of {kinds}")
     kind.load(folder)
     others = [k.parameter for k in EXPERIMENT_KINDS if k is not kind]
     return _execute(EXPERIMENTS, {kind.parameter: str(folder), **siblings(folder, others)}, folder)
@@ -139,7 +141,7 @@ def main(argv: list[str]) -> int:
             print(render_experiment(argv[1]))
         else:
             print(render(argv[0], also=argv[1:]))
-    except (RunFolderError, clients.ClientsFolderError, iobench.IoFolderError) as e:
+    except (RunFolderError, clients.ClientsFolderError, iobench.IoFolderError, floor.FloorFolderError) as e:
         print(f"make report: {e}", file=sys.stderr)
         return 2
     except SectionFailed as e:

@@ -10,6 +10,7 @@ SECTIONS = [
     "Heap allocated per byte downloaded",
     "Several large downloads at once",
     "IO throughput",
+    "Each model's floor: memory per parked task",
     "The runs",
 ]
 

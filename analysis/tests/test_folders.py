@@ -35,6 +35,6 @@ def test_the_newest_make_floor_folder_beside_a_run_is_its_floor(tmp_path):
     for name in ["20261122-050000-floor", "20261122-061512-floor", "20261122-070000-floor"]:
         (tmp_path / name).mkdir()
     for name in ["20261122-050000-floor", "20261122-061512-floor"]:
-        (tmp_path / name / "manifest.json").write_text("{}")  # the newest has no manifest yet: still being written
+        (tmp_path / name / "floor.csv").write_text("")  # the newest has no steps yet: still being written
 
     assert render.siblings(run, ["FLOOR"]) == {"FLOOR": str(tmp_path / "20261122-061512-floor")}

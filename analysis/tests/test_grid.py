@@ -4,13 +4,12 @@ the model's floor and the rest; every compared figure a median over passes, ever
 import json
 import math
 import shutil
-import sys
-import types
+from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from labanalysis import grid
+from labanalysis import floor, grid
 from labanalysis.run import load_run
 
 COLUMNS = ["run folder", "pass", "server", "label", "engine", "model", "jdk", "figure", "value"]
@@ -220,26 +219,13 @@ def test_load_floor_says_to_run_make_floor_when_there_is_no_folder():
     assert table is None and "run `make floor`" in note
 
 
-def test_load_floor_reads_the_folder_through_labanalysis_floor(monkeypatch, tmp_path):
-    seen = []
-    fake = types.ModuleType("labanalysis.floor")
-    fake.per_task = lambda folder: seen.append(folder) or FLOOR
-    monkeypatch.setitem(sys.modules, "labanalysis.floor", fake)
+def test_load_floor_reads_make_floors_folder_as_its_per_task_table():
+    folder = Path(__file__).parent / "fixtures" / "floor"
 
-    table, note = grid.load_floor(tmp_path / "20261123-090000-floor")
+    table, note = grid.load_floor(folder)
 
-    assert table is FLOOR and seen == [tmp_path / "20261123-090000-floor"]
-    assert note == "The floor is `20261123-090000-floor`'s."
-
-
-def test_load_floor_refuses_a_table_of_another_shape(monkeypatch, tmp_path):
-    fake = types.ModuleType("labanalysis.floor")
-    fake.per_task = lambda folder: FLOOR.drop(columns=["repeats"])
-    monkeypatch.setitem(sys.modules, "labanalysis.floor", fake)
-
-    table, note = grid.load_floor(tmp_path / "x-floor")
-
-    assert table is None and "lacks repeats" in note
+    pd.testing.assert_frame_equal(table, floor.per_task(folder))
+    assert note == "The floor is `floor`'s."
 
 
 # ---- on a real run ---------------------------------------------------------------------------------

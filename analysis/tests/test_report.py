@@ -115,51 +115,25 @@ def test_the_newest_pinning_audit_beside_the_run_is_in_its_report(run_folder):
     assert "pinned 8x, 367 ms" in html
 
 
-# labanalysis.floor comes with make floor, built apart from this report; until it is here, the kernel that renders the
-# report is given a stand-in per_task of its documented shape, which reads the floor folder's per-task.csv.
-STAND_IN_FLOOR = """
-import sys, types
+def test_with_a_floor_folder_beside_the_run_each_servers_memory_per_socket_is_split_and_the_per_task_claims_checked(run_folder):
+    import shutil
+    from pathlib import Path
 
-def per_task(folder):
-    import pandas as pd
-    return pd.read_csv(folder / "per-task.csv")
+    from labanalysis import floor
 
-if "labanalysis.floor" not in sys.modules:
-    module = types.ModuleType("labanalysis.floor")
-    module.per_task = per_task
-    sys.modules["labanalysis.floor"] = module
-"""
-
-
-def test_with_a_floor_folder_beside_the_run_each_servers_memory_per_socket_is_split_and_the_per_task_claims_checked(
-    run_folder, tmp_path, monkeypatch
-):
-    import os
-
-    shim = tmp_path / "shim"
-    shim.mkdir()
-    (shim / "sitecustomize.py").write_text(STAND_IN_FLOOR)
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(shim), os.environ.get("PYTHONPATH")])))
-    floor = run_folder.parent / "20261122-050000-floor"
-    floor.mkdir()
-    (floor / "manifest.json").write_text("{}")
-    (floor / "per-task.csv").write_text(
-        "jdk,model,depth,measure,median,low,high,repeats\n"
-        "25,coroutine,0,RSS,1000,900,1100,3\n25,coroutine,20,RSS,3000,2900,3100,3\n"
-        "25,virtual,0,RSS,2000,1900,2100,3\n25,platform,0,RSS,60000,59000,61000,3\n"
-        "25,coroutine,0,live heap,200,180,230,3\n25,platform,0,NMT stack committed,70000,60000,80000,3\n"
-    )
+    fixture = Path(__file__).parent / "fixtures" / "floor"
+    shutil.copytree(fixture, run_folder.parent / "20261122-050000-floor")
+    per_task = floor.per_task(fixture).set_index(["jdk", "model", "depth", "measure"])["median"]
 
     html = render.render(run_folder).read_text()
 
     decomposition = html[html.index(">Per-socket decomposition<") : html.index(">Claims checked<")]
     assert "The floor is <code>20261122-050000-floor</code>" in decomposition
     assert decomposition.count("data:image/png;base64,") == 1
-    # The fixture's coroutine server: 65,874 bytes of RSS per socket, less its model's 1,000-byte floor.
-    assert "64,874 [" not in decomposition and "64,874" in decomposition
+    # The fixture run is on JDK 25: each server's floor is its model's RSS per task parked directly there.
+    assert f"{per_task[25, 'coroutine', 0, 'RSS']:,.0f}" in decomposition
     claims = html[html.index(">Claims checked<") : html.index(">The run<")]
     assert claims.count("data:image/png;base64,") == 1
-    # A platform thread's 70 KB of committed stack against the seed's ~1 MB; the coroutine 20 frames deep, 3 KB, still "a few KB".
-    assert "no: 0.067x the claim" in claims
+    # A platform thread's committed stack against the seed's ~1 MB.
+    assert f"no: {per_task[25, 'platform', 0, 'NMT stack committed'] / (1 << 20):.2g}x the claim" in claims
     assert "parked 20 frames deep" in claims
-    assert "not measured: the floor has no virtual live heap" in claims
