@@ -488,7 +488,7 @@ def decomposition(per_socket_table: pd.DataFrame, floor: pd.DataFrame | None, jd
     given, with a note that says what is missing.
     """
     rows = []
-    measures = list(PER_SOCKET) if floor is None else [m for m in PER_SOCKET if (floor["measure"] == m).any()]
+    measures = list(PER_SOCKET) if floor is None else [m for m in PER_SOCKET if floor["measure"].isin(FLOOR_PARTS[m]).any()]
     wanted = per_socket_table[per_socket_table["measure"].isin(measures)]
     if floor is None:
         wanted = wanted[wanted["passes"] > 0]  # nothing to split, so nothing to say of a figure no pass measured
@@ -521,13 +521,34 @@ def decomposition(per_socket_table: pd.DataFrame, floor: pd.DataFrame | None, jd
     return pd.DataFrame(rows, columns=DECOMPOSITION_COLUMNS)
 
 
+# What a parked task holds, as make floor measures it, against each per-socket measure. A task's RSS in a floor JVM
+# is not its cost: for the models whose tasks live on the heap it is the heap pages the warm-up's garbage touched
+# (floor.recommendations says the same), so RSS and PSS are set against the live heap plus the thread memory the
+# JVM commits for the task (NMT's Thread category: a platform thread's stack, next to nothing otherwise).
+FLOOR_PARTS = {
+    "RSS": ("live heap", "NMT thread committed"),
+    "PSS": ("live heap", "NMT thread committed"),
+    "live heap": ("live heap",),
+}
+
+
 def _floor_row(floor: pd.DataFrame | None, jdk, model: str, measure: str, depth: int) -> pd.Series | None:
+    """The floor set against `measure`: the sum of its parts (FLOOR_PARTS), low with low and high with high."""
     if floor is None:
         return None
-    here = floor[
-        (floor["jdk"].map(_feature) == _feature(jdk)) & (floor["model"] == model) & (floor["measure"] == measure) & (floor["depth"] == depth)
-    ]
-    return here.iloc[0] if len(here) else None
+    here = floor[(floor["jdk"].map(_feature) == _feature(jdk)) & (floor["model"] == model) & (floor["depth"] == depth)]
+    parts = here[here["measure"].isin(FLOOR_PARTS[measure])]
+    if len(parts) != len(FLOOR_PARTS[measure]):
+        return None
+    low, high = parts["low"], parts["high"]
+    return pd.Series(
+        {
+            "median": parts["median"].sum(),
+            "low": low.sum() if low.notna().all() else math.nan,
+            "high": high.sum() if high.notna().all() else math.nan,
+            "repeats": parts["repeats"].min(),
+        }
+    )
 
 
 def _decomposition_note(floor: pd.DataFrame | None, jdk, server: pd.Series, base: pd.Series | None) -> str:

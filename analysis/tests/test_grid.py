@@ -174,17 +174,23 @@ PER_SOCKET = pd.DataFrame(
     ],
     columns=["server", "label", "engine", "model", "measure", "median", "low", "high", "passes"],
 )
+# RSS and PSS are set against what a parked task holds: its live heap plus its thread's committed native memory.
 FLOOR = floor_table(
     [
-        (25, "coroutine", 0, "RSS", 300.0, 250.0, 400.0, 3),
-        (25, "coroutine", 20, "RSS", 1_500.0, 1_400.0, 1_600.0, 3),
-        (25, "virtual", 0, "RSS", 1_100.0, 1_000.0, 1_300.0, 3),
-        (21, "virtual", 0, "RSS", 9_999.0, 9_000.0, 11_000.0, 3),
+        (25, "coroutine", 0, "live heap", 250.0, 200.0, 350.0, 3),
+        (25, "coroutine", 0, "NMT thread committed", 50.0, 50.0, 50.0, 3),
+        (25, "coroutine", 0, "RSS", 77.0, 70.0, 80.0, 3),  # a floor JVM's RSS: its heap's touched pages, not the task
+        (25, "coroutine", 20, "live heap", 1_500.0, 1_400.0, 1_600.0, 3),
+        (25, "coroutine", 20, "NMT thread committed", 0.0, 0.0, 0.0, 3),
+        (25, "virtual", 0, "live heap", 1_000.0, 950.0, 1_200.0, 3),
+        (25, "virtual", 0, "NMT thread committed", 100.0, 50.0, 100.0, 3),
+        (21, "virtual", 0, "live heap", 9_999.0, 9_000.0, 11_000.0, 3),
+        (21, "virtual", 0, "NMT thread committed", 0.0, 0.0, 0.0, 3),
     ]
 )
 
 
-def test_the_rest_is_the_memory_per_socket_less_the_models_floor_at_depth_0_on_the_same_jdk():
+def test_the_rest_is_the_memory_per_socket_less_what_the_models_parked_task_holds_at_depth_0_on_the_same_jdk():
     decomposed = grid.decomposition(PER_SOCKET, FLOOR, 25).set_index(["server", "measure"])
 
     ktor = decomposed.loc[("k", "RSS")]
@@ -194,7 +200,7 @@ def test_the_rest_is_the_memory_per_socket_less_the_models_floor_at_depth_0_on_t
     virtual = decomposed.loc[("jv", "RSS")]
     assert (virtual["floor"], virtual["rest"]) == (1_100.0, 22_000.0 - 1_100.0)  # JDK 25's, not 21's
     assert math.isnan(virtual["rest low"]) and virtual["note"] == "one pass: no interval"
-    assert ("k", "PSS") not in decomposed.index, "a measure the floor did not take is not split"
+    assert decomposed.loc[("k", "PSS"), "floor"] == 300.0, "PSS is set against the same parts as RSS"
 
 
 def test_a_floor_without_the_runs_jdk_or_model_says_so():

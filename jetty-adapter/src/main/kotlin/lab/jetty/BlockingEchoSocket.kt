@@ -4,7 +4,6 @@ import lab.handlers.LiveCounters
 import org.eclipse.jetty.websocket.api.Callback
 import org.eclipse.jetty.websocket.api.Session
 import org.eclipse.jetty.websocket.api.StatusCode
-import java.nio.ByteBuffer
 import java.util.concurrent.LinkedBlockingQueue
 import java.util.concurrent.RejectedExecutionException
 
@@ -18,11 +17,8 @@ import java.util.concurrent.RejectedExecutionException
  * virtual thread (its stack moves to the heap), on platform-server it holds an OS thread.
  * Explicit [Session.demand] keeps at most one frame in flight, so the queue stays tiny.
  * [SuspendingEchoSocket] is its mirror on coroutines.
- *
- * Pings are not seen here: Jetty answers them itself (we do not override `onWebSocketPing`),
- * as Ktor does on the coroutine server.
  */
-internal class BlockingEchoSocket(private val model: ThreadModel, private val counters: LiveCounters) : Session.Listener {
+internal class BlockingEchoSocket(private val model: ThreadModel, private val counters: LiveCounters) : HandOffSocket() {
     private val inbox = LinkedBlockingQueue<Inbound>()
 
     override fun onWebSocketOpen(session: Session) {
@@ -51,21 +47,7 @@ internal class BlockingEchoSocket(private val model: ThreadModel, private val co
         }
     }
 
-    override fun onWebSocketText(message: String) {
-        inbox.put(Inbound.Text(message))
-    }
-
-    override fun onWebSocketBinary(payload: ByteBuffer, callback: Callback) {
-        val copy = Inbound.binaryCopy(payload)
-        callback.succeed()
-        inbox.put(copy)
-    }
-
-    override fun onWebSocketClose(statusCode: Int, reason: String?) {
-        inbox.put(Inbound.Closed)
-    }
-
-    override fun onWebSocketError(cause: Throwable) {
-        inbox.put(Inbound.Closed)
+    override fun deliver(next: Inbound) {
+        inbox.put(next)
     }
 }

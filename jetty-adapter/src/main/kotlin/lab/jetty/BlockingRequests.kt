@@ -32,8 +32,7 @@ internal class BlockingRequests(
     private val router = Router(config.limits)
 
     override fun handle(request: Request, response: Response, callback: Callback): Boolean {
-        counters.inFlightRequests.incrementAndGet()
-        val counted = Callback.from(callback, Runnable { counters.inFlightRequests.decrementAndGet() })
+        val counted = counters.inFlight(callback)
         try {
             model.executor.execute { serve(request, response, counted) }
         } catch (e: RejectedExecutionException) {

@@ -14,8 +14,8 @@ import org.eclipse.jetty.websocket.api.Session
  * Tasks that suspend: each request and each WebSocket is a coroutine, and waiting (a delay, a
  * downstream call, the next frame, a write to a slow client) holds no thread.
  *
- * The coroutines run on [Dispatchers.Default]: one thread per core, as many as the
- * virtual-thread scheduler's carriers, so the coroutine and virtual models run request code
+ * The coroutines run on [Dispatchers.Default]: one thread per core (at least two), as many as
+ * the virtual-thread scheduler's carriers on this lab's hosts, so the coroutine and virtual models run request code
  * on the same number of threads and differ only in how a task waits. Jetty's own threads are
  * never used for handler code, as on the thread models. Nothing on Default blocks: `/delay`
  * suspends, the downstream client is asynchronous, and the pinning traps, which do block,

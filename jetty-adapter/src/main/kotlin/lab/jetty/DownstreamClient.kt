@@ -21,9 +21,11 @@ internal class DownstreamClient(val baseUrl: String) : AutoCloseable {
     private val client = HttpClient().apply {
         // Its selector and callbacks run here: a few engine threads, the same on every model.
         executor = QueuedThreadPool(CLIENT_THREADS, 2).apply { name = "jetty-client" }
-        // Jetty's default of 64 connections to one host would queue calls that OkHttp and
-        // Ktor's CIO would have made at once; the stub is local, so no cap is wanted.
-        maxConnectionsPerDestination = MAX_CONNECTIONS
+        // Jetty's defaults (64 connections to one host, 1,024 calls queued behind them) would
+        // queue calls, then fail them, where a thread model's own bound or none applies; the
+        // stub is local, so the client sets no bound of its own that the models would meet unequally.
+        maxConnectionsPerDestination = MAX_CALLS
+        maxRequestsQueuedPerDestination = MAX_CALLS
         start()
     }
 
@@ -46,6 +48,6 @@ internal class DownstreamClient(val baseUrl: String) : AutoCloseable {
 
     private companion object {
         const val CLIENT_THREADS = 8
-        const val MAX_CONNECTIONS = 10_000
+        const val MAX_CALLS = 100_000
     }
 }

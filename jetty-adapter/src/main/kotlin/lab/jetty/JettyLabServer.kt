@@ -52,9 +52,10 @@ class JettyLabServer(private val config: ServerConfig, private val model: JettyM
         server.stopTimeout = ServerConfig.SHUTDOWN_GRACE_MS
         server.stopAtShutdown = true
 
-        server.start()
-        config.announceReady(connector.localPort)
         try {
+            // Inside the try: a server that fails to start (its port taken) must still stop the client's threads, or the JVM stays.
+            server.start()
+            config.announceReady(connector.localPort)
             server.join()
         } finally {
             model.stop()

@@ -29,13 +29,6 @@ internal class SuspendingDownstream(private val downstream: DownstreamClient) {
         downstream.failed(e)
     }
 
-    private suspend fun Request.sendSuspending(): ContentResponse {
-        val answer = CompletableResponseListener(this).send()
-        try {
-            return answer.await()
-        } catch (e: CancellationException) {
-            abort(e)
-            throw e
-        }
-    }
+    // A cancelled await cancels the future, and CompletableResponseListener then aborts the request, closing its connection.
+    private suspend fun Request.sendSuspending(): ContentResponse = CompletableResponseListener(this).send().await()
 }

@@ -1,27 +1,29 @@
 package lab.jetty
 
 import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.CoroutineStart
 import kotlinx.coroutines.channels.Channel
 import kotlinx.coroutines.future.await
 import kotlinx.coroutines.launch
 import lab.handlers.LiveCounters
 import org.eclipse.jetty.websocket.api.Callback
 import org.eclipse.jetty.websocket.api.Session
-import java.nio.ByteBuffer
+import kotlin.coroutines.cancellation.CancellationException
 
 /**
  * One WebSocket, served by one coroutine of [scope] for its whole life: the mirror of
  * [BlockingEchoSocket] on the [CoroutineModel]. Jetty's callbacks feed the socket's [inbox]
  * channel, and the coroutine suspends in [Channel.receive] until the next frame, holding no
  * thread; its live state is the coroutine's continuation on the heap. The same explicit
- * [Session.demand] keeps at most one frame in flight, and pings are Jetty's, as there.
+ * [Session.demand] keeps at most one frame in flight.
  */
-internal class SuspendingEchoSocket(private val scope: CoroutineScope, private val counters: LiveCounters) : Session.Listener {
+internal class SuspendingEchoSocket(private val scope: CoroutineScope, private val counters: LiveCounters) : HandOffSocket() {
     // Unlimited, so Jetty's callbacks never wait; demand keeps it at one frame and a close.
     private val inbox = Channel<Inbound>(Channel.UNLIMITED)
 
     override fun onWebSocketOpen(session: Session) {
-        scope.launch { serve(session) }
+        // ATOMIC: the task runs even if the scope is cancelled meanwhile, so the socket is always counted and released.
+        scope.launch(start = CoroutineStart.ATOMIC) { serve(session) }
     }
 
     private suspend fun serve(session: Session) {
@@ -35,28 +37,16 @@ internal class SuspendingEchoSocket(private val scope: CoroutineScope, private v
                     Inbound.Closed -> return
                 }
             }
+        } catch (e: CancellationException) {
+            throw e // the server is stopping
         } catch (e: Exception) {
-            // A send failed because the peer went away, or the server is stopping: the socket's task is over.
+            // A send failed because the peer went away: the socket's task is over.
         } finally {
             counters.openSockets.decrementAndGet()
         }
     }
 
-    override fun onWebSocketText(message: String) {
-        inbox.trySend(Inbound.Text(message))
-    }
-
-    override fun onWebSocketBinary(payload: ByteBuffer, callback: Callback) {
-        val copy = Inbound.binaryCopy(payload)
-        callback.succeed()
-        inbox.trySend(copy)
-    }
-
-    override fun onWebSocketClose(statusCode: Int, reason: String?) {
-        inbox.trySend(Inbound.Closed)
-    }
-
-    override fun onWebSocketError(cause: Throwable) {
-        inbox.trySend(Inbound.Closed)
+    override fun deliver(next: Inbound) {
+        inbox.trySend(next)
     }
 }

@@ -1,12 +1,12 @@
 package lab.jetty
 
 import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.CoroutineStart
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.launch
 import kotlinx.coroutines.runInterruptible
 import kotlinx.coroutines.suspendCancellableCoroutine
-import kotlinx.coroutines.withContext
 import lab.handlers.ContentTypes
 import lab.handlers.Endpoint
 import lab.handlers.Handlers
@@ -39,17 +39,17 @@ internal class SuspendingRequests(
     private val router = Router(config.limits)
 
     override fun handle(request: Request, response: Response, callback: Callback): Boolean {
-        counters.inFlightRequests.incrementAndGet()
-        val counted = Callback.from(callback, Runnable { counters.inFlightRequests.decrementAndGet() })
-        scope.launch { serve(request, response, counted) }
+        val counted = counters.inFlight(callback)
+        // ATOMIC: the coroutine runs even if the scope is cancelled meanwhile (the server stopping), so the callback is always completed.
+        scope.launch(start = CoroutineStart.ATOMIC) { serve(request, response, counted) }
         return true
     }
 
     private suspend fun serve(request: Request, response: Response, callback: Callback) {
         try {
             when (val endpoint = router.route(request)) {
-                // Already on Default, where CPU work belongs; said here so a change of dispatcher cannot move it.
-                is Endpoint.Cpu -> response.send(withContext(Dispatchers.Default) { Handlers.cpu(endpoint.iterations) }, callback)
+                // On Dispatchers.Default, as every handler here (CoroutineModel): where CPU work belongs.
+                is Endpoint.Cpu -> response.send(Handlers.cpu(endpoint.iterations), callback)
                 is Endpoint.Delay -> {
                     delay(endpoint.ms)
                     response.send(Handlers.delayed(endpoint.ms), callback)

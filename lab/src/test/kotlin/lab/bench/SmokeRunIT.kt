@@ -17,7 +17,7 @@ import kotlin.test.assertEquals
 import kotlin.test.assertTrue
 
 /**
- * `make bench PROFILE=smoke`, end to end: the real harness drives the three real servers with
+ * `make bench PROFILE=smoke`, end to end: the real harness drives every real server of the catalogue with
  * the real k6 and streams real JFR, once, and every test here reads the run folder it left.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)

@@ -7,6 +7,13 @@ import lab.handlers.Reply
 import lab.handlers.Router
 import lab.support.ServerConfig
 import org.eclipse.jetty.server.Request
+import org.eclipse.jetty.util.Callback
+
+/** Counts a request in flight until its [callback] completes, as `/stats` reports on every server. */
+internal fun LiveCounters.inFlight(callback: Callback): Callback {
+    inFlightRequests.incrementAndGet()
+    return Callback.from(callback, Runnable { inFlightRequests.decrementAndGet() })
+}
 
 /** What [request] asks for, routed the same way on every Jetty model. */
 internal fun Router.route(request: Request): Endpoint {
