@@ -1,16 +1,12 @@
 package lab.jetty
 
-import lab.handlers.ContentTypes
 import lab.handlers.Endpoint
 import lab.handlers.Handlers
 import lab.handlers.LiveCounters
 import lab.handlers.PayloadBytes
 import lab.handlers.Router
 import lab.support.ServerConfig
-import org.eclipse.jetty.http.HttpHeader
-import org.eclipse.jetty.http.HttpHeaderValue
 import org.eclipse.jetty.io.Content
-import org.eclipse.jetty.io.EofException
 import org.eclipse.jetty.server.Handler
 import org.eclipse.jetty.server.Request
 import org.eclipse.jetty.server.Response
@@ -66,19 +62,12 @@ internal class BlockingRequests(
     private fun dashboard(userId: String, request: Request, response: Response, callback: Callback) {
         val watch = ClientDisconnectWatch(request)
         val reply = downstream.dashboard(userId, watch::clientGone)
-        if (reply == null) {
-            callback.failed(EofException("client closed the connection during /dashboard/$userId"))
-            return
-        }
-        if (watch.sawPipelinedBytes) response.headers.put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE)
-        response.send(reply, callback)
+        response.sendDashboard(reply, userId, watch, callback)
     }
 
     /** `/bytes` as blocking writes: the thread blocks whenever the client reads slower than we write. */
     private fun stream(size: Long, response: Response, callback: Callback) {
-        response.status = 200
-        response.headers.put(HttpHeader.CONTENT_TYPE, ContentTypes.BYTES)
-        response.headers.put(HttpHeader.CONTENT_LENGTH, size)
+        response.startBytes(size)
         Content.Sink.asOutputStream(response).use { out ->
             PayloadBytes.forEachChunk(size) { bytes, offset, length -> out.write(bytes, offset, length) }
         }

@@ -7,16 +7,12 @@ import kotlinx.coroutines.delay
 import kotlinx.coroutines.launch
 import kotlinx.coroutines.runInterruptible
 import kotlinx.coroutines.suspendCancellableCoroutine
-import lab.handlers.ContentTypes
 import lab.handlers.Endpoint
 import lab.handlers.Handlers
 import lab.handlers.LiveCounters
 import lab.handlers.PayloadBytes
 import lab.handlers.Router
 import lab.support.ServerConfig
-import org.eclipse.jetty.http.HttpHeader
-import org.eclipse.jetty.http.HttpHeaderValue
-import org.eclipse.jetty.io.EofException
 import org.eclipse.jetty.server.Handler
 import org.eclipse.jetty.server.Request
 import org.eclipse.jetty.server.Response
@@ -71,19 +67,12 @@ internal class SuspendingRequests(
     private suspend fun dashboard(userId: String, request: Request, response: Response, callback: Callback) {
         val watch = ClientDisconnectWatch(request)
         val reply = watch.unlessClientLeaves { downstream.dashboard(userId) }
-        if (reply == null) {
-            callback.failed(EofException("client closed the connection during /dashboard/$userId"))
-            return
-        }
-        if (watch.sawPipelinedBytes) response.headers.put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE)
-        response.send(reply, callback)
+        response.sendDashboard(reply, userId, watch, callback)
     }
 
     /** `/bytes` as suspended writes: the coroutine suspends whenever the client reads slower than we write. */
     private suspend fun stream(size: Long, response: Response, callback: Callback) {
-        response.status = 200
-        response.headers.put(HttpHeader.CONTENT_TYPE, ContentTypes.BYTES)
-        response.headers.put(HttpHeader.CONTENT_LENGTH, size)
+        response.startBytes(size)
         // Each chunk is a slice of one shared, never-changing array, so a write may still read it after we resume.
         PayloadBytes.forEachChunk(size) { bytes, offset, length -> response.writeSuspending(ByteBuffer.wrap(bytes, offset, length)) }
         callback.succeeded()
