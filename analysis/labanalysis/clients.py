@@ -303,13 +303,8 @@ def facts(run: ClientsRun) -> dict[str, str]:
     m = run.manifest
     s = m["settings"]
     header = provenance.of(m)
-    host = header["host"]
     return {
-        "command": header["command"],
-        "status": header["status"],
-        "started": header["startedAt"],
-        "finished": header["finishedAt"] or "",
-        "host": f"{host['cpus']} CPUs ({host['cpuModel']}), {host['memoryBytes'] / (1 << 30):.0f} GiB, kernel {host['kernel']}",
+        **provenance.run_facts(m),
         "JDK": f"{header['jdk']['version']} ({header['jdk']['home']})",
         "JVM flags (servers and clients)": " ".join(m["jvmFlags"]),
         "git commit": provenance.commit(m),

@@ -298,8 +298,6 @@ def claims_table(run: FloorRun) -> pd.DataFrame:
 def facts(run: FloorRun) -> dict[str, str]:
     m = run.manifest
     s = m["settings"]
-    header = provenance.of(m)
-    host = header["host"]
     runtimes = m.get("jdkRuntimes", {})
     jdks = "; ".join(
         f"{runtimes.get(str(j['feature']), {}).get('runtimeVersion') or j['version']} ({j.get('vendor') or 'vendor unknown'}, {j['home']})"
@@ -307,11 +305,7 @@ def facts(run: FloorRun) -> dict[str, str]:
     )
     flags = "; ".join(f"JDK {feature}: {' '.join(f)}" for feature, f in m.get("jvmFlags", {}).items())
     return {
-        "command": header["command"],
-        "status": header["status"],
-        "started": header["startedAt"],
-        "finished": header["finishedAt"] or "",
-        "host": f"{host['cpus']} CPUs ({host['cpuModel']}), {host['memoryBytes'] / (1 << 30):.0f} GiB, kernel {host['kernel']}",
+        **provenance.run_facts(m),
         "JDKs the tasks parked on": jdks,
         "JVM flags": flags,
         "git commit": provenance.commit(m),

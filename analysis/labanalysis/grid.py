@@ -44,8 +44,6 @@ MODEL_WORDS = {"coroutine": "coroutines", "virtual": "virtual threads", "platfor
 # (RSS and PSS over the step plateaus, the live heap over the GCs during the steps: memory.per_connection).
 PER_SOCKET = {"RSS": "rss_bytes", "PSS": "pss_bytes", "live heap": "heap_after_gc_bytes"}
 
-# `make floor`'s table (labanalysis.floor.per_task): bytes per parked task, per JDK, model, depth and measure.
-FLOOR_COLUMNS = floor.PER_TASK_COLUMNS
 FLOOR_DEPTH = 0  # a task parked directly: the model's own cost
 DEEP_DEPTH = 20  # parked 20 frames deep: what a real handler's stack adds, said beside it
 

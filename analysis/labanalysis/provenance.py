@@ -31,3 +31,16 @@ def commit(manifest: dict) -> str:
     """The commit, shortened, and whether the checkout had changes: `0123456789ab (with uncommitted changes)`."""
     found = of(manifest)
     return (found["gitCommit"] or "?")[:12] + (" (with uncommitted changes)" if found["gitDirty"] else "")
+
+
+def run_facts(manifest: dict) -> dict[str, str]:
+    """The header's lines an experiment's facts table opens with: command, status, start and end, and the host."""
+    header = of(manifest)
+    host = header["host"]
+    return {
+        "command": header["command"],
+        "status": header["status"],
+        "started": header["startedAt"],
+        "finished": header["finishedAt"] or "",
+        "host": f"{host['cpus']} CPUs ({host['cpuModel']}), {host['memoryBytes'] / (1 << 30):.0f} GiB, kernel {host['kernel']}",
+    }

@@ -163,7 +163,7 @@ def test_the_summary_says_when_a_difference_rests_on_one_pass_or_shows_nothing()
 
 
 def floor_table(rows: list[tuple]) -> pd.DataFrame:
-    return pd.DataFrame(rows, columns=grid.FLOOR_COLUMNS)
+    return pd.DataFrame(rows, columns=floor.PER_TASK_COLUMNS)
 
 
 PER_SOCKET = pd.DataFrame(
