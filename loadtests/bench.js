@@ -4,7 +4,7 @@
 //
 // Timeline: idle sockets open in equal steps, each step held so memory can settle; then a
 // /json warm-up that ramps up to the rate (so the JIT compiles before anything is measured),
-// a steady /json phase and a /dashboard phase, open-model (constant arrival rate), with every
+// a steady /json phase, and a /dashboard warm-up and phase, open-model (constant arrival rate), with every
 // socket still open and pinging. The sockets close when the last phase ends.
 import http from 'k6/http';
 import { check } from 'k6';
@@ -23,7 +23,7 @@ const socketsOpened = new Counter('lab_sockets_opened');
 const socketsEndS = profile.socketSteps * profile.stepHoldSeconds;
 const jsonStartS = socketsEndS + profile.jsonWarmupSeconds;
 const jsonEndS = jsonStartS + profile.jsonSeconds;
-const endS = jsonEndS + profile.dashboardSeconds;
+const endS = jsonEndS + profile.dashboardWarmupSeconds + profile.dashboardSeconds;
 
 export const options = {
   summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(50)', 'p(90)', 'p(99)', 'p(99.9)'],
@@ -45,35 +45,48 @@ export const options = {
       iterations: 1,
       maxDuration: `${endS + 60}s`,
     },
-    json: jsonScenario(),
+    json: rampedOpenModel('json', profile.jsonRatePerSecond, profile.jsonWarmupSeconds, profile.jsonSeconds, socketsEndS, plan.jsonVus),
   },
 };
 
-// The warm-up and the steady phase are one scenario, so the VUs (and their connections) that
-// served the ramp go on to serve the steady rate. (As two scenarios, the steady phase began on
-// VUs with no connection yet, and ~1,000 of them connecting at once stalled k6 for over a
-// second at its start.) Requests are tagged by time instead: endpoint json-warmup during the
-// ramp, json after it, so only the steady phase's are in /json's figures; the harness counts
-// the steady phase's dropped iterations from their timestamps.
-function jsonScenario() {
-  const stages = [{ target: profile.jsonRatePerSecond, duration: `${profile.jsonSeconds}s` }];
-  if (profile.jsonWarmupSeconds > 0) stages.unshift({ target: profile.jsonRatePerSecond, duration: `${profile.jsonWarmupSeconds}s` });
+// Each endpoint's warm-up and its steady phase are one scenario, so the VUs (and their
+// connections) that served the ramp go on to serve the steady rate. (As two scenarios, the
+// steady phase began on VUs with no connection yet, and ~1,000 of them connecting at once
+// stalled k6 for over a second at its start.) Requests are tagged by time instead: endpoint
+// json-warmup (dashboard-warmup) during the ramp, json (dashboard) after it, so only the
+// steady phase's are in the endpoint's figures; the harness counts the steady phase's dropped
+// iterations from their timestamps.
+function rampedOpenModel(exec, ratePerSecond, warmupSeconds, seconds, startSeconds, vus) {
+  const stages = [{ target: ratePerSecond, duration: `${seconds}s` }];
+  if (warmupSeconds > 0) stages.unshift({ target: ratePerSecond, duration: `${warmupSeconds}s` });
   return {
     executor: 'ramping-arrival-rate',
-    exec: 'json',
-    startRate: profile.jsonWarmupSeconds > 0 ? 1 : profile.jsonRatePerSecond,
+    exec,
+    startRate: warmupSeconds > 0 ? 1 : ratePerSecond,
     timeUnit: '1s',
     stages,
-    startTime: `${socketsEndS}s`,
+    startTime: `${startSeconds}s`,
     // Every VU exists before the run starts; K6Plan says why and how many.
-    preAllocatedVUs: plan.jsonVus,
-    maxVUs: plan.jsonVus,
+    preAllocatedVUs: vus,
+    maxVUs: vus,
   };
+}
+
+// The tag of a request: the endpoint's own while its steady phase runs, `<endpoint>-warmup` during the ramp before it.
+function endpointTag(endpoint, warmupSeconds) {
+  return Date.now() - exec.scenario.startTime < warmupSeconds * 1000 ? `${endpoint}-warmup` : endpoint;
 }
 
 // A profile may leave the dashboard phase out; k6 refuses a scenario with no rate or time.
 if (profile.dashboardRatePerSecond > 0 && profile.dashboardSeconds > 0) {
-  options.scenarios.dashboard = openModel('dashboard', profile.dashboardRatePerSecond, profile.dashboardSeconds, jsonEndS, plan.dashboardVus);
+  options.scenarios.dashboard = rampedOpenModel(
+    'dashboard',
+    profile.dashboardRatePerSecond,
+    profile.dashboardWarmupSeconds,
+    profile.dashboardSeconds,
+    jsonEndS,
+    plan.dashboardVus,
+  );
 }
 
 // The pinning traps, each in turn, alongside the steady /json phase: a trap blocks for the
@@ -161,8 +174,7 @@ function openSocket(index) {
 }
 
 export function json() {
-  const warmingUp = Date.now() - exec.scenario.startTime < profile.jsonWarmupSeconds * 1000;
-  const response = http.get(`${base}/json`, { tags: { endpoint: warmingUp ? 'json-warmup' : 'json' } });
+  const response = http.get(`${base}/json`, { tags: { endpoint: endpointTag('json', profile.jsonWarmupSeconds) } });
   check(response, {
     'json status 200': (r) => r.status === 200,
     'json body': (r) => r.body === '{"message":"Hello, World!"}',
@@ -170,7 +182,8 @@ export function json() {
 }
 
 export function dashboard() {
-  const response = http.get(`${base}/dashboard/user-${__ITER % 1000}`, { tags: { endpoint: 'dashboard' } });
+  const tags = { endpoint: endpointTag('dashboard', profile.dashboardWarmupSeconds) };
+  const response = http.get(`${base}/dashboard/user-${__ITER % 1000}`, { tags });
   check(response, { 'dashboard status 200': (r) => r.status === 200 });
 }
 

@@ -22,17 +22,16 @@ import lab.bench.load.LoadGeneratorLost
 import lab.bench.load.LoadGenerators
 import lab.bench.load.Profile
 import lab.bench.load.SshHost
-import lab.support.Children
 import lab.support.JvmFlags
 import lab.support.LabMain
 import lab.support.ManifestFile
 import lab.support.NotAJdk
 import lab.support.Provenance
 import lab.support.RunFolder
-import lab.support.Stub
 import lab.support.serversOption
 import java.io.File
 import java.nio.file.Files
+import kotlin.random.Random
 
 private class BenchCommand : CliktCommand(name = "bench") {
     override fun help(context: Context) = "Runs every server under one k6 profile and writes results/<timestamp>-<profile>/."
@@ -49,6 +48,7 @@ private class BenchCommand : CliktCommand(name = "bench") {
         .restrictTo(1..100_000)
     private val stubLatencyMs by option("--stub-latency-ms", help = "the downstream stub's latency").long()
         .restrictTo(0L..10_000L).default(20)
+    private val passSeed by option("--seed", help = "the seed that shuffles the passes' order; by default a new one each run").long()
     private val bindAddress by option("--bind", help = "the address the servers listen on (loopback unless load comes from other hosts)")
         .default("127.0.0.1")
     private val serverPort by option("--server-port", help = "the servers' port; 0 picks a free one").int().restrictTo(0..65535).default(0)
@@ -95,12 +95,10 @@ private class BenchCommand : CliktCommand(name = "bench") {
         progress.say("run ${runDir.path}: profile $profileName, ${decision.idleSockets} idle sockets, JDK ${jdk.version}")
         decision.notes.forEach { progress.say("preflight: $it") }
 
-        val stub = startStub(runDir)
-        manifest.update { it.copy(stubUrl = stub) }
         val outcomes = try {
             val declared = RunSetup(
                 repo, profile, decision, File(serverJdk, "bin/java"), jdk.feature, k6,
-                File(repo, "loadtests/bench.js"), stub, pinThresholdMs, bindAddress, serverPort, generators,
+                File(repo, "loadtests/bench.js"), stubLatencyMs, pinThresholdMs, bindAddress, serverPort, generators,
             )
             val rate = jsonRate(declared, File(runDir, "calibration"), manifest, progress)
             runPasses(declared.copy(profile = profile.copy(jsonRatePerSecond = rate)), runDir, manifest, progress)
@@ -108,8 +106,6 @@ private class BenchCommand : CliktCommand(name = "bench") {
             manifest.update { it.copy(provenance = it.provenance.ended(Provenance.INCOMPLETE), reason = e.message) }
             progress.say("stopped: ${e.message}; ${runDir.path} is marked incomplete")
             throw ProgramResult(1)
-        } finally {
-            stopStub()
         }
         val failed = outcomes.filterNot { it.ok }
         manifest.end(if (failed.isEmpty()) Provenance.COMPLETE else Provenance.FAILED)
@@ -151,7 +147,14 @@ private class BenchCommand : CliktCommand(name = "bench") {
             null
         }
         val rate = jsonRate ?: calibration?.ratePerSecond ?: profile.jsonRatePerSecond
-        manifest.update { it.copy(jsonRatePerSecond = rate, calibration = calibration) }
+        val choice = when {
+            jsonRate != null -> "given on the command line (--json-rate, make bench RATE=)"
+            calibration != null ->
+                "calibrated: the highest rate up to ${profile.jsonRatePerSecond}/s that every server sustained " +
+                    "with zero dropped iterations in a ${profile.calibrationSeconds} s probe (see calibration/)"
+            else -> "the profile's: ${profile.jsonRateReason.ifBlank { "declared in loadtests/profiles/$profileName.json" }}"
+        }
+        manifest.update { it.copy(jsonRatePerSecond = rate, jsonRateChoice = choice, calibration = calibration) }
         progress.say(
             when {
                 jsonRate != null -> "/json at $rate/s, as --json-rate says"
@@ -163,12 +166,16 @@ private class BenchCommand : CliktCommand(name = "bench") {
         return rate
     }
 
-    /** Every pass of the run, one after another, each outcome recorded in the manifest as its pass ends. */
+    /** Every pass of the run, in [Pass.plan]'s order (recorded first), each outcome recorded in the manifest as its pass ends. */
     private fun runPasses(setup: RunSetup, runDir: File, manifest: ManifestFile<Manifest>, progress: Progress): List<ServerOutcome> {
         val outcomes = mutableListOf<ServerOutcome>()
-        for (pass in Pass.plan(servers, setup.profile.repeats, setup.profile.compareWithoutJfr)) {
+        val seed = passSeed ?: Random.nextLong()
+        val passes = Pass.plan(servers, setup.profile.repeats, setup.profile.compareWithoutJfr, seed)
+        manifest.update { it.copy(passOrder = passes.map(Pass::folder), passSeed = seed) }
+        progress.say("${passes.size} passes, in this order (seed $seed): ${passes.joinToString { it.folder }}")
+        for ((index, pass) in passes.withIndex()) {
             val name = pass.folder
-            progress.say("$name: starting")
+            progress.say("$name: starting, pass ${index + 1} of ${passes.size}")
             val outcome = ServerRun(pass.server, setup, File(runDir, name), progress, pass.streamJfr, label = name).run()
                 .copy(repeat = pass.repeat)
             outcomes += outcome
@@ -203,19 +210,6 @@ private class BenchCommand : CliktCommand(name = "bench") {
             Preflight.loadGeneratorShortfalls(host.toString(), limits, share)
         }
         if (shortfalls.isNotEmpty()) throw PreflightRefusal(shortfalls + Preflight.TUNE)
-    }
-
-    private var stub: Stub.Started? = null
-
-    private fun startStub(runDir: File): String {
-        val started = Stub.start(File(serverJdk, "bin/java").path, repo, stubLatencyMs, runDir)
-            ?: throw BenchInputException("the stub did not start; see ${File(runDir, "stub.log").path}")
-        stub = started
-        return started.url
-    }
-
-    private fun stopStub() {
-        stub?.let { Children.stop(it.process, graceSeconds = 5) }
     }
 
     private fun summaryTable(outcomes: List<ServerOutcome>): String = buildString {

@@ -35,9 +35,12 @@ data class Manifest(
     val pinThresholdMs: Long? = null,
     /** The /json rate every server ran at: the profile's, `--json-rate`'s, or the one [calibration] found. */
     val jsonRatePerSecond: Int? = null,
+    /** How [jsonRatePerSecond] was chosen, in a sentence: once for the run, and the same for every pass. */
+    val jsonRateChoice: String? = null,
     val calibration: RateCalibration.Result? = null,
-    /** Where the servers' `/dashboard` calls went during the run. */
-    val stubUrl: String? = null,
+    /** The passes' folders in the order they ran (see [Pass.plan]), and the seed that shuffled it. */
+    val passOrder: List<String> = emptyList(),
+    val passSeed: Long? = null,
     val outcomes: List<ServerOutcome> = emptyList(),
     /** Where the servers listened. */
     val bindAddress: String = "127.0.0.1",

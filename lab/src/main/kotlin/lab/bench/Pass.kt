@@ -1,6 +1,7 @@
 package lab.bench
 
 import lab.support.ServerEntry
+import kotlin.random.Random
 
 /** One server run of a bench: which server, whether JFR streams from it, and which repeat it is. */
 data class Pass(val server: ServerEntry, val streamJfr: Boolean, val repeat: Int) {
@@ -9,18 +10,18 @@ data class Pass(val server: ServerEntry, val streamJfr: Boolean, val repeat: Int
 
     companion object {
         /**
-         * Every pass of a run, in order: each server's repeats one after another. With the
-         * JFR comparison on, the repeats alternate which goes first (with, without; then
-         * without, with), so a host that drifts over the run does not favour one side.
+         * Every pass of a run, in the order they run: [repeats] rounds, each with one pass of
+         * every server (and, with the JFR comparison on, one with and one without the stream),
+         * in an order shuffled afresh for each round from [seed]. Interleaved, a host that drifts
+         * over the run (another tenant, a warming disk cache) touches every server's passes
+         * alike; shuffled, no server always runs first or right after another. The seed goes in
+         * the manifest, so the order can be told and repeated.
          */
-        fun plan(servers: List<ServerEntry>, repeats: Int, compareWithoutJfr: Boolean): List<Pass> = servers.flatMap { server ->
-            (1..repeats).flatMap { repeat ->
-                val order = when {
-                    !compareWithoutJfr -> listOf(true)
-                    repeat % 2 == 1 -> listOf(true, false)
-                    else -> listOf(false, true)
-                }
-                order.map { Pass(server, it, repeat) }
+        fun plan(servers: List<ServerEntry>, repeats: Int, compareWithoutJfr: Boolean, seed: Long): List<Pass> {
+            val random = Random(seed)
+            val settings = if (compareWithoutJfr) listOf(true, false) else listOf(true)
+            return (1..repeats).flatMap { repeat ->
+                servers.flatMap { server -> settings.map { Pass(server, it, repeat) } }.shuffled(random)
             }
         }
     }

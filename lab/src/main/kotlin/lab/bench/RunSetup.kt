@@ -15,7 +15,8 @@ data class RunSetup(
     val jdkFeature: Int,
     val k6: File,
     val script: File,
-    val stubUrl: String,
+    /** How long the downstream stub waits before it answers; each pass starts a stub of its own (see [ServerRun]). */
+    val stubLatencyMs: Long,
     val pinThresholdMs: Long,
     /**
      * Where the servers listen. Loopback unless load comes from other hosts: then the server

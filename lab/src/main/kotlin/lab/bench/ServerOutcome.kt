@@ -32,6 +32,8 @@ data class ServerOutcome(
      * are the steady phase's (the warm-up ramp is the same k6 scenario, and its last second is partly ramp).
      */
     val jsonSteadyFromEpochSecond: Long? = null,
+    /** The same for /dashboard, whose warm-up ramp is likewise part of its scenario. */
+    val dashboardSteadyFromEpochSecond: Long? = null,
     /**
      * The harness's own readings of /json, for its summary line and for calibration's decision
      * during the run. They are not written: the report computes every figure from k6's samples

@@ -17,6 +17,7 @@ import lab.support.ChildExited
 import lab.support.Children
 import lab.support.Loopback
 import lab.support.ServerEntry
+import lab.support.Stub
 import lab.verify.ContractCheck
 import java.io.File
 import java.io.Writer
@@ -42,6 +43,7 @@ class ServerRun(
 
     /** What this run has started and seen so far: whatever happens, run() stops it and builds the outcome from it. */
     private class Measured {
+        var stub: Stub.Started? = null
         var jfr: JfrCollector? = null
         var proc: ProcSampler? = null
         var k6: K6Load? = null
@@ -64,7 +66,15 @@ class ServerRun(
         val load = File(dir, "load.csv").bufferedWriter()
         load.appendLine("time_s,phase,sockets_opened_total,requests_total,requests_per_second,p95_ms_so_far")
         val jmxPort = Loopback.freePort()
-        val process = startServer(jmxPort)
+        // Each pass calls a stub of its own, freshly started, so no pass inherits the connections,
+        // JIT state or garbage of the passes before it.
+        val stub = Stub.start(setup.java.path, setup.repo, setup.stubLatencyMs, dir)
+        if (stub == null) {
+            load.close()
+            return record(outcome(measured, clock, "the stub did not start; see stub.log", startNs))
+        }
+        measured.stub = stub
+        val process = startServer(jmxPort, stub.url)
         try {
             failure = drive(process, jmxPort, clock, measured, load)
         } catch (e: LoadGeneratorLost) {
@@ -83,9 +93,13 @@ class ServerRun(
             runCatching { measured.proc?.close() }
             runCatching { measured.jfr?.close() }.onFailure { if (failure == null) failure = "the JFR stream failed: ${it.message}" }
             Children.stop(process, graceSeconds = 10)
+            Children.stop(stub.process, graceSeconds = 5)
         }
         lostGenerator?.let { throw it }
-        val outcome = outcome(measured, clock, failure, startNs)
+        return record(outcome(measured, clock, failure, startNs))
+    }
+
+    private fun record(outcome: ServerOutcome): ServerOutcome {
         outcomeFile.writeText(Json { prettyPrint = true }.encodeToString(ServerOutcome.serializer(), outcome))
         return outcome
     }
@@ -152,7 +166,8 @@ class ServerRun(
         val failedChecks = summary?.value("checks", "fails")?.toLong()
         val socketsOpened = summary?.let { it.value("lab_sockets_opened", "count")?.toLong() ?: 0L }
         val planned = setup.preflight.idleSockets
-        val steadyFrom = measured.loadStartEpochMs?.let { (it + setup.profile.jsonStartSeconds * 1000L + 999) / 1000 }
+        val firstWholeSecond = { loadSeconds: Int -> measured.loadStartEpochMs?.let { (it + loadSeconds * 1000L + 999) / 1000 } }
+        val steadyFrom = firstWholeSecond(setup.profile.jsonStartSeconds)
         return ServerOutcome(
             server = server.name,
             folder = dir.name,
@@ -169,6 +184,7 @@ class ServerRun(
             jsonPerSecond = jsonRequests?.div(setup.profile.jsonSeconds),
             loadStartEpochMs = measured.loadStartEpochMs,
             jsonSteadyFromEpochSecond = steadyFrom,
+            dashboardSteadyFromEpochSecond = firstWholeSecond(setup.profile.dashboardStartSeconds),
             jsonDroppedIterations = summary?.let { steadyFrom?.let { K6Load.droppedIterations(dir, "json", fromEpochSecond = it) } },
             failedChecks = failedChecks,
             socketsOpened = socketsOpened,
@@ -188,7 +204,7 @@ class ServerRun(
     private fun loadRow(clock: RunClock, live: K6Load.Live, rate: Double): String =
         listOf(clock.seconds(), clock.phase(), live.socketsOpened, live.requests, rate, live.p95Ms ?: "").joinToString(",")
 
-    private fun startServer(jmxPort: Int): Process {
+    private fun startServer(jmxPort: Int, stubUrl: String): Process {
         val command = listOf(setup.java.path) + setup.serverFlags(jmxPort) + listOf(
             "-jar",
             server.jarIn(setup.repo).path,
@@ -197,7 +213,7 @@ class ServerRun(
             "--port",
             setup.serverPort.toString(),
             "--downstream-url",
-            setup.stubUrl,
+            stubUrl,
         )
         return Children.start(command, File(dir, "server.log"))
     }

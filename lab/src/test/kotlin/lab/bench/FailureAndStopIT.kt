@@ -14,9 +14,13 @@ import kotlin.test.assertTrue
 class FailureAndStopIT {
     @Test
     fun `a server killed mid-run is recorded as failed with what it measured, and the next server still runs`() {
-        val (dying, next) = Catalogue.names.take(2)
         val harness = Harness("server-dies")
-        val process = harness.start("--profile", "smoke", "--servers", "$dying,$next")
+        val process = harness.start("--profile", "smoke", "--servers", Catalogue.names.take(2).joinToString(","))
+        // The passes run in a shuffled order, which the manifest gives before the first starts.
+        harness.waitUntil("the pass order in the manifest", seconds = 90) {
+            runCatching { harness.manifest().passOrder.size == 2 }.getOrDefault(false)
+        }
+        val (dying, next) = harness.manifest().passOrder
         harness.awaitLoad(dying, seconds = 90)
         val pid = assertNotNull(harness.readyPid(File(harness.runDir(), "$dying/server.log")))
         ProcessHandle.of(pid).ifPresent { it.destroyForcibly() }

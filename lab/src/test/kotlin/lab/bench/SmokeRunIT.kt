@@ -40,7 +40,9 @@ class SmokeRunIT {
         assertEquals("complete", manifest.provenance.status)
         assertEquals(Catalogue.names, manifest.servers)
         assertEquals(Catalogue.servers, manifest.catalogue)
-        assertEquals(manifest.servers, manifest.outcomes.map { it.server })
+        assertEquals(manifest.servers.toSet(), manifest.outcomes.map { it.server }.toSet())
+        assertEquals(manifest.passOrder, manifest.outcomes.map { it.folder }, "the passes ran in the order the manifest gives")
+        assertTrue(manifest.passSeed != null && manifest.jsonRateChoice!!.startsWith("the profile's"), "${manifest.jsonRateChoice}")
         assertTrue(manifest.outcomes.all { it.ok }, "${manifest.outcomes}")
         assertTrue(manifest.jvmFlags.containsAll(listOf("-Xms512m", "-Xmx512m", "-XX:+UseZGC")), "${manifest.jvmFlags}")
         assertTrue(manifest.k6Version.startsWith("k6 v1.8.1"), manifest.k6Version)
@@ -59,6 +61,7 @@ class SmokeRunIT {
                 "k6-summary.json",
                 "k6-metrics.csv.gz",
                 "server.log",
+                "stub.log",
                 "outcome.json",
             )) {
                 assertTrue(File(runDir, "$server/$file").isFile, "$server/$file is missing")
@@ -82,7 +85,14 @@ class SmokeRunIT {
         for (server in manifest.outcomes.map { it.folder!! }) {
             for (series in listOf("proc.csv", "jfr-series.csv", "load.csv")) {
                 val phases = File(runDir, "$server/$series").readLines().drop(1).map { it.split(',')[1] }.toSet()
-                for (phase in listOf("sockets-step-1", "sockets-step-${profile.socketSteps}", "json-warmup", "json", "dashboard")) {
+                for (phase in listOf(
+                    "sockets-step-1",
+                    "sockets-step-${profile.socketSteps}",
+                    "json-warmup",
+                    "json",
+                    "dashboard-warmup",
+                    "dashboard",
+                )) {
                     assertTrue(phase in phases, "$server/$series has no $phase rows: $phases")
                 }
             }

@@ -36,7 +36,8 @@ class RunClock(private val profile: Profile) {
             load < profile.socketSteps * profile.stepHoldSeconds -> "sockets-step-${(load / profile.stepHoldSeconds).toInt() + 1}"
             load < profile.jsonStartSeconds -> "json-warmup"
             load < jsonEnd -> "json"
-            load < jsonEnd + profile.dashboardSeconds -> "dashboard"
+            load < profile.dashboardStartSeconds -> "dashboard-warmup"
+            load < profile.durationSeconds -> "dashboard"
             else -> "closing"
         }
     }

@@ -29,6 +29,8 @@ data class Profile(
     /** How long each calibration probe holds a rate; 0 takes [jsonRatePerSecond] as it is. */
     val calibrationSeconds: Int,
     val dashboardRatePerSecond: Int,
+    /** A ramp from 1 request a second up to the dashboard rate before its phase, as [jsonWarmupSeconds] is for /json. */
+    val dashboardWarmupSeconds: Int = 0,
     val dashboardSeconds: Int,
     val heapMb: Int,
     /** Run each server a second time without the JFR stream, to measure what the stream costs. */
@@ -41,12 +43,24 @@ data class Profile(
      * They are not in /json's figures, but they do share the server with them.
      */
     val pinTrapsPerSecond: Int = 0,
+    /**
+     * How many of the host's CPUs the server gets to itself, with k6, the stub and the harness
+     * on the rest (lab.bench.host.CpuSplit); 0 shares every CPU. Where the load runs beside the
+     * server, a load generator on the server's cores takes CPU from it, and its own stalls show
+     * up as the server's latency.
+     */
+    val serverCpus: Int = 0,
+    /** Why [jsonRatePerSecond] is what it is; the manifest records it beside the rate the run used. */
+    val jsonRateReason: String = "",
 ) {
     /** When the steady /json phase starts, in seconds of load: after the socket steps and the warm-up. */
     val jsonStartSeconds: Int get() = socketSteps * stepHoldSeconds + jsonWarmupSeconds
 
-    /** How long k6 drives one server: the socket steps, the /json warm-up and phase, then the dashboard phase. */
-    val durationSeconds: Int get() = jsonStartSeconds + jsonSeconds + dashboardSeconds
+    /** When the steady /dashboard phase starts, in seconds of load: after the /json phase and the dashboard's warm-up. */
+    val dashboardStartSeconds: Int get() = jsonStartSeconds + jsonSeconds + dashboardWarmupSeconds
+
+    /** How long k6 drives one server: the socket steps, the /json warm-up and phase, then the dashboard's. */
+    val durationSeconds: Int get() = dashboardStartSeconds + dashboardSeconds
 
     /**
      * One calibration probe at [ratePerSecond]: every socket opened in one step, then a
@@ -60,6 +74,7 @@ data class Profile(
         jsonSeconds = calibrationSeconds,
         calibrationSeconds = 0,
         dashboardRatePerSecond = 0,
+        dashboardWarmupSeconds = 0,
         dashboardSeconds = 0,
         compareWithoutJfr = false,
         pinTrapsPerSecond = 0,
@@ -72,7 +87,10 @@ data class Profile(
         if (pingIntervalSeconds < 1) add("pingIntervalSeconds must be at least 1")
         if (jsonRatePerSecond < 1 || jsonSeconds < 1) add("jsonRatePerSecond and jsonSeconds must be at least 1")
         if (jsonWarmupSeconds < 0 || calibrationSeconds < 0) add("jsonWarmupSeconds and calibrationSeconds must be 0 or more")
-        if (dashboardRatePerSecond < 0 || dashboardSeconds < 0) add("dashboardRatePerSecond and dashboardSeconds must be 0 or more")
+        if (dashboardRatePerSecond < 0 || dashboardSeconds < 0 || dashboardWarmupSeconds < 0) {
+            add("dashboardRatePerSecond, dashboardWarmupSeconds and dashboardSeconds must be 0 or more")
+        }
+        if (serverCpus < 0) add("serverCpus must be 0 (share every CPU) or more")
         if (pinTrapsPerSecond < 0) add("pinTrapsPerSecond must be 0 or more")
         if (heapMb < 64) add("heapMb must be at least 64")
         if (repeats !in 1..MAX_REPEATS) add("repeats must be between 1 and $MAX_REPEATS")

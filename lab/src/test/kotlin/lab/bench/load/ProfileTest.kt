@@ -23,14 +23,24 @@ class ProfileTest {
     }
 
     @Test
-    fun `a calibration probe holds every socket, warms up and runs only the rate under test`() {
+    fun `the local profile repeats every server, gives the server a CPU of its own, and says why its rate is what it is`() {
         val local = Profile.load(profiles, "local")
-        val probe = local.probe(1_600)
-        assertEquals(local.idleSockets, probe.idleSockets)
+        assertEquals(3, local.repeats)
+        assertEquals(1, local.serverCpus)
+        assertEquals(0, local.calibrationSeconds, "the rate is chosen once, declared, not found at saturation")
+        assertTrue(local.jsonRateReason.isNotBlank())
+        assertTrue(local.dashboardWarmupSeconds > 0, "the dashboard warms up like /json")
+    }
+
+    @Test
+    fun `a calibration probe holds every socket, warms up and runs only the rate under test`() {
+        val vps = Profile.load(profiles, "vps")
+        val probe = vps.probe(1_600)
+        assertEquals(vps.idleSockets, probe.idleSockets)
         assertEquals(1, probe.socketSteps)
-        assertTrue(probe.jsonWarmupSeconds in 1..local.jsonWarmupSeconds, "${probe.jsonWarmupSeconds}")
+        assertTrue(probe.jsonWarmupSeconds in 1..vps.jsonWarmupSeconds, "${probe.jsonWarmupSeconds}")
         assertEquals(1_600, probe.jsonRatePerSecond)
-        assertEquals(local.calibrationSeconds, probe.jsonSeconds)
+        assertEquals(vps.calibrationSeconds, probe.jsonSeconds)
         assertEquals(0, probe.dashboardSeconds)
         assertEquals(0, probe.calibrationSeconds, "a probe does not calibrate again")
         assertEquals(0, Profile.load(profiles, "smoke").probe(100).pinTrapsPerSecond, "a probe measures /json alone")
