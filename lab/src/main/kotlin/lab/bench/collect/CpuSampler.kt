@@ -1,0 +1,149 @@
+package lab.bench.collect
+
+import lab.bench.host.CpuSplit
+import lab.support.ProcView
+import java.io.File
+import java.util.Locale
+import java.util.concurrent.ConcurrentHashMap
+import java.util.concurrent.Executors
+import java.util.concurrent.TimeUnit
+
+/**
+ * Samples who used the host's CPU once a second into `cpu.csv`: the cores each process of the
+ * run used (the server, k6, the stub, the harness), the share the hypervisor stole, and how busy
+ * the server's and the load's CPU sets were. The JVM's own CPU figures (JFR) cannot say whether
+ * the load generator, not the server, was the bottleneck; these can.
+ *
+ * A role's cell is empty while it has no process on this host (k6 on load generators) and once
+ * its process has exited; the busy columns are empty without a [split]. Processes are given
+ * by pid at construction or, once started, through [track]: k6 starts after the server.
+ */
+class CpuSampler(
+    private val clock: RunClock,
+    private val out: File,
+    pids: Map<Role, Long>,
+    private val split: CpuSplit?,
+) : AutoCloseable {
+    /** The processes `cpu.csv` has a column for, by their column names. */
+    enum class Role(val column: String) { SERVER("server"), K6("k6"), STUB("stub"), HARNESS("harness") }
+
+    /**
+     * One second of `cpu.csv`. Cores are CPU-seconds a second (1.0 is one core busy all the
+     * interval); the shares are 0..1. Null is an empty cell.
+     */
+    data class Row(
+        val timeS: Double,
+        val phase: String,
+        val serverCores: Double?,
+        val k6Cores: Double?,
+        val stubCores: Double?,
+        val harnessCores: Double?,
+        val steal: Double?,
+        val serverCpusBusy: Double?,
+        val loadCpusBusy: Double?,
+    )
+
+    /** The last row written, for the progress line; null before the first second is over. */
+    @Volatile
+    var latest: Row? = null
+        private set
+
+    /** A process being followed: [handle] tells its exit, and a new process that reuses its pid, apart. */
+    private class Tracked(val handle: ProcessHandle, val view: ProcView, val cpuMs: Long?, val atNs: Long)
+
+    private val tracked = ConcurrentHashMap<Role, Tracked>()
+    private val rows = mutableListOf<Row>()
+    private var lastStat: ProcStat? = null
+    private val writer = out.bufferedWriter().apply { appendLine(HEADER) }
+    private val timer = Executors.newSingleThreadScheduledExecutor { Thread(it, "cpu-sampler").apply { isDaemon = true } }
+
+    init {
+        pids.forEach(::track)
+    }
+
+    /** Follows [pid] as [role] from now on, in place of any process it had. */
+    fun track(role: Role, pid: Long) {
+        val handle = ProcessHandle.of(pid).orElse(null) ?: return
+        val view = ProcView(pid)
+        tracked[role] = Tracked(handle, view, view.cpuMs(), System.nanoTime())
+    }
+
+    /** Takes the first reading now; the first row follows a second later, as each row covers the second before it. */
+    fun start() {
+        lastStat = runCatching { ProcStat.read() }.getOrNull()
+        timer.scheduleAtFixedRate(::sampleOnce, 1, 1, TimeUnit.SECONDS)
+    }
+
+    /** Every row so far, oldest first. */
+    fun rows(): List<Row> = synchronized(rows) { rows.toList() }
+
+    /** The means over the rows of [phase] (`json`: the steady /json phase), for the pass's outcome. */
+    fun summary(phase: String): CpuSummary = CpuSummary.of(phase, rows().filter { it.phase == phase })
+
+    // A periodic task that throws is never run again, so one bad reading must not escape.
+    private fun sampleOnce() {
+        runCatching {
+            val nowNs = System.nanoTime()
+            val stat = ProcStat.read()
+            val before = lastStat
+            lastStat = stat
+            val at = clock.seconds()
+            val row = Row(
+                timeS = at,
+                phase = clock.phase(at),
+                serverCores = cores(Role.SERVER, nowNs),
+                k6Cores = cores(Role.K6, nowNs),
+                stubCores = cores(Role.STUB, nowNs),
+                harnessCores = cores(Role.HARNESS, nowNs),
+                steal = before?.let { stat.stealShare(it) },
+                serverCpusBusy = split?.let { s -> before?.let { stat.busyShare(it, s.serverCpus) } },
+                loadCpusBusy = split?.let { s -> before?.let { stat.busyShare(it, s.loadCpus) } },
+            )
+            latest = row
+            synchronized(rows) { rows += row }
+            synchronized(writer) {
+                writer.appendLine(csvLine(row))
+                writer.flush()
+            }
+        }
+    }
+
+    /** The cores [role]'s process used since its last reading; null if it has none here or has exited. */
+    private fun cores(role: Role, nowNs: Long): Double? {
+        val was = tracked[role] ?: return null
+        val cpuMs = if (was.handle.isAlive) was.view.cpuMs() else null
+        if (cpuMs == null) {
+            tracked.remove(role, was)
+            return null
+        }
+        tracked.replace(role, was, Tracked(was.handle, was.view, cpuMs, nowNs))
+        val elapsedMs = (nowNs - was.atNs) / 1e6
+        val usedMs = was.cpuMs?.let { cpuMs - it } ?: return null
+        return if (elapsedMs > 0 && usedMs >= 0) usedMs / elapsedMs else null
+    }
+
+    override fun close() {
+        timer.shutdownNow()
+        timer.awaitTermination(2, TimeUnit.SECONDS)
+        synchronized(writer) { writer.close() }
+    }
+
+    companion object {
+        const val HEADER = "time_s,phase,server,k6,stub,harness,steal,server_cpus_busy,load_cpus_busy"
+
+        /** A row as `cpu.csv` has it: three decimals (clock ticks are 1/100 s, so no more is known), empty for null. */
+        fun csvLine(row: Row): String = listOf(
+            row.timeS.toString(),
+            row.phase,
+            cell(row.serverCores),
+            cell(row.k6Cores),
+            cell(row.stubCores),
+            cell(row.harnessCores),
+            cell(row.steal),
+            cell(row.serverCpusBusy),
+            cell(row.loadCpusBusy),
+        ).joinToString(",")
+
+        private fun cell(value: Double?): String = value?.let { String.format(Locale.ROOT, "%.3f", it) } ?: ""
+    }
+}
