@@ -13,9 +13,11 @@ import com.github.ajalt.clikt.parameters.types.file
 import com.github.ajalt.clikt.parameters.types.int
 import com.github.ajalt.clikt.parameters.types.long
 import com.github.ajalt.clikt.parameters.types.restrictTo
+import lab.bench.host.CpuSplit
 import lab.bench.host.HostLimits
 import lab.bench.host.Preflight
 import lab.bench.host.PreflightRefusal
+import lab.bench.host.QuietHost
 import lab.bench.host.loadGeneratorShortfalls
 import lab.bench.load.BenchInputException
 import lab.bench.load.LoadGeneratorLost
@@ -84,21 +86,37 @@ private class BenchCommand : CliktCommand(name = "bench") {
         val limits = HostLimits.read()
         val decision = Preflight.check(profile, limits, scalable = profileName != "vps", loadHere = generators == null)
         generators?.let { checkLoadGenerators(it, decision.idleSockets) }
+        val host = QuietHost.check()
+        if (host.verdict == QuietHost.Verdict.REFUSE) throw PreflightRefusal(host.reasons)
+        // Where the load comes from other hosts, nothing of it runs here to divide the CPUs with.
+        val split = if (generators == null) CpuSplit.forThisHost(profile.serverCpus) else null
+        // Read before this pin, which narrows the CPUs the harness sees; its children (the stub, k6, jcmd) inherit it.
+        split?.pinToLoadCpus()
 
         val progress = Progress()
         val runDir = RunFolder.create(resultsDir, profileName)
         val manifest =
-            ManifestFile(File(runDir, "manifest.json"), Manifest.serializer(), firstManifest(profile, jdk, decision, limits, generators)) {
+            ManifestFile(
+                File(runDir, "manifest.json"),
+                Manifest.serializer(),
+                firstManifest(profile, jdk, decision, limits, generators, split).copy(hostChecks = listOf(host)),
+            ) {
                 System.err.println("stopped: ${runDir.path} is marked incomplete")
             }
         linkLatest(runDir)
         progress.say("run ${runDir.path}: profile $profileName, ${decision.idleSockets} idle sockets, JDK ${jdk.version}")
         decision.notes.forEach { progress.say("preflight: $it") }
+        host.reasons.forEach { progress.say("host: $it") }
+        split?.let {
+            progress.say(
+                "CPUs: the server on ${CpuSplit.cpuList(it.serverCpus)}, k6, the stub and the harness on ${CpuSplit.cpuList(it.loadCpus)}",
+            )
+        }
 
         val outcomes = try {
             val declared = RunSetup(
                 repo, profile, decision, File(serverJdk, "bin/java"), jdk.feature, k6,
-                File(repo, "loadtests/bench.js"), stubLatencyMs, pinThresholdMs, bindAddress, serverPort, generators,
+                File(repo, "loadtests/bench.js"), stubLatencyMs, pinThresholdMs, bindAddress, serverPort, generators, split,
             )
             val rate = jsonRate(declared, File(runDir, "calibration"), manifest, progress)
             runPasses(declared.copy(profile = profile.copy(jsonRatePerSecond = rate)), runDir, manifest, progress)
@@ -120,6 +138,7 @@ private class BenchCommand : CliktCommand(name = "bench") {
         decision: Preflight.Decision,
         limits: HostLimits,
         generators: LoadGenerators?,
+        split: CpuSplit?,
     ) = Manifest(
         // make bench-vps ships jars, not the repository: it says which commit they came from.
         provenance = Provenance.start(Provenance.thisCommand("bench"), jdk, repo, sourceCommit, sourceDirty),
@@ -128,7 +147,8 @@ private class BenchCommand : CliktCommand(name = "bench") {
         preflight = decision,
         limits = limits,
         harnessJdk = Runtime.version().toString(),
-        jvmFlags = JvmFlags.forServer(profile.heapMb, jdk.feature, jmxPort = 0),
+        jvmFlags = JvmFlags.forServer(profile.heapMb, jdk.feature, jmxPort = 0) + listOfNotNull(split?.activeProcessorCountFlag),
+        cpuSplit = split,
         k6Version = RunFolder.commandText(k6.path, "version").lineSequence().first(),
         servers = servers.map { it.name },
         catalogue = servers,
@@ -176,8 +196,12 @@ private class BenchCommand : CliktCommand(name = "bench") {
         for ((index, pass) in passes.withIndex()) {
             val name = pass.folder
             progress.say("$name: starting, pass ${index + 1} of ${passes.size}")
-            val outcome = ServerRun(pass.server, setup, File(runDir, name), progress, pass.streamJfr, label = name).run()
-                .copy(repeat = pass.repeat)
+            // The passes before this one are not "other": what another program does now would be in this pass's figures.
+            val host = if (index == 0) null else QuietHost.check(betweenPasses = true)
+            host?.let { check -> manifest.update { it.copy(hostChecks = it.hostChecks + check) } }
+            host?.reasons?.forEach { progress.say("$name: host: $it") }
+            val ran = ServerRun(pass.server, setup, File(runDir, name), progress, pass.streamJfr, label = name).run()
+            val outcome = ran.copy(repeat = pass.repeat, marks = ran.marks + host?.reasons.orEmpty().map { "the host was not quiet: $it" })
             outcomes += outcome
             manifest.update { it.copy(outcomes = outcomes.toList()) }
             progress.say("$name: ${outcome.status}${outcome.reason?.let { " ($it)" } ?: ""}")

@@ -1,8 +1,10 @@
 package lab.bench
 
 import kotlinx.serialization.Serializable
+import lab.bench.host.CpuSplit
 import lab.bench.host.HostLimits
 import lab.bench.host.Preflight
+import lab.bench.host.QuietHost
 import lab.bench.load.LoadGenerators
 import lab.bench.load.Profile
 import lab.support.Provenance
@@ -44,6 +46,10 @@ data class Manifest(
     val outcomes: List<ServerOutcome> = emptyList(),
     /** Where the servers listened. */
     val bindAddress: String = "127.0.0.1",
+    /** The server's CPUs and the load's (k6, the stub, the harness); null: they shared every CPU. */
+    val cpuSplit: CpuSplit? = null,
+    /** The quiet-host check before the run and before each later pass, in order: what else ran, and the verdict. */
+    val hostChecks: List<QuietHost.Check> = emptyList(),
     /** Empty: k6 ran on the server host and shared its CPU with the servers. Otherwise each host's k6 execution segment. */
     val loadGenerators: List<LoadGenerators.Segment> = emptyList(),
 ) : RunManifest<Manifest> {

@@ -1,5 +1,6 @@
 package lab.bench
 
+import lab.bench.host.CpuSplit
 import lab.bench.host.Preflight
 import lab.bench.load.LoadGenerators
 import lab.bench.load.Profile
@@ -27,6 +28,12 @@ data class RunSetup(
     val serverPort: Int = 0,
     /** Null: k6 runs beside the servers. */
     val loadGenerators: LoadGenerators? = null,
+    /** The server's CPUs and the load's, when the profile divides them; null: every process shares every CPU. */
+    val cpuSplit: CpuSplit? = null,
 ) {
-    fun serverFlags(jmxPort: Int): List<String> = JvmFlags.forServer(profile.heapMb, jdkFeature, jmxPort)
+    fun serverFlags(jmxPort: Int): List<String> =
+        JvmFlags.forServer(profile.heapMb, jdkFeature, jmxPort) + listOfNotNull(cpuSplit?.activeProcessorCountFlag)
+
+    /** What the server's `java` command goes after: a CPU set of its own, where the run has one. */
+    val serverPrefix: List<String> get() = cpuSplit?.serverCommandPrefix().orEmpty()
 }

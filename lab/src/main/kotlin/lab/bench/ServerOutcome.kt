@@ -2,6 +2,7 @@ package lab.bench
 
 import kotlinx.serialization.Serializable
 import kotlinx.serialization.Transient
+import lab.bench.collect.CpuSummary
 
 /**
  * How one server's run ended, and its headline figures. A server that died is data too:
@@ -52,6 +53,8 @@ data class ServerOutcome(
      */
     val marks: List<String> = emptyList(),
     val pinnedEvents: Long? = null,
+    /** What cpu.csv says over the steady /json phase: each process's CPU and how busy the load's CPUs were. */
+    val jsonCpu: CpuSummary? = null,
 ) {
     val ok: Boolean get() = status == OK
 

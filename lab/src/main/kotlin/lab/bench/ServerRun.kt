@@ -5,6 +5,7 @@ import kotlinx.serialization.json.JsonObject
 import kotlinx.serialization.json.doubleOrNull
 import kotlinx.serialization.json.jsonObject
 import kotlinx.serialization.json.jsonPrimitive
+import lab.bench.collect.CpuSampler
 import lab.bench.collect.JfrCollector
 import lab.bench.collect.ProcSampler
 import lab.bench.collect.RunClock
@@ -46,6 +47,7 @@ class ServerRun(
         var stub: Stub.Started? = null
         var jfr: JfrCollector? = null
         var proc: ProcSampler? = null
+        var cpu: CpuSampler? = null
         var k6: K6Load? = null
 
         /** Wall-clock time k6's timeline started: its samples are stamped in epoch seconds. */
@@ -91,6 +93,7 @@ class ServerRun(
             runCatching { load.close() }
             runCatching { measured.k6?.close() }
             runCatching { measured.proc?.close() }
+            runCatching { measured.cpu?.close() }
             runCatching { measured.jfr?.close() }.onFailure { if (failure == null) failure = "the JFR stream failed: ${it.message}" }
             Children.stop(process, graceSeconds = 10)
             Children.stop(stub.process, graceSeconds = 5)
@@ -111,11 +114,17 @@ class ServerRun(
         ContractCheck.firstBreach(URI(url))?.let { throw ServerFailure("broke the contract before any load: $it") }
         if (streamJfr) measured.jfr = JfrCollector(jmxPort, dir, clock, setup.pinThresholdMs).also { it.start() }
         measured.proc = ProcSampler(process.pid(), File(dir, "proc.csv"), clock).also { it.start() }
+        val pids = mapOf(
+            CpuSampler.Role.SERVER to process.pid(),
+            CpuSampler.Role.HARNESS to ProcessHandle.current().pid(),
+        ) + listOfNotNull(measured.stub?.let { CpuSampler.Role.STUB to it.process.pid() })
+        measured.cpu = CpuSampler(clock, File(dir, "cpu.csv"), pids, setup.cpuSplit).also { it.start() }
         val plan = K6Plan.of(setup.profile, setup.preflight.idleSockets, url)
         val k6 = setup.loadGenerators?.let { K6Segments(it, setup.script, plan, dir, runTag = "${dir.parentFile.name}-${dir.name}") }
             ?: K6Run(setup.k6, setup.script, plan, dir, Loopback.freePort(), setup.preflight.sourceAddresses)
         measured.k6 = k6
         k6.start()
+        k6.localPid?.let { measured.cpu?.track(CpuSampler.Role.K6, it) }
         if (!k6.awaitRunning(K6_START_TIMEOUT_S)) {
             throw ServerFailure(
                 when {
@@ -194,6 +203,7 @@ class ServerRun(
                 socketsOpened?.takeIf { it < planned }?.let { "${planned - it} of $planned idle sockets never opened" },
             ),
             pinnedEvents = measured.jfr?.pinnedEvents?.get(),
+            jsonCpu = measured.cpu?.summary("json"),
         )
     }
 
@@ -205,7 +215,7 @@ class ServerRun(
         listOf(clock.seconds(), clock.phase(), live.socketsOpened, live.requests, rate, live.p95Ms ?: "").joinToString(",")
 
     private fun startServer(jmxPort: Int, stubUrl: String): Process {
-        val command = listOf(setup.java.path) + setup.serverFlags(jmxPort) + listOf(
+        val command = setup.serverPrefix + listOf(setup.java.path) + setup.serverFlags(jmxPort) + listOf(
             "-jar",
             server.jarIn(setup.repo).path,
             "--host",

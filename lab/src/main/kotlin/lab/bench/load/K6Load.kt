@@ -33,6 +33,9 @@ interface K6Load : AutoCloseable {
     /** k6's exit code once the load has ended (the first failing segment's, for several). */
     fun exitCode(): Int?
 
+    /** The k6 process on this host, for its CPU; null where k6 runs on load generators. */
+    val localPid: Long? get() = null
+
     /** What k6 has counted so far, or null while its API is not up. */
     fun live(): Live?
 

@@ -46,6 +46,8 @@ class K6Run(
 
     override fun exitCode(): Int? = if (process.isAlive) null else process.exitValue()
 
+    override val localPid: Long? get() = if (::process.isInitialized) process.pid() else null
+
     override fun live(): K6Load.Live? = api.live()
 
     /** Stops k6 (SIGTERM lets it write its summary) and waits for it. */
