@@ -221,7 +221,8 @@ class Run:
 
     @property
     def comparable(self) -> list[ServerRun]:
-        """The server runs to compare head to head: with JFR streaming, first repeat (one per server)."""
+        """One pass per server, the first with JFR streaming: what the per-pass detail sections (series over time) draw. Figures
+        compared between servers use every pass (repeats.each_pass)."""
         return [s for s in self.servers if s.jfr_streaming and s.repeat == 1]
 
     def server(self, name: str) -> ServerRun:

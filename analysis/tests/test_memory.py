@@ -152,3 +152,99 @@ def test_a_last_step_that_did_not_settle_gives_no_rss_at_the_most_sockets(run_fo
     _climb_in_step(run_folder, "platform", step=3, percent=-5)
 
     assert math.isnan(memory.rss_at_most(load_run(run_folder).server("platform")))
+
+
+# ---- memory split into its parts (memory.csv), on the repeats-run fixture ---------------------------
+# make_repeats_run.py wrote each component as intercept + slope x sockets open, plus a residual no line can follow, at 0, 100,
+# 200, 300 and 400 sockets; each pass with its own slopes.
+
+
+def test_each_components_bytes_per_socket_is_its_least_squares_slope_over_a_passs_snapshots(repeats_folder):
+    fits = memory.component_fits(load_run(repeats_folder).server("platform-r2"))
+
+    assert fits["live_heap"].slope == pytest.approx(3200)
+    assert fits["nmt_thread"].slope == pytest.approx(20480)
+    assert fits["rss"].slope == pytest.approx(27000)
+    assert fits["live_heap"].points == 5
+    assert fits["live_heap"].intercept == pytest.approx(40 * (1 << 20))
+
+
+def test_per_server_each_component_is_the_median_across_passes_with_their_range(repeats_folder):
+    table = memory.components_per_server([load_run(repeats_folder)]).set_index(["server", "component"])
+
+    assert tuple(table.loc[("vthread", "live_heap"), ["median", "low", "high", "passes"]]) == (2000, 1900, 2100, 3)
+    assert tuple(table.loc[("platform", "nmt_thread"), ["median", "low", "high", "passes"]]) == pytest.approx((20000, 19800, 20480, 3))
+    assert tuple(table.loc[("platform", "rss"), ["median", "low", "high"]]) == pytest.approx((26000, 25500, 27000))
+
+
+def test_native_memory_is_the_sum_of_nmts_parts_other_than_the_heap_and_kernel_memory_the_sum_of_the_cgroups_two(repeats_folder):
+    table = memory.components_per_server([load_run(repeats_folder)]).set_index(["server", "component"])
+
+    # vthread r1: thread 100 + GC 50 + class 0 + code 0 + other 300 + rest 10; kernel 1,500 + its TCP buffers 2,000.
+    assert table.loc[("vthread", "native (NMT, not the heap)"), "median"] == pytest.approx(460)
+    assert table.loc[("vthread", "kernel memory"), "median"] == pytest.approx(3500)
+
+
+def test_without_the_servers_cgroup_kernel_memory_is_the_hosts_tcp_memory(repeats_folder):
+    path = repeats_folder / "vthread" / "memory.csv"
+    frame = pd.read_csv(path)
+    frame = frame[~frame["component"].isin(["kernel"])]
+    frame.loc[frame["component"] == "kernel_tcp", "component"] = "kernel_tcp_host"
+    frame.to_csv(path, index=False)
+
+    fits = memory.component_fits(load_run(repeats_folder).server("vthread"))
+
+    assert "kernel" not in fits
+    assert fits["kernel memory"].slope == pytest.approx(fits["kernel_tcp_host"].slope) == pytest.approx(2000)
+
+
+def test_a_snapshot_whose_components_were_read_a_few_ms_apart_is_one_snapshot(repeats_folder):
+    path = repeats_folder / "vthread" / "memory.csv"
+    frame = pd.read_csv(path)
+    frame["time_s"] = frame["time_s"] + 0.001 * frame.groupby("time_s").cumcount()
+    frame.to_csv(path, index=False)
+
+    points = memory.snapshots(load_run(repeats_folder).server("vthread"))
+
+    assert list(points["open_sockets"]) == [0, 100, 200, 300, 400]
+    assert memory.per_connection(points, "live_heap").slope == pytest.approx(2000)
+
+
+def test_a_snapshot_under_request_load_is_not_in_the_line(repeats_folder):
+    path = repeats_folder / "vthread" / "memory.csv"
+    path.write_text(path.read_text() + "30.0,json,400,live_heap,999999999\n30.0,json,400,rss,999999999\n")
+
+    fits = memory.component_fits(load_run(repeats_folder).server("vthread"))
+
+    assert fits["live_heap"].slope == pytest.approx(2000) and fits["live_heap"].points == 5
+
+
+def test_the_largest_classes_per_socket_are_the_top_ten_by_slope_not_the_largest_by_size(repeats_folder):
+    top = memory.top_classes([load_run(repeats_folder)])
+    vthread = top[top["server"] == "vthread"].reset_index(drop=True)
+
+    assert len(vthread) == 10
+    # String and Class are the largest classes at every snapshot, but do not grow with the sockets.
+    assert "java.lang.String" not in set(vthread["class"])
+    assert tuple(vthread.loc[0, ["class", "median", "low", "high", "passes"]]) == pytest.approx(("jdk.internal.vm.StackChunk", 800, 760, 840, 3))
+    assert vthread.loc[0, "instances per socket"] == pytest.approx(1)
+    assert list(top["server"].unique()) == ["vthread", "platform"]
+
+
+def test_at_50k_sockets_vthreads_live_heap_fits_the_heap_and_platforms_fills_it_at_a_socket_count_it_says(repeats_folder):
+    table = memory.extrapolation([load_run(repeats_folder)]).set_index("server")
+
+    # 40 MiB at rest + 50,000 x 2,000 B; the heap is 160 MiB.
+    assert table.loc["vthread", "live heap"].median == pytest.approx(40 * (1 << 20) + 50_000 * 2000)
+    assert table.loc["vthread", "verdict"] == "fits: 85% of the 160 MiB heap at 50,000 sockets"
+    # Platform: 40 MiB + 50,000 x 3,000 B > 160 MiB, which its median line reaches at (160 - 40) MiB / 3,000 B = 41,943 sockets.
+    assert table.loc["platform", "verdict"] == "exceeds the 160 MiB heap: the live heap would fill it at about 41,943 sockets"
+    assert table.loc["platform", "RSS"].median == pytest.approx(150 * (1 << 20) + 50_000 * 26000)
+
+
+def test_a_run_from_before_memory_csv_has_rss_per_socket_from_its_plateaus_and_no_live_heap(run_folder):
+    server = load_run(run_folder).server("vthread")
+
+    assert memory.per_socket_fit(server, "RSS").slope == pytest.approx(SLOPES["vthread"])
+    assert math.isnan(memory.per_socket_fit(server, "live heap").slope)
+    assert memory.extrapolation([load_run(run_folder)]).set_index("server").loc["vthread", "verdict"] == "not in this run: no memory.csv"
