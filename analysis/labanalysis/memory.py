@@ -66,14 +66,6 @@ def plateaus(server: ServerRun) -> pd.DataFrame:
     return pd.DataFrame(rows).sort_values("step").reset_index(drop=True)
 
 
-def rss_at_most(server: ServerRun) -> float:
-    """RSS (bytes) at the last step's plateau, the most sockets the run held; NaN when that step did not settle."""
-    points = plateaus(server)
-    if points.empty or not points["settled"].iloc[-1]:
-        return math.nan
-    return float(points["rss_bytes"].iloc[-1])
-
-
 def plateaus_table(run: Run) -> pd.DataFrame:
     """Every step of every compared server: open sockets, RSS plateau (MiB), its drift, and whether it settled (or why not)."""
     rows = []
@@ -115,7 +107,11 @@ def live_heap_points(server: ServerRun) -> pd.DataFrame:
 
 @dataclass(frozen=True)
 class LineFit:
-    """Bytes per connection (the slope, with its 95% interval) and memory at rest (the intercept)."""
+    """Bytes per connection (the slope, with its 95% t-interval over this one pass's points) and memory at rest (the intercept).
+
+    The t-interval says how straight one pass's line is. It is not the figure's uncertainty, which is the spread across passes
+    (repeats.across): every figure the report compares takes the slope only.
+    """
 
     slope: float
     slope_low: float
@@ -123,34 +119,16 @@ class LineFit:
     intercept: float
     r_squared: float
     points: int
-    # For the interval of the line's value away from the plateaus (see interval_at).
-    residual_sd: float = math.nan
-    mean_sockets: float = math.nan
-    sockets_spread: float = math.nan  # sum of squared deviations of open_sockets from their mean
     # The steps left out of the line because they did not settle, each with why.
     left_out: tuple[str, ...] = ()
 
     def at(self, sockets: float) -> float:
         return self.intercept + self.slope * sockets
 
-    def interval_at(self, sockets: float) -> tuple[float, float]:
-        """The 95% confidence interval of the line's value at `sockets` (of the mean, not of one sample).
-
-        It widens with the distance from the measured plateaus, which is what an extrapolation
-        from 15K to 50K sockets must show.
-        """
-        if self.points <= 2 or not self.sockets_spread > 0:
-            return math.nan, math.nan
-        half = (
-            stats.t.ppf(0.975, self.points - 2)
-            * self.residual_sd
-            * math.sqrt(1 / self.points + (sockets - self.mean_sockets) ** 2 / self.sockets_spread)
-        )
-        return self.at(sockets) - half, self.at(sockets) + half
-
 
 def per_connection(points: pd.DataFrame, column: str) -> LineFit:
-    """Least squares of `column` against open_sockets over the plateaus that settled (all points, for points without a `settled` column).
+    """Least squares of `column` against open_sockets over the points that settled (all points, for points without a `settled`
+    column): the one line fitted through memory against sockets, for every source and component.
 
     The interval is the slope's 95% confidence interval from Student's t with n - 2 degrees of
     freedom: wide with five steps, and undefined (NaN) with two, which is honest about how much
@@ -165,10 +143,8 @@ def per_connection(points: pd.DataFrame, column: str) -> LineFit:
     n = len(data)
     if n < 2 or data["open_sockets"].nunique() < 2:
         return LineFit(math.nan, math.nan, math.nan, math.nan, math.nan, n, left_out=left_out)
-    fit = stats.linregress(data["open_sockets"], data[column])
+    fit = stats.linregress(data["open_sockets"].astype(float), data[column].astype(float))
     half_width = stats.t.ppf(0.975, n - 2) * fit.stderr if n > 2 else math.nan
-    xs, ys = data["open_sockets"].astype(float), data[column].astype(float)
-    residuals = ys - (fit.intercept + fit.slope * xs)
     return LineFit(
         slope=fit.slope,
         slope_low=fit.slope - half_width,
@@ -176,9 +152,6 @@ def per_connection(points: pd.DataFrame, column: str) -> LineFit:
         intercept=fit.intercept,
         r_squared=fit.rvalue**2,
         points=n,
-        residual_sd=math.sqrt((residuals**2).sum() / (n - 2)) if n > 2 else math.nan,
-        mean_sockets=xs.mean(),
-        sockets_spread=((xs - xs.mean()) ** 2).sum(),
         left_out=left_out,
     )
 
@@ -252,24 +225,30 @@ MEASURES = {
 # The phases whose snapshots a line is fitted through: the one before the first socket, and each socket step's end. A snapshot
 # taken under request load (json, dashboard) would add what the requests hold, not the sockets.
 SNAPSHOT_PHASES = ("startup", STEP_PREFIX)
+# The longest a snapshot's readings take, one component to the next (a full GC and a class histogram of a 2 GiB heap take a second
+# or two); snapshots are a socket step's hold apart, ten seconds or more.
+SNAPSHOT_GAP_S = 5.0
 
 
 def snapshots(server: ServerRun) -> pd.DataFrame:
     """One row per snapshot of the socket steps: time_s, open_sockets (the server's own count), a column of bytes per component the
     pass has (COMPONENTS), and one per measure (MEASURES: the sum of its components). Empty for a pass without memory.csv.
 
-    A snapshot is the rows the harness wrote for it one after another, one per component: its time and sockets are its first row's,
-    so that a few ms between two components' readings do not split it.
+    A snapshot is the rows of one reading: in time order, a row starts a new snapshot when its component is already in the current
+    one, or when it comes more than SNAPSHOT_GAP_S after the row before. Its time, phase and sockets are its first row's, so that a
+    reading that takes a few seconds, and crosses into the next step's phase, is still one snapshot of the step it was taken for.
     """
     frame = server.memory
     if frame.empty:
         return pd.DataFrame(columns=["time_s", "open_sockets"])
-    snapshot, seen, ids = 0, set(), []
-    for component in frame["component"]:
-        if component in seen:
+    frame = frame.sort_values("time_s", kind="stable")
+    snapshot, seen, ids, before = 0, set(), [], None
+    for time_s, component in zip(frame["time_s"], frame["component"], strict=True):
+        if component in seen or (before is not None and time_s - before > SNAPSHOT_GAP_S):
             snapshot, seen = snapshot + 1, set()
         seen.add(component)
         ids.append(snapshot)
+        before = time_s
     frame = frame.assign(snapshot=ids)
     first = frame.groupby("snapshot")[["time_s", "phase", "sockets_open"]].first()
     wide = first.join(frame.pivot_table(index="snapshot", columns="component", values="bytes", aggfunc="last"))

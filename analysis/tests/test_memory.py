@@ -66,17 +66,6 @@ def test_the_slope_interval_is_students_t_over_the_plateaus():
     assert fit.slope_high - fit.slope == pytest.approx(half, rel=1e-4)
 
 
-def test_the_interval_of_an_extrapolation_widens_with_its_distance():
-    points = pd.DataFrame({"open_sockets": [0, 1, 2], "rss_bytes": [0.0, 1.0, 3.0]})
-    fit = memory.per_connection(points, "rss_bytes")
-
-    near_low, near_high = fit.interval_at(1)
-    far_low, far_high = fit.interval_at(10)
-
-    assert near_low < fit.at(1) < near_high
-    assert far_high - far_low > near_high - near_low
-
-
 def test_two_plateaus_have_a_slope_but_no_interval():
     points = pd.DataFrame({"open_sockets": [100, 200], "rss_bytes": [1000.0, 3000.0]})
 
@@ -145,13 +134,6 @@ def test_a_step_still_climbing_is_marked_and_left_out_of_the_line(run_folder):
     # The line through the two settled plateaus only: by hand, (y3 - y1) / (x3 - x1).
     assert fit.points == 2 and fit.slope == pytest.approx(SLOPES["vthread"])
     assert fit.left_out == ("step 2: RSS still moving +10.0% over the step's last third (limit 2%)",)
-    assert memory.rss_at_most(server) == pytest.approx(PLATEAUS["vthread"][2][1])
-
-
-def test_a_last_step_that_did_not_settle_gives_no_rss_at_the_most_sockets(run_folder):
-    _climb_in_step(run_folder, "platform", step=3, percent=-5)
-
-    assert math.isnan(memory.rss_at_most(load_run(run_folder).server("platform")))
 
 
 # ---- memory split into its parts (memory.csv), on the repeats-run fixture ---------------------------
@@ -198,16 +180,30 @@ def test_without_the_servers_cgroup_kernel_memory_is_the_hosts_tcp_memory(repeat
     assert fits["kernel memory"].slope == pytest.approx(fits["kernel_tcp_host"].slope) == pytest.approx(2000)
 
 
-def test_a_snapshot_whose_components_were_read_a_few_ms_apart_is_one_snapshot(repeats_folder):
+def test_a_snapshot_whose_components_were_read_seconds_apart_and_into_the_next_phase_is_one_snapshot(repeats_folder):
     path = repeats_folder / "vthread" / "memory.csv"
     frame = pd.read_csv(path)
-    frame["time_s"] = frame["time_s"] + 0.001 * frame.groupby("time_s").cumcount()
+    frame["time_s"] = frame["time_s"] + 0.2 * frame.groupby("time_s").cumcount()  # 0.2 s a component: the last 2.2 s after the first
+    frame.loc[frame["component"] == "pss", "phase"] = (
+        frame["phase"].map({"startup": "sockets-step-1", "sockets-step-4": "json-warmup"}).fillna(frame["phase"])
+    )
     frame.to_csv(path, index=False)
 
     points = memory.snapshots(load_run(repeats_folder).server("vthread"))
 
     assert list(points["open_sockets"]) == [0, 100, 200, 300, 400]
     assert memory.per_connection(points, "live_heap").slope == pytest.approx(2000)
+    assert memory.per_connection(points, "pss").slope == pytest.approx(4900)
+
+
+def test_a_memory_csv_written_component_by_component_gives_the_same_snapshots(repeats_folder):
+    path = repeats_folder / "vthread" / "memory.csv"
+    pd.read_csv(path).sort_values("component", kind="stable").to_csv(path, index=False)
+
+    fits = memory.component_fits(load_run(repeats_folder).server("vthread"))
+
+    assert fits["live_heap"].slope == pytest.approx(2000) and fits["live_heap"].points == 5
+    assert fits["nmt_thread"].slope == pytest.approx(100)
 
 
 def test_a_snapshot_under_request_load_is_not_in_the_line(repeats_folder):
