@@ -89,7 +89,11 @@ def phase_table(runs: list[Run]) -> pd.DataFrame:
         row[f"seconds the load CPUs were {LOAD_BUSY:.0%}+ busy"] = float((busy >= LOAD_BUSY).mean()) if len(busy) else math.nan
         row["k6 dropped iterations"] = latency.dropped_iterations(server, PHASE)
         why = bottleneck(server)
-        row["mark"] = "load generator was the bottleneck" if why else ("" if bottleneck_known(server) else "no CPU split: cannot tell")
+        row["mark"] = (
+            "load generator was the bottleneck"
+            if why
+            else ("" if bottleneck_known(server) else "cannot tell: the load's CPUs were not measured (no CPU split, or k6 on other hosts)")
+        )
         rows.append(row)
     return pd.DataFrame(rows)
 

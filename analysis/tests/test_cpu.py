@@ -62,7 +62,7 @@ def test_without_a_cpu_split_the_bottleneck_cannot_be_told_and_the_table_says_so
     table = cpu.phase_table([run]).set_index("pass")
 
     assert cpu.bottleneck(run.server("vthread")) is None
-    assert table.loc["vthread", "mark"] == "no CPU split: cannot tell"
+    assert table.loc["vthread", "mark"] == "cannot tell: the load's CPUs were not measured (no CPU split, or k6 on other hosts)"
     assert table.loc["vthread", "server (cores)"] == pytest.approx(0.3)
 
 
