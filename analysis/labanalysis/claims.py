@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from . import catalogue, memory
+from . import catalogue, memory, repeats
 from .run import Run, ServerRun
 
 SEED = "shared/seeds/ktor-50k-coroutines-vs-vthreads.txt"
@@ -75,27 +75,32 @@ KTOR_NOTE = (
 
 
 def table(run: Run) -> pd.DataFrame:
-    """One row per 50K claim and server of its model: its engine, this run's RSS at 50K (extrapolated where the run held fewer), the
-    interval, verdict, and the host limit 50K would hit; then a row saying the seed's in-Ktor comparison cannot be checked."""
+    """One row per 50K claim and server of its model: its engine, this run's RSS at 50K (extrapolated where the run held fewer; the
+    median across its passes, with their range), verdict, and the host limit 50K would hit; then a row saying the seed's in-Ktor
+    comparison cannot be checked."""
     rows = []
+    names = list(dict.fromkeys(s.server for s in repeats.compared(run)))
     for claim in SOCKET_CLAIMS:
-        of_model = [s for s in run.comparable if catalogue.model_in(run.manifest, s.server) == claim.model]
-        rows += [_row(run, claim, server) for server in of_model or [None]]
+        of_model = [name for name in names if catalogue.model_in(run.manifest, name) == claim.model]
+        rows += [_row(run, claim, [s for s in repeats.compared(run) if s.server == name]) for name in of_model or [None]]
     return pd.DataFrame([*rows, in_ktor_row(run)])
 
 
-def _row(run: Run, claim: Claim, server: ServerRun | None) -> dict:
-    """One claim against one server's figures; a claim no server of its model measured is `not measured`."""
-    points = memory.plateaus(server) if server else pd.DataFrame()
-    fit = memory.per_connection(points, "rss_bytes") if not points.empty else None
-    measured, low, high, how = math.nan, math.nan, math.nan, "not measured in this run"
-    if fit is not None and fit.points >= 2:
-        most = int(points["open_sockets"].max())
-        measured = fit.at(CLAIM_SOCKETS)
-        low, high = fit.interval_at(CLAIM_SOCKETS)
-        how = f"line through {fit.points} plateaus up to {most:,} sockets" + (", extrapolated" if most < CLAIM_SOCKETS else "")
-    if fit is not None and fit.left_out:
-        how += f"; left out, not settled: {', '.join(step.split(':')[0] for step in fit.left_out)}"
+def _row(run: Run, claim: Claim, passes: list[ServerRun] | None) -> dict:
+    """One claim against one server's passes: each pass's RSS line (memory.per_socket_fit) at 50K, across them; a claim no server of
+    its model measured is `not measured`."""
+    fits = [memory.per_socket_fit(s, "RSS") for s in passes or []]
+    at = repeats.across([f.at(CLAIM_SOCKETS) for f in fits if f.points >= 2])
+    how = "not measured in this run"
+    if at.passes:
+        most = max(_most_sockets(s) for s in passes)
+        what = "snapshots" if not memory.snapshots(passes[0]).empty else "step plateaus"
+        how = f"line through each pass's {what} up to {most:,} sockets" + (", extrapolated" if most < CLAIM_SOCKETS else "")
+        how += f"; median of {at.passes} passes" if at.has_interval else "; one pass"
+    left = sorted({step.split(":")[0] for f in fits for step in f.left_out})
+    if left:
+        how += f"; left out, not settled: {', '.join(left)}"
+    server = passes[0] if passes else None
     engine = catalogue.engine_in(run.manifest, server.server) if server else None
     return {
         "server": server.server if server else "",
@@ -103,13 +108,21 @@ def _row(run: Run, claim: Claim, server: ServerRun | None) -> dict:
         "model": claim.model,
         "claim": claim.what,
         "seed says": claim.quoted,
-        "this run": _bytes(measured),
-        "95% interval": f"{_bytes(low)} to {_bytes(high)}" if low == low else "",
+        "this run": _bytes(at.median),
+        "range across passes": f"{_bytes(at.low)} to {_bytes(at.high)}" if at.has_interval else "",
         "how": how,
-        "held?": verdict(claim, measured, low, high),
+        "held?": verdict(claim, at.median, at.low, at.high, interval="range across passes"),
         "like the seed's?": like_the_seeds(engine) if server else "",
         "limit at 50K on this host": limits_at(run, server, CLAIM_SOCKETS) if server else "",
     }
+
+
+def _most_sockets(server: ServerRun) -> int:
+    """The most sockets a pass's memory line was fitted up to: its last snapshot's, or (an older run) its last plateau's."""
+    points = memory.snapshots(server)
+    if points.empty:
+        points = memory.plateaus(server)
+    return int(points["open_sockets"].max()) if not points.empty else 0
 
 
 def like_the_seeds(engine: str | None) -> str:
@@ -122,7 +135,7 @@ def like_the_seeds(engine: str | None) -> str:
 def in_ktor_row(run: Run) -> dict:
     """The seed's comparison of the two models inside Ktor, as a row: it cannot be checked, since Ktor has no virtual-thread mode."""
     engines = sorted(
-        {catalogue.engine_in(run.manifest, s.server) or "?" for s in run.comparable if catalogue.model_in(run.manifest, s.server) == "virtual"}
+        {catalogue.engine_in(run.manifest, s.server) or "?" for s in repeats.compared(run) if catalogue.model_in(run.manifest, s.server) == "virtual"}
     )
     here = f"this run's virtual threads run on {', '.join(engines)}" if engines else "this run has no virtual-thread server"
     return {
@@ -132,7 +145,7 @@ def in_ktor_row(run: Run) -> dict:
         "claim": "coroutines against virtual threads, both inside Ktor",
         "seed says": IN_KTOR_QUOTE,
         "this run": "",
-        "95% interval": "",
+        "range across passes": "",
         "how": "",
         "held?": f"cannot be checked: {catalogue.NO_SUCH_MODE[(SEED_ENGINE, 'virtual')]}",
         "like the seed's?": f"no: {here}",

@@ -6,43 +6,42 @@ so a difference between two servers means something only where one of the two is
 - A server's memory per socket splits into its model's floor (`make floor`: a parked task with no
   server around it) and the rest, which is the engine's and its WebSocket session's.
 
-Every figure here is per pass (one server run with the JFR stream that ended ok, from every run folder
-pooled), then a median over the passes with their range as the interval: with a handful of passes the
-honest interval is the range (see repeats). A difference is A's median less B's, with the conservative
-interval [min A - max B, max A - min B]; with one pass on either side there is no interval and no
-conclusion. Servers are told apart by the engine and model their run recorded, never by name.
+Every figure here is per pass (perpass: one server run with the JFR stream that ended ok, from every run folder pooled), then a
+median over the passes with their range as the interval (repeats.across). A difference is A's median less B's, with the
+conservative interval [min A - max B, max A - min B]; with one pass on either side there is no interval and no conclusion.
+Servers are told apart by the engine and model their run recorded, never by name.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
-from . import catalogue, floor, latency, memory, provenance, runtime
-from .run import Run, ServerRun
+from . import catalogue, floor, memory, perpass, repeats
+from .run import Run
 from .show import number
 
 KIB = 1 << 10
 
-# The headline figures, each computed once per pass by the module that owns its statistic.
-MEMORY = "memory per idle socket (KiB)"
-JSON_P99 = "/json p99 (ms)"
-DASHBOARD_P99 = "/dashboard p99 (ms)"
-THREADS = "peak OS threads"
-CPU = "JVM CPU per /json request (µs)"
-HEADLINES = [MEMORY, JSON_P99, DASHBOARD_P99, THREADS, CPU]
-UNITS = {MEMORY: "KiB", JSON_P99: "ms", DASHBOARD_P99: "ms", THREADS: "threads", CPU: "µs"}
+# The grid's headline figures (perpass computes each, once per pass). Memory per socket is the live heap and RSS from memory.csv's
+# snapshots after a full GC; for a run from before memory.csv, RSS through its step plateaus, and no live heap.
+LIVE_HEAP = perpass.LIVE_HEAP.name
+RSS = perpass.RSS.name
+JSON_P99 = perpass.JSON_P99.name
+DASHBOARD_P99 = perpass.DASHBOARD_P99.name
+THREADS = perpass.THREADS.name
+CPU = perpass.CPU.name
+HEADLINES = [LIVE_HEAP, RSS, JSON_P99, DASHBOARD_P99, THREADS, CPU]
+UNITS = {f.name: f.unit for f in perpass.FIGURES}
 
 MODEL_WORDS = {"coroutine": "coroutines", "virtual": "virtual threads", "platform": "platform threads"}
 
-# Memory per socket as `make floor` names its measures, and the column each is fitted on in a server's run
-# (RSS and PSS over the step plateaus, the live heap over the GCs during the steps: memory.per_connection).
-PER_SOCKET = {"RSS": "rss_bytes", "PSS": "pss_bytes", "live heap": "heap_after_gc_bytes"}
+# Memory per socket as `make floor` names its measures (memory.MEASURES names them the same).
+PER_SOCKET = ["RSS", "PSS", "live heap"]
 
 FLOOR_DEPTH = 0  # a task parked directly: the model's own cost
 DEEP_DEPTH = 20  # parked 20 frames deep: what a real handler's stack adds, said beside it
@@ -51,129 +50,35 @@ DEEP_DEPTH = 20  # parked 20 frames deep: what a real handler's stack adds, said
 # ---- per pass --------------------------------------------------------------------------------------
 
 
-def compared(run: Run) -> list[ServerRun]:
-    """The passes of a run the grid compares: every repeat streamed by JFR that ended ok.
-
-    A pass without the JFR stream measures the stream's cost (it has no CPU series), and a pass that
-    failed measured something other than the profile; `left_out` names them.
-    """
-    return [s for s in run.servers if s.jfr_streaming and s.ok]
-
-
-def left_out(runs: list[Run]) -> list[str]:
-    """What the grid leaves out of `runs`, one sentence each: runs on another JDK than the first's, and failed passes."""
-    notes = []
-    jdk = jdk_of(runs[0]) if runs else None
-    for run in runs:
-        if jdk_of(run) != jdk:
-            notes.append(f"{run.folder.name}: ran on JDK {jdk_of(run)}, not {jdk}; not pooled with it")
-            continue
-        for s in run.servers:
-            if s.jfr_streaming and not s.ok:
-                notes.append(f"{run.folder.name}/{s.name}: {s.outcome.get('status', 'failed')}; its figures are not compared")
-    return notes
-
-
 def passes(runs: list[Run]) -> pd.DataFrame:
-    """One row per pass and headline figure: run folder, pass, server, label, engine, model, jdk, figure, value.
+    """One row per pass and figure (perpass.table): only the grid's HEADLINES."""
+    table = perpass.table(runs)
+    return table[table["figure"].isin(HEADLINES)].reset_index(drop=True)
 
-    Runs on another JDK than the first run's are left out (`left_out` says so): a model's cost
-    depends on the JDK, so its passes are not repeats of the same thing.
-    """
-    rows, tables = [], {}
-    for run, server, base in _each_pass(runs):
-        if run.folder not in tables:
-            tables[run.folder] = {endpoint: latency.endpoint_table(run, endpoint).set_index("run") for endpoint in ("json", "dashboard")}
-        json_table = tables[run.folder]["json"]
-        cpus = provenance.of(run.manifest)["host"].get("cpus")
-        values = {
-            MEMORY: _slope(server, "RSS") / KIB,
-            JSON_P99: _p99(server, "json", json_table),
-            DASHBOARD_P99: _p99(server, "dashboard", tables[run.folder]["dashboard"]),
-            THREADS: runtime.peak_threads(server),
-            CPU: 1e6 * runtime.cpu_seconds_per_request(server, "json", cpus, json_table.loc[server.name, "requests_per_second"]),
-        }
-        rows += [{**base, "figure": figure, "value": value} for figure, value in values.items()]
-    return pd.DataFrame(rows, columns=[*_PASS_COLUMNS, "figure", "value"])
+
+def headlines(passes: pd.DataFrame) -> list[str]:
+    """The HEADLINES some pass measured: a run from before memory.csv has no live heap per socket, and the grid leaves it out."""
+    measured = set(passes.loc[passes["value"].notna(), "figure"])
+    return [f for f in HEADLINES if f in measured]
 
 
 def per_server(passes: pd.DataFrame) -> pd.DataFrame:
     """Per server and figure: the median over its passes, the range (low, high; NaN with fewer than two passes), and how many passes."""
-    rows = []
-    for (server, label, engine, model, figure), group in passes.groupby(["server", "label", "engine", "model", "figure"], sort=False):
-        values = group["value"].dropna()
-        many = len(values) >= 2
-        rows.append(
-            {
-                "server": server,
-                "label": label,
-                "engine": engine,
-                "model": model,
-                "figure": figure,
-                "median": values.median() if len(values) else math.nan,
-                "low": values.min() if many else math.nan,
-                "high": values.max() if many else math.nan,
-                "passes": len(values),
-            }
-        )
-    return pd.DataFrame(rows, columns=["server", "label", "engine", "model", "figure", "median", "low", "high", "passes"])
+    return perpass.per_server(passes)
 
 
 def per_socket(runs: list[Run]) -> pd.DataFrame:
     """Per server and measure (RSS, PSS, live heap): bytes per idle socket, the median over its passes with their range.
 
-    Each pass's figure is the slope of memory.per_connection, which leaves out the steps that did not settle.
+    Each pass's figure is memory.per_socket_fit's slope.
     """
-    rows = [{**base, "figure": measure, "value": _slope(server, measure)} for _, server, base in _each_pass(runs) for measure in PER_SOCKET]
-    table = per_server(pd.DataFrame(rows, columns=[*_PASS_COLUMNS, "figure", "value"]))
+    rows = [
+        {**base, "figure": measure, "value": memory.per_socket_fit(server, measure).slope}
+        for _, server, base in repeats.each_pass(runs)
+        for measure in PER_SOCKET
+    ]
+    table = per_server(pd.DataFrame(rows, columns=[*repeats.PASS_COLUMNS, "figure", "value"]))
     return table.rename(columns={"figure": "measure"})
-
-
-_PASS_COLUMNS = ["run folder", "pass", "server", "label", "engine", "model", "jdk"]
-
-
-def _each_pass(runs: list[Run]) -> Iterator[tuple[Run, ServerRun, dict]]:
-    jdk = jdk_of(runs[0]) if runs else None
-    for run in runs:
-        if jdk_of(run) != jdk:
-            continue
-        labels = {entry["server"]: entry["what it is"] for entry in catalogue.run_servers(run.manifest)}
-        for server in compared(run):
-            yield (
-                run,
-                server,
-                {
-                    "run folder": run.folder.name,
-                    "pass": server.name,
-                    "server": server.server,
-                    "label": labels.get(server.server, server.server),
-                    "engine": catalogue.engine_in(run.manifest, server.server) or "?",
-                    "model": catalogue.model_in(run.manifest, server.server) or "?",
-                    "jdk": jdk,
-                },
-            )
-
-
-def jdk_of(run: Run):
-    """The JDK feature release (25) a run's servers ran on, from its provenance: the one its floor must match."""
-    found = provenance.of(run.manifest)["jdk"]
-    return found.get("feature") or _feature(found.get("version"))
-
-
-def _feature(version) -> str | None:
-    return str(version).split(".")[0] if version is not None else None
-
-
-def _slope(server: ServerRun, measure: str) -> float:
-    column = PER_SOCKET[measure]
-    points = memory.live_heap_points(server) if column == "heap_after_gc_bytes" else memory.plateaus(server)
-    return memory.per_connection(points, column).slope if not points.empty else math.nan
-
-
-def _p99(server: ServerRun, endpoint: str, table: pd.DataFrame) -> float:
-    """k6's rule over the pass's raw samples; k6's own summary where the samples are missing."""
-    samples = latency.durations(server, endpoint)
-    return latency.percentile(samples, 99) if len(samples) else float(table.loc[server.name, "p(99)"])
 
 
 # ---- the grid --------------------------------------------------------------------------------------
@@ -204,7 +109,7 @@ def figures_grid(passes: pd.DataFrame) -> pd.DataFrame:
     """Rows (figure, engine), columns the models: each server's median, its range over passes and how many, or why the cell is empty."""
     summary = per_server(passes)
     rows = {}
-    for figure in HEADLINES:
+    for figure in headlines(passes):
         for engine in engines(passes):
             row = {}
             for model in models(passes):
@@ -327,7 +232,7 @@ def _effects(passes: pd.DataFrame, within: str, a: str, b: str, a_passes: pd.Dat
     rows = []
     # One cell is normally one server; two servers in one cell are compared each with each, never pooled.
     for a_server, b_server in itertools.product(a_passes["server"].unique(), b_passes["server"].unique()):
-        for figure in [f for f in HEADLINES if (passes["figure"] == f).any()]:
+        for figure in headlines(passes):
             a_values = a_passes[(a_passes["server"] == a_server) & (a_passes["figure"] == figure)]["value"]
             b_values = b_passes[(b_passes["server"] == b_server) & (b_passes["figure"] == figure)]["value"]
             d = difference(a_values, b_values)
@@ -399,13 +304,17 @@ def _models_on(passes: pd.DataFrame, engine: str) -> list[str]:
 # ---- the opening sentence --------------------------------------------------------------------------
 
 
-def summary_sentence(passes: pd.DataFrame, figure: str = MEMORY) -> str:
+def summary_sentence(passes: pd.DataFrame, figure: str | None = None) -> str:
     """One sentence: what the model costs and what the engine costs in `figure`, each with its figure and how sure it is.
+
+    Without a figure: the live heap per socket where the passes measured it (what the sockets keep, after a full GC), else RSS.
 
     The model's cost is read on the engine that runs the most models, as the largest difference between
     two of them; the engine's as the largest difference between two engines under one model. A cost this
     data cannot show is said to be missing, and why.
     """
+    if figure is None:
+        figure = LIVE_HEAP if passes.loc[passes["figure"] == LIVE_HEAP, "value"].notna().any() else RSS
     unit = UNITS.get(figure, "")
     model = _largest(model_effects(passes), figure, by_most_models=True)
     engine = _largest(engine_effects(passes), figure)
@@ -486,7 +395,7 @@ def decomposition(per_socket_table: pd.DataFrame, floor: pd.DataFrame | None, jd
     given, with a note that says what is missing.
     """
     rows = []
-    measures = list(PER_SOCKET) if floor is None else [m for m in PER_SOCKET if floor["measure"].isin(FLOOR_PARTS[m]).any()]
+    measures = PER_SOCKET if floor is None else [m for m in PER_SOCKET if floor["measure"].isin(FLOOR_PARTS[m]).any()]
     wanted = per_socket_table[per_socket_table["measure"].isin(measures)]
     if floor is None:
         wanted = wanted[wanted["passes"] > 0]  # nothing to split, so nothing to say of a figure no pass measured
@@ -534,7 +443,7 @@ def _floor_row(floor: pd.DataFrame | None, jdk, model: str, measure: str, depth:
     """The floor set against `measure`: the sum of its parts (FLOOR_PARTS), low with low and high with high."""
     if floor is None:
         return None
-    here = floor[(floor["jdk"].map(_feature) == _feature(jdk)) & (floor["model"] == model) & (floor["depth"] == depth)]
+    here = floor[(floor["jdk"].map(repeats.feature) == repeats.feature(jdk)) & (floor["model"] == model) & (floor["depth"] == depth)]
     parts = here[here["measure"].isin(FLOOR_PARTS[measure])]
     if len(parts) != len(FLOOR_PARTS[measure]):
         return None

@@ -11,13 +11,19 @@ import math
 import numpy as np
 import pandas as pd
 
+from . import repeats
 from .run import Run, ServerRun
 
 PERCENTILES = ["p(50)", "p(90)", "p(99)", "p(99.9)", "max"]
 
-# Bootstrap resamples for a percentile's interval: enough for a stable 95% interval of a p99
-# over tens of thousands of requests, and a second or two for a local run's 150,000.
+# Bootstrap resamples for a percentile's interval: enough for a stable 95% interval of a p99,
+# and a second or two for a local pass's tens of thousands of requests.
 RESAMPLES = 200
+# The block a percentile's bootstrap resamples whole: one second of requests (k6 stamps each sample with its whole second).
+# Slow requests come in bursts (a GC, a stall, a saturated load generator) that last a good part of a second or more; drawn
+# one request at a time, a resample spreads a burst's requests over the whole phase as if each were slow on its own, and the
+# interval comes out as narrow as if the tail were smooth. Whole seconds keep each burst together.
+BLOCK_SECONDS = 1
 
 
 def endpoint_table(run: Run, endpoint: str) -> pd.DataFrame:
@@ -50,16 +56,17 @@ def endpoint_table(run: Run, endpoint: str) -> pd.DataFrame:
 def dropped_iterations(server: ServerRun, scenario: str) -> float:
     """Iterations k6 could not start on time in `scenario` (json, dashboard or pin_traps), from its raw samples.
 
-    For json, only those of the steady phase: stamped at or after its first whole second, which
-    the harness records (`jsonSteadyFromEpochSecond`); the warm-up ramp is the same k6 scenario,
-    and its last second is partly ramp. The harness's calibration counts by the same rule
-    (K6Load.droppedIterations); a shared fixture holds the two to one answer. A run from before
-    the harness recorded that second has the harness's own count instead.
+    For json, and for dashboard where the harness recorded its warm-up's end, only those of the steady
+    phase: stamped at or after its first whole second (`jsonSteadyFromEpochSecond`,
+    `dashboardSteadyFromEpochSecond`); the warm-up ramp is the same k6 scenario, and its last second is
+    partly ramp. The harness's calibration counts by the same rule (K6Load.droppedIterations); a shared
+    fixture holds the two to one answer. A run from before the harness recorded json's second has the
+    harness's own count instead.
     """
     since = None
-    if scenario == "json":
-        since = server.outcome.get("jsonSteadyFromEpochSecond")
-        if since is None:
+    if scenario in ("json", "dashboard"):
+        since = server.outcome.get(f"{scenario}SteadyFromEpochSecond")
+        if since is None and scenario == "json":
             return server.outcome.get("jsonDroppedIterations", math.nan)
     samples = server.k6_samples
     if samples.empty:
@@ -72,9 +79,14 @@ def dropped_iterations(server: ServerRun, scenario: str) -> float:
 
 def durations(server: ServerRun, endpoint: str) -> pd.Series:
     """Every request's duration (ms) that k6 tagged `endpoint`, from its raw samples."""
+    return timed_durations(server, endpoint)["duration_ms"]
+
+
+def timed_durations(server: ServerRun, endpoint: str) -> pd.DataFrame:
+    """Every request k6 tagged `endpoint`, from its raw samples: timestamp (whole epoch seconds) and duration_ms."""
     samples = server.k6_samples
     rows = samples[(samples["metric_name"] == "http_req_duration") & (samples["extra_tags"] == f"endpoint={endpoint}")]
-    return rows["metric_value"].reset_index(drop=True)
+    return pd.DataFrame({"timestamp": rows["timestamp"].to_numpy(), "duration_ms": rows["metric_value"].to_numpy(dtype=float)})
 
 
 def percentile(values, q: float) -> float:
@@ -87,19 +99,27 @@ def percentile(values, q: float) -> float:
     return math.nan if len(data) == 0 else float(np.percentile(data, q, method="linear"))
 
 
-def percentile_interval(values: pd.Series, q: float, seed: int = 1) -> tuple[float, float, float]:
-    """The q-th percentile (0-100) of `values` and its 95% bootstrap interval (`percentile` on each resample).
+def percentile_interval(timed: pd.DataFrame, q: float, seed: int = 1) -> tuple[float, float, float]:
+    """The q-th percentile (0-100) of one pass's requests (`timed_durations`) and its 95% interval within that pass, by a block
+    bootstrap over seconds: each resample draws as many whole seconds as the pass had, with replacement, and takes `percentile` of
+    all their requests (see BLOCK_SECONDS for why whole seconds).
 
-    The interval says how much the percentile would move if the same load ran again with the same
-    latency distribution; it does not cover the run-to-run drift of a shared host (repeats do).
+    The interval says how precisely this pass measured its percentile. It is not the figure's uncertainty: another pass on the
+    same host may differ by more (issue 16 saw a p99 of 182 ms and 5.9 ms), which only the spread across passes shows (repeats).
     """
-    data = np.asarray(values, dtype=float)
-    if len(data) == 0:
+    if timed.empty:
         return math.nan, math.nan, math.nan
+    ordered = timed.sort_values("timestamp", kind="stable")
+    values = ordered["duration_ms"].to_numpy(dtype=float)
+    block = (ordered["timestamp"].to_numpy() // BLOCK_SECONDS).astype(np.int64)
+    starts = np.flatnonzero(np.r_[True, block[1:] != block[:-1]])
+    ends = np.r_[starts[1:], len(values)]
     rng = np.random.default_rng(seed)
-    # One resample at a time: all at once would hold RESAMPLES copies of a local run's 150,000 samples.
-    resampled = [percentile(rng.choice(data, size=len(data), replace=True), q) for _ in range(RESAMPLES)]
-    return percentile(data, q), percentile(resampled, 2.5), percentile(resampled, 97.5)
+    resampled = []
+    for _ in range(RESAMPLES):
+        chosen = rng.integers(0, len(starts), size=len(starts))
+        resampled.append(percentile(np.concatenate([values[starts[i] : ends[i]] for i in chosen]), q))
+    return percentile(values, q), percentile(resampled, 2.5), percentile(resampled, 97.5)
 
 
 def per_second(server: ServerRun, endpoint: str) -> pd.DataFrame:
@@ -120,3 +140,19 @@ def per_second(server: ServerRun, endpoint: str) -> pd.DataFrame:
     frame = latency.reindex(seconds).join(sockets.reindex(seconds).ffill().fillna(0))
     frame["requests"] = frame["requests"].fillna(0).astype(int)
     return frame.reset_index()[columns]
+
+
+def within_pass_table(runs: list[Run]) -> pd.DataFrame:
+    """One row per compared pass: /json p50 and p99 and /dashboard p99 (ms, k6's rule over its raw samples), each p99 with its 95%
+    interval within the pass (`percentile_interval`'s block bootstrap over seconds)."""
+    rows = []
+    for _, server, base in repeats.each_pass(runs):
+        row = {"server": base["label"], "pass": base["pass"]}
+        json_samples = timed_durations(server, "json")
+        row["/json p50 (ms)"] = percentile(json_samples["duration_ms"], 50)
+        for endpoint, samples in (("json", json_samples), ("dashboard", timed_durations(server, "dashboard"))):
+            p99, low, high = percentile_interval(samples, 99)
+            row[f"/{endpoint} p99 (ms)"] = p99
+            row[f"/{endpoint} p99, within this pass (95%)"] = f"{low:,.2f} to {high:,.2f}" if low == low else ""
+        rows.append(row)
+    return pd.DataFrame(rows)

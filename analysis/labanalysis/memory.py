@@ -1,4 +1,12 @@
-"""Memory per idle connection: where memory settles at each socket step, and the line through those plateaus."""
+"""Memory per idle connection: the line through memory against open sockets, and what it costs per socket.
+
+Two sources, one statistic (`per_connection`, least squares against open sockets):
+- memory.csv (issue 16): at each socket step's end the harness forces a full GC and reads the server's memory split into its
+  parts (live heap, NMT's categories, kernel memory, RSS and PSS) and the sockets it holds open. Each component's slope over a
+  pass's snapshots is what one more open socket costs of it (`component_fits`). This is the source wherever a run has it.
+- proc.csv (older runs): RSS and PSS once a second, whose plateau per step (`plateaus`) the line is fitted through; the sockets
+  are those k6 ever opened. Kept for runs from before memory.csv, for RSS and PSS only.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +16,7 @@ from dataclasses import dataclass
 import pandas as pd
 from scipy import stats
 
+from . import repeats
 from .run import Run, ServerRun
 
 STEP_PREFIX = "sockets-step-"
@@ -57,14 +66,6 @@ def plateaus(server: ServerRun) -> pd.DataFrame:
     return pd.DataFrame(rows).sort_values("step").reset_index(drop=True)
 
 
-def rss_at_most(server: ServerRun) -> float:
-    """RSS (bytes) at the last step's plateau, the most sockets the run held; NaN when that step did not settle."""
-    points = plateaus(server)
-    if points.empty or not points["settled"].iloc[-1]:
-        return math.nan
-    return float(points["rss_bytes"].iloc[-1])
-
-
 def plateaus_table(run: Run) -> pd.DataFrame:
     """Every step of every compared server: open sockets, RSS plateau (MiB), its drift, and whether it settled (or why not)."""
     rows = []
@@ -106,7 +107,11 @@ def live_heap_points(server: ServerRun) -> pd.DataFrame:
 
 @dataclass(frozen=True)
 class LineFit:
-    """Bytes per connection (the slope, with its 95% interval) and memory at rest (the intercept)."""
+    """Bytes per connection (the slope, with its 95% t-interval over this one pass's points) and memory at rest (the intercept).
+
+    The t-interval says how straight one pass's line is. It is not the figure's uncertainty, which is the spread across passes
+    (repeats.across): every figure the report compares takes the slope only.
+    """
 
     slope: float
     slope_low: float
@@ -114,34 +119,16 @@ class LineFit:
     intercept: float
     r_squared: float
     points: int
-    # For the interval of the line's value away from the plateaus (see interval_at).
-    residual_sd: float = math.nan
-    mean_sockets: float = math.nan
-    sockets_spread: float = math.nan  # sum of squared deviations of open_sockets from their mean
     # The steps left out of the line because they did not settle, each with why.
     left_out: tuple[str, ...] = ()
 
     def at(self, sockets: float) -> float:
         return self.intercept + self.slope * sockets
 
-    def interval_at(self, sockets: float) -> tuple[float, float]:
-        """The 95% confidence interval of the line's value at `sockets` (of the mean, not of one sample).
-
-        It widens with the distance from the measured plateaus, which is what an extrapolation
-        from 15K to 50K sockets must show.
-        """
-        if self.points <= 2 or not self.sockets_spread > 0:
-            return math.nan, math.nan
-        half = (
-            stats.t.ppf(0.975, self.points - 2)
-            * self.residual_sd
-            * math.sqrt(1 / self.points + (sockets - self.mean_sockets) ** 2 / self.sockets_spread)
-        )
-        return self.at(sockets) - half, self.at(sockets) + half
-
 
 def per_connection(points: pd.DataFrame, column: str) -> LineFit:
-    """Least squares of `column` against open_sockets over the plateaus that settled (all points, for points without a `settled` column).
+    """Least squares of `column` against open_sockets over the points that settled (all points, for points without a `settled`
+    column): the one line fitted through memory against sockets, for every source and component.
 
     The interval is the slope's 95% confidence interval from Student's t with n - 2 degrees of
     freedom: wide with five steps, and undefined (NaN) with two, which is honest about how much
@@ -156,10 +143,8 @@ def per_connection(points: pd.DataFrame, column: str) -> LineFit:
     n = len(data)
     if n < 2 or data["open_sockets"].nunique() < 2:
         return LineFit(math.nan, math.nan, math.nan, math.nan, math.nan, n, left_out=left_out)
-    fit = stats.linregress(data["open_sockets"], data[column])
+    fit = stats.linregress(data["open_sockets"].astype(float), data[column].astype(float))
     half_width = stats.t.ppf(0.975, n - 2) * fit.stderr if n > 2 else math.nan
-    xs, ys = data["open_sockets"].astype(float), data[column].astype(float)
-    residuals = ys - (fit.intercept + fit.slope * xs)
     return LineFit(
         slope=fit.slope,
         slope_low=fit.slope - half_width,
@@ -167,15 +152,13 @@ def per_connection(points: pd.DataFrame, column: str) -> LineFit:
         intercept=fit.intercept,
         r_squared=fit.rvalue**2,
         points=n,
-        residual_sd=math.sqrt((residuals**2).sum() / (n - 2)) if n > 2 else math.nan,
-        mean_sockets=xs.mean(),
-        sockets_spread=((xs - xs.mean()) ** 2).sum(),
         left_out=left_out,
     )
 
 
 def fits_table(run: Run) -> pd.DataFrame:
-    """One row per server run and memory measure: bytes per socket with its 95% interval, memory at rest (MiB), R², points fitted,
+    """One row per server run and memory measure: bytes per socket with its 95% t-interval over this pass's steps (not the figure's
+    uncertainty, which is the range across passes), memory at rest (MiB), R², points fitted,
     and the steps left out of the line because they did not settle.
 
     The points are the step plateaus, except for the live heap: one per GC during the steps.
@@ -195,12 +178,282 @@ def fits_table(run: Run) -> pd.DataFrame:
                     "run": server.name,
                     "memory": label,
                     "bytes per socket": fit.slope,
-                    "95% low": fit.slope_low,
-                    "95% high": fit.slope_high,
+                    # Student's t over this pass's few steps: how straight its line is, not how another pass would come out.
+                    "this pass's t-interval, low": fit.slope_low,
+                    "this pass's t-interval, high": fit.slope_high,
                     "at rest (MiB)": fit.intercept / (1 << 20),
                     "R²": fit.r_squared,
                     "points": fit.points,
                     "steps left out": "; ".join(fit.left_out),
                 }
             )
+    return pd.DataFrame(rows)
+
+
+# ---- memory split into its parts (memory.csv) ------------------------------------------------------
+
+# memory.csv's components (the spec's names), what each is, and where it goes in the stack per socket: the live heap, the
+# native memory NMT counts other than the heap, and the kernel's; nmt_heap (the heap committed: all of -Xms, fixed) and RSS
+# and PSS (what the process has resident, which is none of those sums) are shown beside the stack, not in it.
+COMPONENTS = {
+    "live_heap": ("live heap (after a full GC)", "heap"),
+    "nmt_heap": ("Java heap committed (NMT)", None),
+    "nmt_thread": ("thread stacks and thread structures (NMT Thread)", "native"),
+    "nmt_gc": ("GC structures (NMT GC)", "native"),
+    "nmt_class": ("classes and metaspace (NMT Class)", "native"),
+    "nmt_code": ("code cache and compiler (NMT Code)", "native"),
+    "nmt_other": ("direct buffers and Unsafe (NMT Other)", "native"),
+    "nmt_rest": ("every other NMT category", "native"),
+    # cgroup v1 charges TCP buffers to memory.kmem.tcp, apart from memory.kmem: the two add up.
+    "kernel": ("kernel memory charged to the server (socket structures, kernel stacks)", "kernel"),
+    "kernel_tcp": ("kernel TCP buffers charged to the server", "kernel"),
+    "kernel_tcp_host": ("the host's TCP buffers (both ends of loopback sockets)", "kernel"),
+    "rss": ("RSS", None),
+    "pss": ("PSS", None),
+}
+NATIVE = [c for c, (_, part) in COMPONENTS.items() if part == "native"]
+KERNEL = [c for c, (_, part) in COMPONENTS.items() if part == "kernel"]
+
+# The measures a headline compares, each a column of `snapshots`: a component, or a sum of components whose slopes add up.
+MEASURES = {
+    "live heap": ["live_heap"],
+    "native (NMT, not the heap)": NATIVE,
+    "kernel memory": KERNEL,
+    "RSS": ["rss"],
+    "PSS": ["pss"],
+}
+# The phases whose snapshots a line is fitted through: the one before the first socket, and each socket step's end. A snapshot
+# taken under request load (json, dashboard) would add what the requests hold, not the sockets.
+SNAPSHOT_PHASES = ("startup", STEP_PREFIX)
+# The longest a snapshot's readings take, one component to the next (a full GC and a class histogram of a 2 GiB heap take a second
+# or two); snapshots are a socket step's hold apart, ten seconds or more.
+SNAPSHOT_GAP_S = 5.0
+
+
+def snapshots(server: ServerRun) -> pd.DataFrame:
+    """One row per snapshot of the socket steps: time_s, open_sockets (the server's own count), a column of bytes per component the
+    pass has (COMPONENTS), and one per measure (MEASURES: the sum of its components). Empty for a pass without memory.csv.
+
+    A snapshot is the rows of one reading: in time order, a row starts a new snapshot when its component is already in the current
+    one, or when it comes more than SNAPSHOT_GAP_S after the row before. Its time, phase and sockets are its first row's, so that a
+    reading that takes a few seconds, and crosses into the next step's phase, is still one snapshot of the step it was taken for.
+    """
+    frame = server.memory
+    if frame.empty:
+        return pd.DataFrame(columns=["time_s", "open_sockets"])
+    frame = frame.sort_values("time_s", kind="stable")
+    snapshot, seen, ids, before = 0, set(), [], None
+    for time_s, component in zip(frame["time_s"], frame["component"], strict=True):
+        if component in seen or (before is not None and time_s - before > SNAPSHOT_GAP_S):
+            snapshot, seen = snapshot + 1, set()
+        seen.add(component)
+        ids.append(snapshot)
+        before = time_s
+    frame = frame.assign(snapshot=ids)
+    first = frame.groupby("snapshot")[["time_s", "phase", "sockets_open"]].first()
+    wide = first.join(frame.pivot_table(index="snapshot", columns="component", values="bytes", aggfunc="last"))
+    wide = wide[wide["phase"].astype(str).str.startswith(SNAPSHOT_PHASES)]
+    wide = wide.drop(columns="phase").rename(columns={"sockets_open": "open_sockets"}).reset_index(drop=True)
+    wide.columns.name = None
+    if wide.empty:
+        return pd.DataFrame(columns=["time_s", "open_sockets"])
+    for measure, parts in MEASURES.items():
+        present = [p for p in parts if p in wide.columns]
+        if measure == "kernel memory":
+            # The server's own cgroup where the host had one; the host's TCP memory only where it did not.
+            present = [p for p in present if p != "kernel_tcp_host"] or present
+        elif len(present) < len(parts):
+            present = []  # NMT writes every category or none: a sum of some would be no measure
+        wide[measure] = wide[present].sum(axis=1, min_count=len(present)) if present else math.nan
+    return wide
+
+
+def component_fits(server: ServerRun) -> dict[str, LineFit]:
+    """Per component and measure of the pass's snapshots: the line of its bytes against the sockets open (`per_connection`)."""
+    points = snapshots(server)
+    columns = [c for c in points.columns if c not in ("time_s", "open_sockets")]
+    return {column: per_connection(points, column) for column in columns}
+
+
+def per_socket_fit(server: ServerRun, measure: str) -> LineFit:
+    """A pass's line of `measure` (MEASURES) against open sockets: from memory.csv where the pass has it; for RSS and PSS in a pass
+    from before memory.csv, through proc.csv's step plateaus; otherwise no line (NaN): the figure is not in that run."""
+    points = snapshots(server)
+    if measure in points.columns and points[measure].notna().sum() >= 2:
+        return per_connection(points, measure)
+    if points.empty and measure in ("RSS", "PSS"):
+        proc_points = plateaus(server)
+        if not proc_points.empty:
+            return per_connection(proc_points, {"RSS": "rss_bytes", "PSS": "pss_bytes"}[measure])
+    return LineFit(math.nan, math.nan, math.nan, math.nan, math.nan, 0)
+
+
+def source(server: ServerRun) -> str:
+    """Where a pass's memory per socket comes from, in words."""
+    if not snapshots(server).empty:
+        return "memory.csv: a snapshot after a full GC at each step's end, against the sockets the server held open"
+    return "proc.csv (an older run): RSS and PSS step plateaus, against the sockets k6 had opened"
+
+
+def components_per_pass(runs: list[Run]) -> pd.DataFrame:
+    """One row per compared pass and component (or measure) of its memory.csv: bytes_per_socket (the slope), at_rest_bytes (the
+    intercept) and points (snapshots fitted)."""
+    rows = []
+    for _, server, base in repeats.each_pass(runs):
+        for component, fit in component_fits(server).items():
+            rows.append({**base, "component": component, "bytes_per_socket": fit.slope, "at_rest_bytes": fit.intercept, "points": fit.points})
+    return pd.DataFrame(rows, columns=[*repeats.PASS_COLUMNS, "component", "bytes_per_socket", "at_rest_bytes", "points"])
+
+
+def components_per_server(runs: list[Run]) -> pd.DataFrame:
+    """Per server and component (or measure): bytes per socket, the median across its passes with their range (repeats.across)."""
+    return repeats.per_server(components_per_pass(runs), value="bytes_per_socket", by=("component",))
+
+
+def class_slopes(server: ServerRun) -> pd.DataFrame:
+    """Per class in the pass's histogram.csv: bytes_per_socket and instances_per_socket (least squares over the snapshots it is listed
+    in, against the sockets open), and points.
+
+    The histogram lists the 25 largest classes at each snapshot, so a class that grows with the sockets may be missing from the
+    first (too small then to be listed); its line is fitted through the snapshots that list it, and needs three.
+    """
+    columns = ["class", "bytes_per_socket", "instances_per_socket", "points"]
+    histogram = server.histogram
+    if histogram.empty:
+        return pd.DataFrame(columns=columns)
+    rows = []
+    for name, listed in histogram.rename(columns={"sockets_open": "open_sockets"}).groupby("class"):
+        if len(listed) < 3 or listed["open_sockets"].nunique() < 2:
+            continue
+        rows.append(
+            {
+                "class": name,
+                "bytes_per_socket": per_connection(listed, "bytes").slope,
+                "instances_per_socket": per_connection(listed, "instances").slope,
+                "points": len(listed),
+            }
+        )
+    return pd.DataFrame(rows, columns=columns)
+
+
+TOP_CLASSES = 10
+
+
+def top_classes(runs: list[Run], top: int = TOP_CLASSES) -> pd.DataFrame:
+    """Per server, its `top` classes by bytes per socket (the median across passes), each with the range across passes and the
+    median instances per socket."""
+    rows = []
+    for _, server, base in repeats.each_pass(runs):
+        for _, c in class_slopes(server).iterrows():
+            rows.append({**base, "class": c["class"], "bytes_per_socket": c["bytes_per_socket"], "instances_per_socket": c["instances_per_socket"]})
+    per_pass = pd.DataFrame(rows, columns=[*repeats.PASS_COLUMNS, "class", "bytes_per_socket", "instances_per_socket"])
+    table = repeats.per_server(per_pass, value="bytes_per_socket", by=("class",))
+    instances = per_pass.groupby(["server", "class"])["instances_per_socket"].median().rename("instances per socket")
+    table = table.join(instances, on=["server", "class"])
+    tops = [table[table["server"] == name].nlargest(top, "median") for name in dict.fromkeys(per_pass["server"])]
+    return pd.concat(tops, ignore_index=True) if tops else table
+
+
+EXTRAPOLATE_TO = 50_000  # the seed's idle sockets
+
+
+def extrapolation(runs: list[Run], sockets: int = EXTRAPOLATE_TO) -> pd.DataFrame:
+    """Per server: live heap and RSS at `sockets` from each pass's line (intercept + slope x sockets), the median across passes and
+    their range; the heap the server ran with (the profile's heapMb); and at how many sockets the live heap would fill it.
+
+    A line from a few thousand sockets to 50K assumes nothing changes on the way (no resize of a table, no GC falling behind):
+    read it as where the measured slope leads, not as a measurement.
+    """
+    rows = []
+    for run, server, base in repeats.each_pass(runs):
+        heap = per_socket_fit(server, "live heap")
+        rss = per_socket_fit(server, "RSS")
+        fills = (run.heap_bytes - heap.intercept) / heap.slope if heap.slope > 0 else math.nan
+        rows.append({**base, "live heap": heap.at(sockets), "RSS": rss.at(sockets), "heap": run.heap_bytes, "fills at": fills})
+    per_pass = pd.DataFrame(rows, columns=[*repeats.PASS_COLUMNS, "live heap", "RSS", "heap", "fills at"])
+    out = []
+    for (server, label), group in per_pass.groupby(["server", "label"], sort=False):
+        live, rss, fills = (repeats.across(group[c]) for c in ("live heap", "RSS", "fills at"))
+        heap = group["heap"].min()
+        out.append(
+            {
+                "server": server,
+                "label": label,
+                "live heap": live,
+                "RSS": rss,
+                "heap": heap,
+                "fills at": fills,
+                "verdict": _fits(live, heap, fills, sockets),
+            }
+        )
+    return pd.DataFrame(out, columns=["server", "label", "live heap", "RSS", "heap", "fills at", "verdict"])
+
+
+def _fits(live: repeats.Across, heap: float, fills: repeats.Across, sockets: int) -> str:
+    if live.passes == 0:
+        return "not in this run: no memory.csv"
+    if heap != heap:
+        return "the run does not say its heap"
+    mib = heap / (1 << 20)
+    if live.median > heap:
+        return f"exceeds the {mib:,.0f} MiB heap: the live heap would fill it at about {fills.median:,.0f} sockets"
+    if live.has_interval and live.high > heap:
+        return f"fits the {mib:,.0f} MiB heap in the median pass, not in every pass (the highest reaches it at {fills.low:,.0f} sockets)"
+    return f"fits: {100 * live.median / heap:.0f}% of the {mib:,.0f} MiB heap at {sockets:,} sockets"
+
+
+def extrapolation_table(runs: list[Run], sockets: int = EXTRAPOLATE_TO) -> pd.DataFrame:
+    """`extrapolation` for a reader, in MiB: median [lowest, highest] across passes."""
+    rows = []
+    for _, e in extrapolation(runs, sockets).iterrows():
+        rows.append(
+            {
+                "server": e["label"],
+                f"live heap at {sockets:,} sockets (MiB)": repeats.shown(_scaled(e["live heap"], 1 / (1 << 20)), _mib),
+                f"RSS at {sockets:,} sockets (MiB)": repeats.shown(_scaled(e["RSS"], 1 / (1 << 20)), _mib),
+                "heap it ran with (MiB)": _mib(e["heap"] / (1 << 20)),
+                "the heap": e["verdict"],
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def components_table(runs: list[Run]) -> pd.DataFrame:
+    """Components (COMPONENTS, then the measures) as rows, servers as columns: bytes per socket, median [lowest, highest] across passes."""
+    table = components_per_server(runs)
+    if table.empty:
+        return pd.DataFrame()
+    names = {**{c: label for c, (label, _) in COMPONENTS.items()}, **{m: f"{m} (sum)" if len(MEASURES[m]) > 1 else m for m in MEASURES}}
+    order = [c for c in [*COMPONENTS, *MEASURES] if c in set(table["component"]) and not (c in MEASURES and len(MEASURES[c]) == 1)]
+    out = pd.DataFrame(index=pd.Index([names[c] for c in order], name="bytes per open socket"))
+    for label, rows in table.groupby("label", sort=False):
+        by = rows.set_index("component")
+        out[label] = [repeats.shown(repeats.Across(*by.loc[c, ["median", "low", "high", "passes"]]), _bytes) for c in order]
+    return out
+
+
+def _scaled(value: repeats.Across, factor: float) -> repeats.Across:
+    return repeats.Across(value.median * factor, value.low * factor, value.high * factor, value.passes)
+
+
+def _mib(value: float) -> str:
+    return "" if value != value else f"{value:,.0f}" if abs(value) >= 10 else f"{value:.1f}"
+
+
+def _bytes(value: float) -> str:
+    return "" if value != value else f"{value:,.0f}"
+
+
+def top_classes_table(runs: list[Run], top: int = TOP_CLASSES) -> pd.DataFrame:
+    """`top_classes` for a reader: server, class, bytes per socket (median [lowest, highest] across passes), instances per socket."""
+    rows = []
+    for _, c in top_classes(runs, top).iterrows():
+        rows.append(
+            {
+                "server": c["label"],
+                "class": c["class"],
+                "bytes per socket": repeats.shown(repeats.Across(c["median"], c["low"], c["high"], c["passes"]), _bytes),
+                "instances per socket (median)": c["instances per socket"],
+            }
+        )
     return pd.DataFrame(rows)

@@ -7,7 +7,7 @@ import pandas as pd
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
-from . import catalogue, latency, memory, runtime
+from . import catalogue, cpu, latency, memory, provenance, repeats, runtime
 from .run import Run
 
 MIB = 1 << 20
@@ -308,8 +308,12 @@ def _spread(values) -> bool:
 def grid_figures(per_server: pd.DataFrame, headlines: list[str], models: list[str], engines: list[str]):
     """One panel per headline figure: models along x, one marker shape per engine, each server's median with whiskers over its
     passes' range; hollow where there is one pass (no interval)."""
-    fig, axes = plt.subplots(2, 3, figsize=(11, 6.2))
+    columns = 4 if len(headlines) > 5 else 3
+    rows = -(-(len(headlines) + 1) // columns)  # one panel more, for the legend
+    fig, axes = plt.subplots(rows, columns, figsize=(3.7 * columns, 3.1 * rows))
     panels = list(axes.flat)
+    for spare in panels[len(headlines) + 1 :]:
+        spare.axis("off")
     width = 0.5 / max(len(engines), 1)
     for ax, figure in zip(panels, headlines, strict=False):
         rows = per_server[(per_server["figure"] == figure) & per_server["median"].notna()]
@@ -332,7 +336,7 @@ def grid_figures(per_server: pd.DataFrame, headlines: list[str], models: list[st
         ax.set_xlim(-0.5, len(models) - 0.5)
         ax.set_title(figure, fontsize=9)
         ax.grid(alpha=0.3, axis="y")
-    legend = panels[-1]
+    legend = panels[len(headlines)]
     legend.axis("off")
     for e, engine in enumerate(engines):
         legend.plot([], [], _ENGINE_MARKERS[e % len(_ENGINE_MARKERS)], color="black", label=f"engine: {engine}")
@@ -433,4 +437,122 @@ def per_task_claims(floor: pd.DataFrame, task_claims: list, about: float):
             ax.text(0.5, 0.5, "not in the floor", transform=ax.transAxes, ha="center")
     axes[-1, 0].set_xlabel("bytes per parked task (log scale); dark: the claim, light: within a quarter of it")
     fig.tight_layout()
+    return fig
+
+
+# ---- issue 16: memory split into its parts, and the CPU of every process ---------------------------
+
+# The stack's segments, bottom up: memory.csv's components in the parts of COMPONENTS, each a shade of its part's colour.
+_PART_COLOURS = {
+    "heap": ["tab:blue"],
+    "native": ["#d95f02", "#e6863b", "#f0a868", "#f6c493", "#fbdcbc", "#c2410c"],
+    "kernel": ["#4d4d4d", "#8c8c8c", "#bdbdbd"],
+}
+
+
+def memory_parts(per_server: pd.DataFrame):
+    """Per server (one row each), its bytes per open socket stacked from its parts, the median across passes of each: the live
+    heap, NMT's native categories other than the heap, and the kernel's memory; RSS and PSS per socket as markers beside the stack,
+    with whiskers over their passes' range. A part below 0 (a slope that came out negative) is drawn left of 0."""
+    servers = list(dict.fromkeys(per_server["label"]))
+    fig, ax = plt.subplots(figsize=(9, 1.2 + 0.9 * max(len(servers), 1)))
+    parts = [(c, part) for c, (_, part) in memory.COMPONENTS.items() if part is not None]
+    colours = {part: iter(shades) for part, shades in _PART_COLOURS.items()}
+    colour_of = {c: next(colours[part]) for c, part in parts}
+    drawn = set()
+    for y, label in enumerate(servers):
+        rows = per_server[per_server["label"] == label].set_index("component")
+        right = left = 0.0
+        for component, _ in parts:
+            if component not in rows.index or rows.loc[component, "median"] != rows.loc[component, "median"]:
+                continue
+            kib = rows.loc[component, "median"] / 1024
+            start = right if kib >= 0 else left + kib
+            ax.barh(y, abs(kib), left=start, color=colour_of[component], edgecolor="white", linewidth=0.5,
+                    label=None if component in drawn else memory.COMPONENTS[component][0])  # fmt: skip
+            drawn.add(component)
+            right, left = (right + kib, left) if kib >= 0 else (right, left + kib)
+        for offset, (measure, marker) in zip((-0.28, 0.28), (("RSS", "D"), ("PSS", "s")), strict=True):
+            if measure not in rows.index or rows.loc[measure, "median"] != rows.loc[measure, "median"]:
+                continue
+            r = rows.loc[measure]
+            errors = [[(r["median"] - r["low"]) / 1024], [(r["high"] - r["median"]) / 1024]] if r["low"] == r["low"] else None
+            ax.errorbar([r["median"] / 1024], [y + offset], xerr=errors, fmt=marker, color="black", markerfacecolor="white", capsize=3,
+                        label=None if measure in drawn else f"{measure} per socket (not a sum of the parts)")  # fmt: skip
+            drawn.add(measure)
+    ax.set_yticks(range(len(servers)), servers, fontsize=8)
+    ax.invert_yaxis()
+    ax.axvline(0, color="black", linewidth=0.6)
+    ax.set_xlabel("KiB per open socket (median across passes; whiskers: RSS's and PSS's range across passes)")
+    ax.set_title("Memory per open socket, by part")
+    ax.grid(alpha=0.3, axis="x")
+    ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
+    fig.tight_layout()
+    return fig
+
+
+def memory_components_against_sockets(runs: list[Run], measures: tuple[str, ...] = ("live heap", "native (NMT, not the heap)", "RSS")):
+    """Each measure (MiB) at every snapshot against the sockets the server held open, one panel a measure, one line a pass (its
+    server's colour): what each per-socket slope is fitted to, and how far apart the passes lie."""
+    fig, axes = plt.subplots(1, len(measures), figsize=(4 * len(measures), 3.6), squeeze=False)
+    for ax, measure in zip(axes[0], measures, strict=True):
+        seen = set()
+        for _, server, base in repeats.each_pass(runs):
+            points = memory.snapshots(server)
+            if measure not in points.columns or points[measure].isna().all():
+                continue
+            ax.plot(points["open_sockets"], points[measure] / MIB, "o-", color=catalogue.colour(server.server), markersize=3, linewidth=1,
+                    alpha=0.8, label=None if server.server in seen else base["label"])  # fmt: skip
+            seen.add(server.server)
+        ax.set_title(measure, fontsize=9)
+        ax.set_xlabel("sockets open (the server's count)")
+        ax.grid(alpha=0.3)
+        if seen:
+            ax.legend(fontsize=7)
+    axes[0][0].set_ylabel("MiB at the snapshot (after a full GC)")
+    fig.tight_layout()
+    return fig
+
+
+_PROCESS_COLOURS = {"server": "black", "k6": "tab:orange", "stub": "tab:cyan", "harness": "tab:olive"}
+
+
+def cpu_of_every_process(runs: list[Run]):
+    """One panel per pass (a row per server, a column per repeat): the cores the server, k6, the stub and the harness used each
+    second, and the host's steal in cores (shaded), the /json phase shaded grey; a pass whose load generator was the bottleneck is
+    titled so."""
+    cells: dict[str, list] = {}
+    for run, server, base in repeats.each_pass(runs):
+        cells.setdefault(base["label"], []).append((run, server))
+    width = max((len(v) for v in cells.values()), default=1)
+    fig, axes = plt.subplots(max(len(cells), 1), width, figsize=(3.4 * width, 2.3 * max(len(cells), 1)), squeeze=False, sharey=True)
+    for row, (label, passes) in enumerate(cells.items()):
+        for column in range(width):
+            ax = axes[row][column]
+            if column >= len(passes):
+                ax.axis("off")
+                continue
+            run, server = passes[column]
+            frame = server.cpu
+            host_cpus = provenance.of(run.manifest)["host"].get("cpus") or 1
+            if frame.empty:
+                ax.text(0.5, 0.5, "no cpu.csv", transform=ax.transAxes, ha="center", fontsize=8)
+            else:
+                in_json = frame[frame["phase"] == cpu.PHASE]["time_s"]
+                if not in_json.empty:
+                    ax.axvspan(in_json.min(), in_json.max(), color="grey", alpha=0.12, label="/json phase")
+                ax.fill_between(frame["time_s"], 0, frame["steal"].fillna(0) * host_cpus, color="tab:red", alpha=0.3, label="steal (cores)")
+                for process, colour in _PROCESS_COLOURS.items():
+                    if frame[process].notna().any():
+                        ax.plot(frame["time_s"], frame[process], color=colour, linewidth=1, label=process)
+            marked = cpu.bottleneck(server)
+            ax.set_title(f"{server.name}" + (": k6 the bottleneck" if marked else ""), fontsize=8, color="#b00020" if marked else "black")
+            ax.grid(alpha=0.3)
+            ax.tick_params(labelsize=7)
+            if column == 0:
+                ax.set_ylabel(f"{label}\ncores", fontsize=8)
+    handles, labels = next(((h, lab) for ax in axes.flat for h, lab in [ax.get_legend_handles_labels()] if h), ([], []))
+    fig.legend(handles, labels, loc="lower center", ncol=6, fontsize=7, frameon=False)
+    fig.supxlabel("seconds since the server started", fontsize=8, y=0.04)
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
     return fig

@@ -21,7 +21,7 @@ import nbformat
 from nbclient import NotebookClient
 from nbconvert import HTMLExporter
 
-from . import audit, clients, floor, iobench
+from . import audit, clients, floor, iobench, repeats
 from .folders import newest_beside
 from .run import RunFolderError, load_run
 
@@ -29,6 +29,10 @@ ANALYSIS_DIR = Path(__file__).resolve().parent.parent
 NOTEBOOK = ANALYSIS_DIR / "report.ipynb"
 EXPERIMENTS = ANALYSIS_DIR / "experiments.ipynb"
 CELL_TIMEOUT_S = 600
+
+
+class PoolingRefused(RunFolderError):
+    """Run folders given with ALSO= that did not run the same thing: their passes are not repeats of one another."""
 
 
 class SectionFailed(Exception):
@@ -72,9 +76,22 @@ def render(run_folder: str | Path, also: list[str | Path] = (), notebook: Path =
     section, and SectionFailed then says which, so `make report` fails visibly.
     """
     run = load_run(Path(run_folder).resolve())
-    others = [load_run(Path(folder).resolve()).folder for folder in also]
-    parameters = {"RUN": str(run.folder), "ALSO": [str(f) for f in others], **siblings(run.folder, BENCH_SIBLINGS)}
+    others = [load_run(Path(folder).resolve()) for folder in also]
+    refuse_to_pool(run, others)
+    parameters = {"RUN": str(run.folder), "ALSO": [str(o.folder) for o in others], **siblings(run.folder, BENCH_SIBLINGS)}
     return _execute(notebook, parameters, run.folder)
+
+
+def refuse_to_pool(run, others) -> None:
+    """Raises PoolingRefused, before anything is written, if one of `others` differs from `run` in rate, profile, JVM flags or JDK
+    (repeats.first_difference): one line naming the first difference and what to do instead."""
+    for other in others:
+        difference = repeats.first_difference(run, other)
+        if difference:
+            raise PoolingRefused(
+                f"{other.folder.name} is not a repeat of {run.folder.name}: {difference}. Compare them side by side instead: "
+                f"make report RUN={other.folder}, then read its report.html beside this run's"
+            )
 
 
 def render_experiment(folder: str | Path) -> Path:

@@ -1,52 +1,178 @@
-"""Where a figure was measured more than once (a profile with repeats, or several run folders): the median and the spread."""
+"""Repeats are the unit of evidence: which passes are compared, a figure's median across them with the interval across them, when two
+servers are apart, and which run folders may be pooled as repeats of one another.
+
+A pass is one server run: a fresh JVM under the run's profile. Within a pass, a figure's interval (a percentile's block bootstrap, a
+slope's Student's t) says how precisely that one pass measured it; it says nothing of how another pass on the same host would come out,
+which is what two runs disagreeing by more than their intervals showed (issue 16). So every compared figure is a median across passes,
+its interval is across passes, and "apart" is decided from those intervals only.
+"""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+
 import pandas as pd
 
-from . import latency, memory
-from .run import Run
+from . import catalogue, provenance
+from .run import Run, ServerRun
 
-MIB = 1 << 20
+# The columns that say which pass a per-pass row is of.
+PASS_COLUMNS = ["run folder", "pass", "server", "label", "engine", "model", "jdk"]
 
 
-def measurements(runs: list[Run]) -> pd.DataFrame:
-    """One row per server run in every run given: run folder, server, JFR streaming, and the repeated figures."""
-    rows = []
+@dataclass(frozen=True)
+class Across:
+    """A figure across passes: the median, and the interval across them (NaN with fewer than two passes), from `passes` values.
+
+    With the 2 to 5 passes a run makes, the honest interval is the range itself, lowest to highest: a
+    confidence interval from three values would rest on a distribution they cannot show. Two servers
+    whose ranges do not overlap came out in the same order in every pass.
+    """
+
+    median: float
+    low: float
+    high: float
+    passes: int
+
+    @property
+    def has_interval(self) -> bool:
+        return self.passes >= 2
+
+
+def across(values) -> Across:
+    """The one convention for a figure across passes (NaNs are passes that did not measure it): see Across."""
+    data = pd.Series(values, dtype=float).dropna()
+    if data.empty:
+        return Across(math.nan, math.nan, math.nan, 0)
+    many = len(data) >= 2
+    return Across(float(data.median()), float(data.min()) if many else math.nan, float(data.max()) if many else math.nan, len(data))
+
+
+ONE_PASS = "one pass: no comparison can be concluded"
+
+
+def apart(best: Across, other: Across, lower_is_better: bool) -> str:
+    """Whether `best` is ahead of `other` across passes: their intervals apart, overlapping, or one pass and so no conclusion."""
+    if not best.has_interval or not other.has_interval:
+        return ONE_PASS
+    separated = best.high < other.low if lower_is_better else best.low > other.high
+    return "apart across passes" if separated else "overlap across passes: not resolved"
+
+
+def shown(value: Across, number) -> str:
+    """`median [lowest, highest] over N passes`, or `median (one pass)`, with `number` formatting each figure."""
+    if value.passes == 0:
+        return "not measured"
+    if not value.has_interval:
+        return f"{number(value.median)} (one pass)"
+    return f"{number(value.median)} [{number(value.low)}, {number(value.high)}] over {value.passes} passes"
+
+
+# ---- which passes are compared --------------------------------------------------------------------
+
+
+def compared(run: Run) -> list[ServerRun]:
+    """The passes of a run that are compared: every repeat streamed by JFR that ended ok.
+
+    A pass without the JFR stream measures the stream's cost, and a pass that failed measured
+    something other than the profile; `left_out` names them.
+    """
+    return [s for s in run.servers if s.jfr_streaming and s.ok]
+
+
+def jdk_of(run: Run):
+    """The JDK feature release (25) a run's servers ran on, from its provenance."""
+    found = provenance.of(run.manifest)["jdk"]
+    return found.get("feature") or feature(found.get("version"))
+
+
+def feature(version) -> str | None:
+    return str(version).split(".")[0] if version is not None else None
+
+
+def each_pass(runs: list[Run]) -> Iterator[tuple[Run, ServerRun, dict]]:
+    """Every compared pass of `runs`, with the PASS_COLUMNS that say which it is; runs on another JDK than the first's are skipped."""
+    jdk = jdk_of(runs[0]) if runs else None
     for run in runs:
-        json_table = latency.endpoint_table(run, "json").set_index("run")
-        for server in run.servers:
-            rows.append(
+        if jdk_of(run) != jdk:
+            continue
+        labels = {entry["server"]: entry["what it is"] for entry in catalogue.run_servers(run.manifest)}
+        for server in compared(run):
+            yield (
+                run,
+                server,
                 {
                     "run folder": run.folder.name,
-                    "server run": server.name,
+                    "pass": server.name,
                     "server": server.server,
-                    "JFR streaming": server.jfr_streaming,
-                    "/json achieved (req/s)": json_table.loc[server.name, "requests_per_second"],
-                    "/json p99 (ms)": json_table.loc[server.name, "p(99)"],
-                    "RSS at the most sockets (MiB)": memory.rss_at_most(server) / MIB,
-                }
+                    "label": labels.get(server.server, server.server),
+                    "engine": catalogue.engine_in(run.manifest, server.server) or "?",
+                    "model": catalogue.model_in(run.manifest, server.server) or "?",
+                    "jdk": jdk,
+                },
             )
-    return pd.DataFrame(rows)
 
 
-def medians(runs: list[Run]) -> pd.DataFrame:
-    """Per server and JFR setting with more than one measurement: how many, and each figure's median with its range.
-
-    With a handful of repeats the honest interval is the range itself (lowest to highest); a
-    confidence interval from two or three values would claim more than they can say.
-    """
-    data = measurements(runs)
-    if data.empty:
-        return pd.DataFrame()
-    figures = ["/json achieved (req/s)", "/json p99 (ms)", "RSS at the most sockets (MiB)"]
-    rows = []
-    for (server, jfr), group in data.groupby(["server", "JFR streaming"], sort=False):
-        if len(group) < 2:
+def left_out(runs: list[Run]) -> list[str]:
+    """What the comparison leaves out of `runs`, one sentence each: runs on another JDK than the first's, and failed passes."""
+    notes = []
+    jdk = jdk_of(runs[0]) if runs else None
+    for run in runs:
+        if jdk_of(run) != jdk:
+            notes.append(f"{run.folder.name}: ran on JDK {jdk_of(run)}, not {jdk}; not pooled with it")
             continue
-        row = {"server": server, "JFR streaming": "with" if jfr else "without", "repeats": len(group)}
-        for figure in figures:
-            values = group[figure].dropna()
-            row[figure] = f"{values.median():,.1f} ({values.min():,.1f} to {values.max():,.1f})" if len(values) else ""
-        rows.append(row)
-    return pd.DataFrame(rows)
+        for s in run.servers:
+            if s.jfr_streaming and not s.ok:
+                notes.append(f"{run.folder.name}/{s.name}: {s.outcome.get('status', 'failed')}; its figures are not compared")
+    return notes
+
+
+def per_server(per_pass: pd.DataFrame, value: str = "value", by: tuple[str, ...] = ("figure",)) -> pd.DataFrame:
+    """Per server (and each of `by`): `across` the passes' `value`s, as median, low, high and passes columns."""
+    keys = ["server", "label", "engine", "model", *by]
+    rows = []
+    for key, group in per_pass.groupby(keys, sort=False):
+        found = across(group[value])
+        rows.append({**dict(zip(keys, key, strict=True)), "median": found.median, "low": found.low, "high": found.high, "passes": found.passes})
+    return pd.DataFrame(rows, columns=[*keys, "median", "low", "high", "passes"])
+
+
+# ---- pooling run folders (ALSO=) ------------------------------------------------------------------
+
+# What runs pooled as repeats must share: a pass of another rate, profile, flag or JDK measured another thing. The profile is
+# compared without its description and the sentence on its rate, which are words, not settings.
+PROFILE_WORDS = ("description", "jsonRateReason")
+
+
+def first_difference(run: Run, other: Run) -> str | None:
+    """The first thing that makes `other`'s passes not repeats of `run`'s (rate, profile, JVM flags, JDK), in words; None if none does."""
+
+    def rate(r: Run):
+        return r.manifest.get("jsonRatePerSecond", r.manifest.get("profile", {}).get("jsonRatePerSecond"))
+
+    def profile(r: Run) -> dict:
+        return {k: v for k, v in r.manifest.get("profile", {}).items() if k not in PROFILE_WORDS}
+
+    def jdk(r: Run) -> str:
+        return str(provenance.of(r.manifest)["jdk"].get("version"))
+
+    mine, theirs = run.manifest, other.manifest
+    if rate(run) != rate(other):
+        return f"the /json rate differs ({rate(run)}/s against {rate(other)}/s)"
+    if mine.get("profileName") != theirs.get("profileName"):
+        return f"the profile differs ({mine.get('profileName')} against {theirs.get('profileName')})"
+    if profile(run) != profile(other):
+        key = next(k for k in sorted(set(profile(run)) | set(profile(other))) if profile(run).get(k) != profile(other).get(k))
+        return f"the profile's {key} differs ({profile(run).get(key)} against {profile(other).get(key)})"
+    flags, other_flags = mine.get("jvmFlags", []), theirs.get("jvmFlags", [])
+    if flags != other_flags:
+        if sorted(flags) == sorted(other_flags):
+            return "the JVM flags are the same but in another order"
+        only = [f for f in flags if f not in other_flags] or ["(none)"]
+        only_other = [f for f in other_flags if f not in flags] or ["(none)"]
+        return f"the JVM flags differ ({' '.join(only)} against {' '.join(only_other)})"
+    if jdk(run) != jdk(other):
+        return f"the JDK differs ({jdk(run)} against {jdk(other)})"
+    return None

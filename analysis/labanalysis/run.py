@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import zlib
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -25,13 +26,42 @@ class RunFolderError(Exception):
     """A folder that is not a run folder, said in one line with what to do."""
 
 
-# The columns each series must have for the analysis to use it (the harness's ServerRun writes them).
-SERIES_COLUMNS = {
-    "proc.csv": ["time_s", "phase", "rss_bytes", "pss_bytes", "threads", "fds", "maps"],
-    "jfr-series.csv": ["time_s", "phase", "metric", "value"],
-    "load.csv": ["time_s", "phase", "sockets_opened_total", "requests_total"],
-    "pinned.csv": ["time_s", "phase", "duration_ms", "top_frames"],
+@dataclass(frozen=True)
+class Series:
+    """A CSV the harness writes into a pass's folder, as the analysis reads it.
+
+    `required` columns must all be there, with a value in every row: a row without one was cut off
+    mid-write and is left out. `optional` columns may be empty in a row (cpu.csv's k6 on a remote load
+    generator) or absent from the file (a harness that does not write one yet): the analysis uses the
+    spec's names only, never a guess at another, and says which it did not find. `text` columns are
+    read as text, every other as a number.
+    """
+
+    required: tuple[str, ...]
+    optional: tuple[str, ...] = ()
+    text: tuple[str, ...] = ("phase",)
+
+    @property
+    def columns(self) -> list[str]:
+        return [*self.required, *self.optional]
+
+
+# Every series of a pass (the harness's ServerRun writes them; /tmp's issue-16 spec has cpu, memory and histogram).
+SERIES = {
+    "proc.csv": Series(("time_s", "phase", "rss_bytes", "pss_bytes", "threads", "fds", "maps")),
+    "jfr-series.csv": Series(("time_s", "phase", "metric", "value"), text=("phase", "metric")),
+    "load.csv": Series(("time_s", "phase", "sockets_opened_total", "requests_total")),
+    "pinned.csv": Series(("time_s", "phase", "duration_ms", "top_frames"), text=("phase", "top_frames")),
+    # One row a second: the cores each process used, the host's steal (0..1), and how busy the server's and the load's CPU sets were.
+    "cpu.csv": Series(("time_s", "phase"), optional=("server", "k6", "stub", "harness", "steal", "server_cpus_busy", "load_cpus_busy")),
+    # One row per snapshot (each socket step's end, and one before the first socket) and memory component, long format.
+    "memory.csv": Series(("time_s", "phase", "sockets_open", "component", "bytes"), text=("phase", "component")),
+    # The 25 largest classes by bytes at each snapshot, from the class histogram the live heap is the total of.
+    "histogram.csv": Series(("time_s", "sockets_open", "rank", "class", "instances", "bytes"), text=("class",)),
 }
+# The series a run from before issue 16 does not have: missing, its report says the figure is not in that run. Within a run that has
+# them, a pass without one is a problem like any other missing file.
+NEWER_SERIES = ("cpu.csv", "memory.csv", "histogram.csv")
 K6_SAMPLE_COLUMNS = ["metric_name", "timestamp", "metric_value", "scenario", "extra_tags"]
 K6_SAMPLE_METRICS = ["http_req_duration", "http_req_failed", "dropped_iterations", "lab_sockets_opened"]
 
@@ -43,6 +73,8 @@ class ServerRun:
     folder: Path
     outcome: dict
     problems: list[str] = field(default_factory=list)
+    # Of NEWER_SERIES, those another pass of the same run has: this pass lacking one is a problem, not an older run.
+    expected: frozenset[str] = frozenset()
 
     @property
     def name(self) -> str:
@@ -83,6 +115,22 @@ class ServerRun:
     def pinned(self) -> pd.DataFrame:
         """One row per jdk.VirtualThreadPinned event: time_s, phase, duration_ms, top_frames."""
         return self._series("pinned.csv", required=self.jfr_streaming)
+
+    @cached_property
+    def cpu(self) -> pd.DataFrame:
+        """Once a second: time_s, phase, and the cores used by server, k6, stub and harness, steal (0..1), server_cpus_busy and
+        load_cpus_busy (0..1); NaN where the harness left a cell empty (a process not on this host, a run without a CPU split)."""
+        return self._series("cpu.csv", required="cpu.csv" in self.expected)
+
+    @cached_property
+    def memory(self) -> pd.DataFrame:
+        """One row per snapshot and component: time_s, phase, sockets_open, component, bytes (see memory.COMPONENTS)."""
+        return self._series("memory.csv", required="memory.csv" in self.expected)
+
+    @cached_property
+    def histogram(self) -> pd.DataFrame:
+        """The largest classes at each snapshot: time_s, sockets_open, rank, class, instances, bytes."""
+        return self._series("histogram.csv", required="histogram.csv" in self.expected)
 
     @cached_property
     def k6_metrics(self) -> dict:
@@ -139,19 +187,22 @@ class ServerRun:
 
     def read_all(self) -> None:
         """Reads every file now, so `problems` is complete before anything is shown."""
-        _ = (self.proc, self.jfr, self.load, self.pinned, self.k6_metrics, self.k6_samples, self.k6_script_errors)
+        _ = (self.proc, self.jfr, self.load, self.pinned, self.cpu, self.memory, self.histogram)
+        _ = (self.k6_metrics, self.k6_samples, self.k6_script_errors)
 
     def _series(self, name: str, required: bool = True) -> pd.DataFrame:
-        columns = SERIES_COLUMNS[name]
+        spec = SERIES[name]
         path = self.folder / name
         if not path.is_file():
             if required:
                 self.problems.append(f"{name} is missing: the figures from it are left out")
-            return pd.DataFrame(columns=columns)
-        frame, dropped = _whole_rows(path.read_text(errors="replace"), columns)
+            return pd.DataFrame(columns=spec.columns)
+        frame, dropped, absent = _whole_rows(path.read_text(errors="replace"), spec)
         if frame is None:
-            self.problems.append(f"{name} lacks the columns {', '.join(columns)}: the figures from it are left out")
-            return pd.DataFrame(columns=columns)
+            self.problems.append(f"{name} lacks the columns {', '.join(absent)}: the figures from it are left out")
+            return pd.DataFrame(columns=spec.columns)
+        if absent:
+            self.problems.append(f"{name} has no column {', '.join(absent)}: the figures from it are left out")
         if dropped:
             self.problems.append(f"{name} has {dropped} cut-off line(s), left out")
         return frame
@@ -170,11 +221,44 @@ class Run:
 
     @property
     def comparable(self) -> list[ServerRun]:
-        """The server runs to compare head to head: with JFR streaming, first repeat (one per server)."""
+        """One pass per server, the first with JFR streaming: what the per-pass detail sections (series over time) draw. Figures
+        compared between servers use every pass (repeats.each_pass)."""
         return [s for s in self.servers if s.jfr_streaming and s.repeat == 1]
 
     def server(self, name: str) -> ServerRun:
         return next(s for s in self.servers if s.name == name)
+
+    # The manifest's facts of how the passes ran (issue 16); None, or empty, for a run from before the harness wrote them.
+
+    @property
+    def pass_order(self) -> list[str]:
+        """The pass folders in the order they ran: interleaved, shuffled with `pass_seed`."""
+        return list(self.manifest.get("passOrder") or [])
+
+    @property
+    def pass_seed(self) -> int | None:
+        return self.manifest.get("passSeed")
+
+    @property
+    def cpu_split(self) -> dict | None:
+        """{"serverCpus": [1], "loadCpus": [0]}: the CPUs the server ran on and those the load (k6, stub, harness) ran on; None without."""
+        return self.manifest.get("cpuSplit")
+
+    @property
+    def json_rate_choice(self) -> str | None:
+        """How the /json rate was chosen, once for every pass, in a sentence."""
+        return self.manifest.get("jsonRateChoice")
+
+    @property
+    def kernel_memory_source(self) -> str | None:
+        """Where memory.csv's kernel memory came from: `cgroup-v1` (the server's own) or `sockstat-host` (the host's TCP memory)."""
+        return self.manifest.get("kernelMemorySource")
+
+    @property
+    def heap_bytes(self) -> float:
+        """The heap the servers ran with (-Xmx, the profile's heapMb), in bytes; NaN if the manifest does not say."""
+        heap_mb = self.manifest.get("profile", {}).get("heapMb")
+        return heap_mb * (1 << 20) if heap_mb else math.nan
 
     def read_all(self) -> None:
         for server in self.servers:
@@ -198,12 +282,14 @@ def load_run(folder: str | Path) -> Run:
             f"{manifest_path} is not valid JSON ({e.msg}, line {e.lineno}); the run was cut off while writing it, so there is nothing to report"
         ) from e
     run = Run(folder, manifest)
+    folders = [folder / _folder_name(outcome) for outcome in manifest.get("outcomes", [])]
+    expected = frozenset(name for name in NEWER_SERIES if any((f / name).is_file() for f in folders))
     status = provenance.status(manifest)
     if status != "complete":
         run.problems.append(f"the run is {status or 'of unknown status'}: it stopped before every server had run")
     finished = set()
     for outcome in manifest.get("outcomes", []):
-        server = ServerRun(folder / _folder_name(outcome), outcome)
+        server = ServerRun(folder / _folder_name(outcome), outcome, expected=expected)
         finished.add(server.server)
         if not server.folder.is_dir():
             server.problems.append("its folder is missing: nothing of it can be shown")
@@ -217,7 +303,7 @@ def load_run(folder: str | Path) -> Run:
             continue
         # The harness writes an outcome when a server's run ends; a server without one was
         # running when the harness stopped (its folder holds what it got to), or never started.
-        partial = ServerRun(folder / name, {"server": name, "status": "incomplete"})
+        partial = ServerRun(folder / name, {"server": name, "status": "incomplete"}, expected=expected)
         if partial.folder.is_dir():
             partial.problems.append("incomplete: the harness stopped during its run; what it recorded is shown")
             run.servers.append(partial)
@@ -238,33 +324,38 @@ def _folder_name(outcome: dict) -> str:
     return name
 
 
-def _whole_rows(text: str, columns: list[str]) -> tuple[pd.DataFrame | None, int]:
-    """The rows of a CSV that have every field of its header, and how many did not (a line cut off mid-write).
+def _whole_rows(text: str, spec: Series) -> tuple[pd.DataFrame | None, int, list[str]]:
+    """The rows of a CSV that have every field of its header and a value in each required column, how many did not (a line cut off
+    mid-write), and the spec's columns the header lacks.
 
-    None if the header lacks one of `columns`. pandas would pad a short last line with NaN, which
-    a mean or a count would then take as data, so short rows are dropped here and counted.
+    The frame is None if a required column is missing; an optional one missing is added, empty. pandas would
+    pad a short last line with NaN, which a mean or a count would then take as data, so short rows are
+    dropped here and counted. An empty optional cell is NaN: the harness writes one where it has no value.
     """
     rows = csv.reader(io.StringIO(text))
-    header = next(rows, None)
-    if header is None or not set(columns) <= set(header):
-        return None, 0
+    header = next(rows, None) or []
+    absent = [c for c in spec.columns if c not in header]
+    if any(c in spec.required for c in absent):
+        return None, 0, [c for c in absent if c in spec.required]
     whole, dropped = [], 0
     for row in rows:
         if len(row) == len(header):
             whole.append(row)
         elif row:
             dropped += 1
-    out = io.StringIO()
-    writer = csv.writer(out)
-    writer.writerow(header)
-    writer.writerows(whole)
-    out.seek(0)
-    frame = pd.read_csv(out, dtype={"phase": str, "top_frames": str, "metric": str, "extra_tags": str, "scenario": str, "metric_name": str})
-    numeric = [c for c in columns if c not in ("phase", "metric", "top_frames", "metric_name", "scenario", "extra_tags")]
+    frame = pd.DataFrame(whole, columns=header, dtype=str) if whole else pd.DataFrame(columns=header, dtype=str)
+    frame = frame.reindex(columns=[*header, *absent])
+    numeric = [c for c in spec.columns if c not in spec.text]
     for column in numeric:
         frame[column] = pd.to_numeric(frame[column], errors="coerce")
-    bad = frame[numeric].isna().any(axis=1) if numeric else pd.Series(False, index=frame.index)
-    return frame[~bad].reset_index(drop=True), dropped + int(bad.sum())
+    for column in [c for c in header if c not in spec.columns]:
+        # A column beyond the spec's is kept, as numbers where every value it has is one.
+        converted = pd.to_numeric(frame[column], errors="coerce")
+        if converted.notna().sum() == (frame[column] != "").sum():
+            frame[column] = converted
+    required_numbers = [c for c in spec.required if c not in spec.text]
+    bad = frame[required_numbers].isna().any(axis=1) if required_numbers else pd.Series(False, index=frame.index)
+    return frame[~bad].reset_index(drop=True), dropped + int(bad.sum()), absent
 
 
 def _gunzip_what_is_there(path: Path) -> tuple[str, bool]:

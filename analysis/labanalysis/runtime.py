@@ -102,7 +102,11 @@ def run_facts(run: Run) -> dict[str, str]:
         "load generation": load_generation(m),
         "git commit": git,
         "profile": f"{m.get('profileName', '?')}: {profile.get('description', '')}",
-        "/json rate": f"{m.get('jsonRatePerSecond', profile.get('jsonRatePerSecond', '?'))} req/s",
+        "/json rate": f"{m.get('jsonRatePerSecond', profile.get('jsonRatePerSecond', '?'))} req/s"
+        + (f": {run.json_rate_choice}" if run.json_rate_choice else ""),
+        "passes, in the order they ran": pass_order(run),
+        "CPU split": cpu_split(run),
+        "kernel memory (memory.csv)": KERNEL_SOURCES.get(run.kernel_memory_source, run.kernel_memory_source or "not in this run"),
         "idle sockets": f"{preflight.get('idleSockets', '?')} (the profile asked for {preflight.get('requestedSockets', '?')})",
         "preflight notes": "; ".join(preflight.get("notes", [])) or "none",
         **({"stopped because": m["reason"]} if m.get("reason") else {}),
@@ -135,3 +139,27 @@ def outcomes(run: Run) -> pd.DataFrame:
     """The facts of each server run's outcome, one row each (the columns an old run lacks are blank)."""
     rows = [dict(server.outcome, run=server.name) for server in run.servers]
     return pd.DataFrame(rows).reindex(columns=["run", *OUTCOME_FACTS])
+
+
+KERNEL_SOURCES = {
+    "cgroup-v1": "the server's own cgroup (v1): memory.kmem and memory.kmem.tcp",
+    "sockstat-host": "/proc/net/sockstat's TCP memory, host-wide: both ends of every loopback socket, k6's too",
+}
+
+
+def pass_order(run: Run) -> str:
+    """The passes in the order they ran, and the seed that shuffled them; a run from before says the order is the outcomes'."""
+    if not run.pass_order:
+        return "not recorded (an older run): " + ", ".join(s.name for s in run.servers)
+    seed = f" (shuffled with seed {run.pass_seed})" if run.pass_seed is not None else ""
+    return " → ".join(run.pass_order) + seed
+
+
+def cpu_split(run: Run) -> str:
+    """Which CPUs the server had to itself, and which the load (k6, stub, harness) ran on."""
+    split = run.cpu_split
+    if not split:
+        note = "none recorded" if "cpuSplit" in run.manifest else "not recorded (an older run)"
+        return f"{note}: the server and the load shared the host's CPUs"
+    server, load = split.get("serverCpus", []), split.get("loadCpus", [])
+    return f"server on CPU {', '.join(map(str, server))} (its JVM sized to {len(server)}); k6, stub and harness on CPU {', '.join(map(str, load))}"

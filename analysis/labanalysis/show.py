@@ -40,6 +40,14 @@ def problems_list(problems: list[str], all_well: str) -> str:
     )
 
 
+def marks_box(marks: list[str], heading: str) -> str:
+    """Passes the report marks (a load generator that was the bottleneck), in red under `heading`; nothing when there are none."""
+    if not marks:
+        return ""
+    items = "".join(f"<li>{html.escape(m)}</li>" for m in marks)
+    return f"<div style='{RED}; border: 1px solid #b00020; padding: 0.5em 1em'><b>{html.escape(heading)}</b><ul>{items}</ul></div>"
+
+
 def _cell(value) -> str:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return str(value)

@@ -1,98 +1,63 @@
-"""The table the report opens with: for each headline figure, which server wins, by how much, and how sure we are."""
+"""The table the report opens with: for each headline figure, which server wins, by how much, and how sure we are.
+
+Every figure is a server's median across its passes (perpass, repeats), and "how sure" is decided from the intervals across
+passes only: a winner is named as such when its range and the runner-up's do not overlap. A percentile's interval within one
+pass, or a slope's over one pass's steps, says how precisely that pass measured it, not whether another pass would agree, so
+neither is used here; with one pass per server no comparison is concluded.
+"""
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pandas as pd
 
-from . import latency, memory, pinning
-from .run import Run, ServerRun
-
-MIB = 1 << 20
-KIB = 1 << 10
-
-
-@dataclass(frozen=True)
-class Value:
-    """One server's figure, with a 95% interval where the figure has one (NaN where it is an exact count)."""
-
-    value: float
-    low: float = math.nan
-    high: float = math.nan
+from . import perpass, repeats
+from .repeats import Across
 
 
 @dataclass(frozen=True)
 class Figure:
     name: str
     lower_is_better: bool
-    values: dict[str, Value]  # by server run name
+    values: dict[str, Across]  # by server
+    # For a latency figure: by server, how many of its passes had the load generator as their bottleneck.
+    bottlenecked: dict[str, int] = field(default_factory=dict)
 
 
-def figures(run: Run) -> list[Figure]:
-    """The headline figures for the comparable server runs (JFR streaming, first repeat)."""
-    servers = run.comparable
-    json_table = latency.endpoint_table(run, "json").set_index("run")
-    dashboard_table = latency.endpoint_table(run, "dashboard").set_index("run")
-    pins = pinning.summary(run).set_index("run")
-
-    def each(compute) -> dict[str, Value]:
-        return {s.name: compute(s) for s in servers}
-
-    def rss_per_socket(s: ServerRun) -> Value:
-        fit = memory.per_connection(memory.plateaus(s), "rss_bytes")
-        return Value(fit.slope / KIB, fit.slope_low / KIB, fit.slope_high / KIB)
-
-    def live_heap_per_socket(s: ServerRun) -> Value:
-        fit = memory.per_connection(memory.live_heap_points(s), "heap_after_gc_bytes")
-        return Value(fit.slope / KIB, fit.slope_low / KIB, fit.slope_high / KIB)
-
-    def rss_at_most(s: ServerRun) -> Value:
-        return Value(memory.rss_at_most(s) / MIB)
-
-    def tail(endpoint: str, q: float, table: pd.DataFrame, column: str):
-        def compute(s: ServerRun) -> Value:
-            samples = latency.durations(s, endpoint)
-            if len(samples):
-                return Value(*latency.percentile_interval(samples, q))
-            return Value(table.loc[s.name, column])
-
-        return compute
-
-    return [
-        Figure("RSS per idle socket (KiB)", True, each(rss_per_socket)),
-        Figure("live heap per idle socket (KiB)", True, each(live_heap_per_socket)),
-        Figure("RSS at the most sockets (MiB)", True, each(rss_at_most)),
-        Figure("/json p99 (ms)", True, each(tail("json", 99, json_table, "p(99)"))),
-        Figure("/json p99.9 (ms)", True, each(tail("json", 99.9, json_table, "p(99.9)"))),
-        Figure("/json achieved (req/s)", False, each(lambda s: Value(json_table.loc[s.name, "requests_per_second"]))),
-        Figure("/json dropped iterations", True, each(lambda s: Value(json_table.loc[s.name, "dropped_iterations"]))),
-        Figure("/dashboard p99 (ms)", True, each(tail("dashboard", 99, dashboard_table, "p(99)"))),
-        Figure("peak OS threads", True, each(lambda s: Value(s.outcome.get("peakThreads", math.nan)))),
-        Figure("pinned events", True, each(lambda s: Value(pins.loc[s.name, "events"]))),
-    ]
+def figures(per_pass: pd.DataFrame) -> list[Figure]:
+    """The headline figures (perpass.FIGURES), each server's median across its passes with their range."""
+    summary = perpass.per_server(per_pass)
+    found = []
+    for figure in perpass.FIGURES:
+        rows = summary[summary["figure"] == figure.name]
+        if rows.empty or rows["median"].isna().all():
+            continue  # not in these runs (a live heap per socket before memory.csv): said in its own section
+        values = {r["server"]: Across(r["median"], r["low"], r["high"], r["passes"]) for _, r in rows.iterrows()}
+        bottlenecked = {}
+        if figure in perpass.LATENCY:
+            marked = per_pass[(per_pass["figure"] == figure.name) & (per_pass["bottleneck"] != "")]
+            bottlenecked = marked.groupby("server").size().to_dict()
+        found.append(Figure(figure.name, figure.lower_is_better, values, bottlenecked))
+    return found
 
 
 def values_table(figs: list[Figure]) -> pd.DataFrame:
-    """Figures as rows, server runs as columns: the value, and its interval in brackets where there is one."""
-    table = {}
-    for fig in figs:
-        table[fig.name] = {name: _with_interval(v) for name, v in fig.values.items()}
-    return pd.DataFrame(table).T
+    """Figures as rows, servers as columns: the median across passes, and the range in brackets where there are two passes or more."""
+    return pd.DataFrame({fig.name: {name: repeats.shown(v, _number) for name, v in fig.values.items()} for fig in figs}).T
 
 
 def winners(figs: list[Figure]) -> pd.DataFrame:
-    """For each figure: the best server, the runner-up, by how much, and whether the intervals say it is so."""
+    """For each figure: the best server, the runner-up, by how much, and whether the ranges across passes say it is so."""
     rows = []
     for fig in figs:
-        measured = {name: v for name, v in fig.values.items() if v.value == v.value}
+        measured = {name: v for name, v in fig.values.items() if v.median == v.median}
         if len(measured) < 2:
             continue
-        ranked = sorted(measured.items(), key=lambda item: item[1].value, reverse=not fig.lower_is_better)
-        best_value = ranked[0][1].value
-        best = [name for name, v in ranked if v.value == best_value]
-        rest = [(name, v) for name, v in ranked if v.value != best_value]
+        ranked = sorted(measured.items(), key=lambda item: item[1].median, reverse=not fig.lower_is_better)
+        best_value = ranked[0][1].median
+        best = [name for name, v in ranked if v.median == best_value]
+        rest = [(name, v) for name, v in ranked if v.median != best_value]
         if not rest:
             rows.append(
                 {
@@ -107,16 +72,20 @@ def winners(figs: list[Figure]) -> pd.DataFrame:
             )
             continue
         second, r = rest[0]
+        # With a tie for best, the surest comparison is the weakest of the tied ones.
+        sure = min((how_sure(measured[name], r, fig.lower_is_better) for name in best), key=SURENESS.index)
+        marked = sum(fig.bottlenecked.get(name, 0) for name in [*best, second])
+        if marked:
+            sure += f"; the load generator was the bottleneck in {marked} of these servers' passes, whose latency measures it"
         rows.append(
             {
                 "figure": fig.name,
                 "best": " = ".join(best),
                 "value": _number(best_value),
                 "runner-up": second,
-                "runner-up value": _number(r.value),
-                "by how much": by_how_much(best_value, r.value),
-                # With a tie for best, the surest comparison is the weakest of the tied ones.
-                "how sure": min((how_sure(measured[name], r, fig.lower_is_better) for name in best), key=SURENESS.index),
+                "runner-up value": _number(r.median),
+                "by how much": by_how_much(best_value, r.median),
+                "how sure": sure,
             }
         )
     return pd.DataFrame(rows)
@@ -132,25 +101,14 @@ def by_how_much(best: float, runner_up: float) -> str:
     return f"{high / low:.2f}x"
 
 
-SURENESS = ["95% intervals overlap: not resolved", "no interval to compare", "95% intervals apart", "equal"]
+SURENESS = ["overlap across passes: not resolved", repeats.ONE_PASS, "apart across passes", "equal"]
 
 
-def how_sure(best: Value, runner_up: Value, lower_is_better: bool) -> str:
-    """Whether the two 95% intervals are apart; for figures without intervals, what kind of figure it is."""
-    if best.value == runner_up.value:
+def how_sure(best: Across, runner_up: Across, lower_is_better: bool) -> str:
+    """`equal`, or repeats.apart: apart or overlapping across passes, or one pass and so no conclusion."""
+    if best.median == runner_up.median:
         return "equal"
-    if best.low != best.low or runner_up.low != runner_up.low:
-        return "no interval to compare"
-    apart = best.high < runner_up.low if lower_is_better else best.low > runner_up.high
-    return "95% intervals apart" if apart else "95% intervals overlap: not resolved"
-
-
-def _with_interval(v: Value) -> str:
-    if v.value != v.value:
-        return "not measured"
-    if v.low != v.low:
-        return _number(v.value)
-    return f"{_number(v.value)} [{_number(v.low)}, {_number(v.high)}]"
+    return repeats.apart(best, runner_up, lower_is_better)
 
 
 def _number(x: float) -> str:

@@ -5,6 +5,8 @@ import pytest
 
 FIXTURES = Path(__file__).parent / "fixtures"
 FIXTURE = FIXTURES / "smoke-run"
+# A synthetic run in the issue-16 format, two servers x three passes, every figure known (make_repeats_run.py says which).
+REPEATS = FIXTURES / "repeats-run"
 
 
 @pytest.fixture
@@ -24,4 +26,12 @@ def fixture_copy(tmp_path: Path):
         shutil.copytree(FIXTURES / name, target)
         return target
 
+    return copy
+
+
+@pytest.fixture
+def repeats_folder(tmp_path: Path) -> Path:
+    """A copy of the repeats-run fixture (issue 16's files, two servers x three passes), so a test may write into it."""
+    copy = tmp_path / "20261123-100000-fixture"
+    shutil.copytree(REPEATS, copy)
     return copy

@@ -128,3 +128,13 @@ def test_the_per_task_plot_draws_each_claims_floor_figures_against_the_claim():
     assert [ax.get_title() for ax in axes] == [f"{c.model}: the seed says {c.quoted}" for c in claims.TASK_CLAIMS]
     assert [t.get_text() for t in axes[0].get_yticklabels()] == ["live heap, JDK 25, depth 0", "live heap, JDK 25, depth 20"]
     assert [t.get_text() for t in axes[1].texts] == ["not in the floor"]
+
+
+def test_rss_at_50k_is_the_median_of_each_passs_line_with_the_range_across_passes(repeats_folder):
+    rows = claims.table(load_run(repeats_folder)).set_index("server")
+
+    # make_repeats_run.py: vthread's RSS is 150 MiB at rest plus 5,000, 5,400 and 4,800 bytes a socket in its three passes.
+    vthread = rows.loc["vthread"]
+    assert vthread["this run"] == f"{(150 * (1 << 20) + 50_000 * 5000) / 1e6:,.2f} MB"
+    assert vthread["range across passes"] == f"{(150 * (1 << 20) + 50_000 * 4800) / 1e6:,.2f} MB to {(150 * (1 << 20) + 50_000 * 5400) / 1e6:,.2f} MB"
+    assert vthread["how"] == "line through each pass's snapshots up to 400 sockets, extrapolated; median of 3 passes"

@@ -9,13 +9,13 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from labanalysis import floor, grid
+from labanalysis import floor, grid, repeats
 from labanalysis.run import load_run
 
 COLUMNS = ["run folder", "pass", "server", "label", "engine", "model", "jdk", "figure", "value"]
 
 
-def synthetic(cells: dict[tuple[str, str, str], list[float]], figure: str = grid.MEMORY) -> pd.DataFrame:
+def synthetic(cells: dict[tuple[str, str, str], list[float]], figure: str = grid.RSS) -> pd.DataFrame:
     """Per-pass rows of one figure: {(server, engine, model): [value of each pass]}."""
     rows = []
     for (server, engine, model), values in cells.items():
@@ -123,8 +123,8 @@ def test_a_grid_cell_gives_the_median_and_range_over_passes_or_says_there_is_one
 
     figures = grid.figures_grid(passes)
 
-    assert figures.loc[(grid.MEMORY, "jetty"), "virtual"] == "22 [20, 23] over 3 passes"
-    assert figures.loc[(grid.MEMORY, "jetty"), "platform"] == "66 (one pass, no interval)"
+    assert figures.loc[(grid.RSS, "jetty"), "virtual"] == "22 [20, 23] over 3 passes"
+    assert figures.loc[(grid.RSS, "jetty"), "platform"] == "66 (one pass, no interval)"
 
 
 # ---- the opening sentence --------------------------------------------------------------------------
@@ -273,7 +273,7 @@ def test_a_coroutine_server_on_jetty_gives_the_engine_effect_and_repeats_give_in
     passes = grid.passes([load_run(run_folder)])
     effects = grid.engine_effects(passes)
 
-    memory = effects[effects["figure"] == grid.MEMORY].iloc[0]
+    memory = effects[effects["figure"] == grid.RSS].iloc[0]
     assert (memory["within"], memory["A"], memory["B"], memory["passes"]) == ("coroutine", "ktor-netty", "jetty", "2 and 2")
     # The same data on both engines: nothing between them.
     assert (memory["difference"], memory["low"], memory["high"]) == (0.0, 0.0, 0.0)
@@ -296,7 +296,7 @@ def test_a_failed_pass_and_a_run_on_another_jdk_are_left_out_and_named(run_folde
 
     assert set(passes["server"]) == {"coroutine", "vthread"}
     assert set(passes["run folder"]) == {run_folder.name}
-    assert grid.left_out(runs) == [
+    assert repeats.left_out(runs) == [
         f"{run_folder.name}/platform: failed; its figures are not compared",
         "on-21: ran on JDK 21, not 25; not pooled with it",
     ]
@@ -311,7 +311,7 @@ def test_the_fixtures_memory_per_socket_is_the_slope_through_its_plateaus(run_fo
     rss = per_socket.loc[("platform", "RSS"), "median"]
     # The fixture's platform plateaus: 184.3, 195.0 and 207.8 MB at 100, 200 and 300 sockets.
     assert rss == pytest.approx((207_818_752 - 184_320_000) / 200, rel=0.05)
-    headline = passes[(passes["server"] == "platform") & (passes["figure"] == grid.MEMORY)]["value"].iloc[0]
+    headline = passes[(passes["server"] == "platform") & (passes["figure"] == grid.RSS)]["value"].iloc[0]
     assert headline == pytest.approx(rss / 1024)
 
 
@@ -330,3 +330,38 @@ def test_the_decomposition_plot_stacks_each_servers_rest_on_its_models_floor():
     expected = [(0, 300 / 1024), (300 / 1024, (64_000 - 300) / 1024), (0, 1_100 / 1024), (1_100 / 1024, (22_000 - 1_100) / 1024)]
     assert bars == [pytest.approx(bar) for bar in expected]
     assert [t.get_text() for t in ax.get_yticklabels()] == ["Ktor", "Jetty virtual"]
+
+
+# ---- on a run with memory.csv: the per-pass live heap and RSS slopes ---------------------------------
+
+
+def test_where_memory_csv_exists_the_grid_compares_each_passs_live_heap_and_rss_slopes(repeats_folder):
+    passes = grid.passes([load_run(repeats_folder)])
+
+    live = passes[(passes["server"] == "vthread") & (passes["figure"] == grid.LIVE_HEAP)]
+    # make_repeats_run.py: vthread's live heap grows 2,000, 2,100 and 1,900 bytes a socket in its three passes.
+    assert sorted(live["value"] * 1024) == pytest.approx([1900, 2000, 2100])
+    summary = grid.per_server(passes).set_index(["server", "figure"])
+    assert tuple(summary.loc[("platform", grid.RSS), ["median", "low", "high", "passes"]]) == pytest.approx(
+        (26000 / 1024, 25500 / 1024, 27000 / 1024, 3)
+    )
+    effect = grid.model_effects(passes).set_index("figure").loc[grid.LIVE_HEAP]
+    assert (effect["A"], effect["B"]) == ("virtual", "platform")
+    assert (effect["low"] * 1024, effect["high"] * 1024) == pytest.approx((1900 - 3200, 2100 - 2900))
+    assert effect["shows"] == "virtual lower than platform in every pair of passes"
+    assert grid.summary_sentence(passes).startswith("In live heap per idle socket, the model costs up to")
+
+
+def test_a_run_from_before_memory_csv_has_rss_from_its_plateaus_and_no_live_heap_in_the_grid(run_folder):
+    passes = grid.passes([load_run(run_folder)])
+
+    assert grid.headlines(passes) == [grid.RSS, grid.JSON_P99, grid.DASHBOARD_P99, grid.THREADS, grid.CPU]
+    assert grid.LIVE_HEAP not in set(grid.model_effects(passes)["figure"])
+    assert grid.summary_sentence(passes).startswith("In RSS per idle socket")
+
+
+def test_the_decomposition_takes_the_live_heap_per_socket_from_memory_csv(repeats_folder):
+    per_socket = grid.per_socket([load_run(repeats_folder)]).set_index(["server", "measure"])
+
+    assert tuple(per_socket.loc[("vthread", "live heap"), ["median", "low", "high"]]) == pytest.approx((2000, 1900, 2100))
+    assert per_socket.loc[("platform", "RSS"), "median"] == pytest.approx(26000)

@@ -5,6 +5,7 @@ import json
 import math
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -39,21 +40,70 @@ def test_durations_are_the_steady_phases_requests(run_folder):
     assert len(latency.durations(server, "json")) == 800
     assert len(latency.durations(server, "dashboard")) == 81
     # k6's own p(99) of the same 800 samples (its summary): one percentile rule throughout.
-    assert latency.percentile_interval(latency.durations(server, "json"), 99)[0] == pytest.approx(4.61776657)
+    assert latency.percentile_interval(latency.timed_durations(server, "json"), 99)[0] == pytest.approx(4.61776657)
 
 
-def test_a_percentile_interval_brackets_the_percentile():
-    values = pd.Series(range(1, 1001), dtype=float)
+def test_an_empty_sample_has_no_percentile():
+    empty = pd.DataFrame({"timestamp": [], "duration_ms": []})
+
+    assert all(math.isnan(x) for x in latency.percentile_interval(empty, 99))
+
+
+# ---- a percentile's interval within a pass: a block bootstrap over seconds ----------------------------
+
+BURST_SHARE = 0.05  # the share of seconds in a burst, in which every request is slow
+RATE = 50  # requests a second
+# The truth: a request is slow with probability BURST_SHARE, and then uniform on [100, 200] ms; fast ones are under 10 ms. So the
+# p99 is the x with BURST_SHARE * P(slow > x) = 0.01: P(slow > x) = 0.2, x = 180 ms.
+TRUE_P99 = 180.0
+
+
+def bursty(seconds: int, seed: int) -> pd.DataFrame:
+    """`seconds` of requests at RATE a second: fast (1 to 10 ms), except in the seconds of a burst (BURST_SHARE of them, at random),
+    in which every request takes 100 to 200 ms, as behind a GC or a stall."""
+    rng = np.random.default_rng(seed)
+    burst = rng.random(seconds) < BURST_SHARE
+    stamps = np.repeat(np.arange(seconds) + 1_800_000_000, RATE)
+    slow = np.repeat(burst, RATE)
+    durations = np.where(slow, rng.uniform(100, 200, len(stamps)), rng.uniform(1, 10, len(stamps)))
+    return pd.DataFrame({"timestamp": stamps, "duration_ms": durations})
+
+
+def per_request_interval(timed: pd.DataFrame, q: float, seed: int = 1) -> tuple[float, float]:
+    """The interval the report used to give: a bootstrap that draws requests one at a time, as if each were independent."""
+    rng = np.random.default_rng(seed)
+    values = timed["duration_ms"].to_numpy()
+    resampled = [latency.percentile(rng.choice(values, size=len(values)), q) for _ in range(latency.RESAMPLES)]
+    return latency.percentile(resampled, 2.5), latency.percentile(resampled, 97.5)
+
+
+def test_with_bursts_the_block_interval_is_wider_than_the_per_request_one():
+    timed = bursty(seconds=300, seed=3)
+
+    _, low, high = latency.percentile_interval(timed, 99)
+    request_low, request_high = per_request_interval(timed, 99)
+
+    assert high - low > 3 * (request_high - request_low)
+
+
+def test_with_bursts_the_block_interval_covers_the_true_p99_where_the_per_request_one_mostly_does_not():
+    passes = [bursty(seconds=300, seed=seed) for seed in range(20)]
+
+    block = [low <= TRUE_P99 <= high for _, low, high in (latency.percentile_interval(t, 99) for t in passes)]
+    per_request = [low <= TRUE_P99 <= high for low, high in (per_request_interval(t, 99) for t in passes)]
+
+    # A 95% interval should cover the truth about 19 times in 20; the per-request one, blind to the bursts, far fewer.
+    assert sum(block) >= 17
+    assert sum(per_request) <= 10
+
+
+def test_without_bursts_the_block_interval_brackets_the_percentile_and_is_narrow():
+    values = pd.DataFrame({"timestamp": np.repeat(np.arange(100), 10), "duration_ms": np.arange(1, 1001, dtype=float)})
 
     p99, low, high = latency.percentile_interval(values, 99)
 
     assert p99 == pytest.approx(990.01)
     assert low <= p99 <= high
-    assert high - low < 20
-
-
-def test_an_empty_sample_has_no_percentile():
-    assert all(math.isnan(x) for x in latency.percentile_interval(pd.Series(dtype=float), 99))
 
 
 def test_per_second_counts_every_request_and_every_socket(run_folder):

@@ -66,17 +66,6 @@ def test_the_slope_interval_is_students_t_over_the_plateaus():
     assert fit.slope_high - fit.slope == pytest.approx(half, rel=1e-4)
 
 
-def test_the_interval_of_an_extrapolation_widens_with_its_distance():
-    points = pd.DataFrame({"open_sockets": [0, 1, 2], "rss_bytes": [0.0, 1.0, 3.0]})
-    fit = memory.per_connection(points, "rss_bytes")
-
-    near_low, near_high = fit.interval_at(1)
-    far_low, far_high = fit.interval_at(10)
-
-    assert near_low < fit.at(1) < near_high
-    assert far_high - far_low > near_high - near_low
-
-
 def test_two_plateaus_have_a_slope_but_no_interval():
     points = pd.DataFrame({"open_sockets": [100, 200], "rss_bytes": [1000.0, 3000.0]})
 
@@ -145,10 +134,113 @@ def test_a_step_still_climbing_is_marked_and_left_out_of_the_line(run_folder):
     # The line through the two settled plateaus only: by hand, (y3 - y1) / (x3 - x1).
     assert fit.points == 2 and fit.slope == pytest.approx(SLOPES["vthread"])
     assert fit.left_out == ("step 2: RSS still moving +10.0% over the step's last third (limit 2%)",)
-    assert memory.rss_at_most(server) == pytest.approx(PLATEAUS["vthread"][2][1])
 
 
-def test_a_last_step_that_did_not_settle_gives_no_rss_at_the_most_sockets(run_folder):
-    _climb_in_step(run_folder, "platform", step=3, percent=-5)
+# ---- memory split into its parts (memory.csv), on the repeats-run fixture ---------------------------
+# make_repeats_run.py wrote each component as intercept + slope x sockets open, plus a residual no line can follow, at 0, 100,
+# 200, 300 and 400 sockets; each pass with its own slopes.
 
-    assert math.isnan(memory.rss_at_most(load_run(run_folder).server("platform")))
+
+def test_each_components_bytes_per_socket_is_its_least_squares_slope_over_a_passs_snapshots(repeats_folder):
+    fits = memory.component_fits(load_run(repeats_folder).server("platform-r2"))
+
+    assert fits["live_heap"].slope == pytest.approx(3200)
+    assert fits["nmt_thread"].slope == pytest.approx(20480)
+    assert fits["rss"].slope == pytest.approx(27000)
+    assert fits["live_heap"].points == 5
+    assert fits["live_heap"].intercept == pytest.approx(40 * (1 << 20))
+
+
+def test_per_server_each_component_is_the_median_across_passes_with_their_range(repeats_folder):
+    table = memory.components_per_server([load_run(repeats_folder)]).set_index(["server", "component"])
+
+    assert tuple(table.loc[("vthread", "live_heap"), ["median", "low", "high", "passes"]]) == (2000, 1900, 2100, 3)
+    assert tuple(table.loc[("platform", "nmt_thread"), ["median", "low", "high", "passes"]]) == pytest.approx((20000, 19800, 20480, 3))
+    assert tuple(table.loc[("platform", "rss"), ["median", "low", "high"]]) == pytest.approx((26000, 25500, 27000))
+
+
+def test_native_memory_is_the_sum_of_nmts_parts_other_than_the_heap_and_kernel_memory_the_sum_of_the_cgroups_two(repeats_folder):
+    table = memory.components_per_server([load_run(repeats_folder)]).set_index(["server", "component"])
+
+    # vthread r1: thread 100 + GC 50 + class 0 + code 0 + other 300 + rest 10; kernel 1,500 + its TCP buffers 2,000.
+    assert table.loc[("vthread", "native (NMT, not the heap)"), "median"] == pytest.approx(460)
+    assert table.loc[("vthread", "kernel memory"), "median"] == pytest.approx(3500)
+
+
+def test_without_the_servers_cgroup_kernel_memory_is_the_hosts_tcp_memory(repeats_folder):
+    path = repeats_folder / "vthread" / "memory.csv"
+    frame = pd.read_csv(path)
+    frame = frame[~frame["component"].isin(["kernel"])]
+    frame.loc[frame["component"] == "kernel_tcp", "component"] = "kernel_tcp_host"
+    frame.to_csv(path, index=False)
+
+    fits = memory.component_fits(load_run(repeats_folder).server("vthread"))
+
+    assert "kernel" not in fits
+    assert fits["kernel memory"].slope == pytest.approx(fits["kernel_tcp_host"].slope) == pytest.approx(2000)
+
+
+def test_a_snapshot_whose_components_were_read_seconds_apart_and_into_the_next_phase_is_one_snapshot(repeats_folder):
+    path = repeats_folder / "vthread" / "memory.csv"
+    frame = pd.read_csv(path)
+    frame["time_s"] = frame["time_s"] + 0.2 * frame.groupby("time_s").cumcount()  # 0.2 s a component: the last 2.2 s after the first
+    frame.loc[frame["component"] == "pss", "phase"] = (
+        frame["phase"].map({"startup": "sockets-step-1", "sockets-step-4": "json-warmup"}).fillna(frame["phase"])
+    )
+    frame.to_csv(path, index=False)
+
+    points = memory.snapshots(load_run(repeats_folder).server("vthread"))
+
+    assert list(points["open_sockets"]) == [0, 100, 200, 300, 400]
+    assert memory.per_connection(points, "live_heap").slope == pytest.approx(2000)
+    assert memory.per_connection(points, "pss").slope == pytest.approx(4900)
+
+
+def test_a_memory_csv_written_component_by_component_gives_the_same_snapshots(repeats_folder):
+    path = repeats_folder / "vthread" / "memory.csv"
+    pd.read_csv(path).sort_values("component", kind="stable").to_csv(path, index=False)
+
+    fits = memory.component_fits(load_run(repeats_folder).server("vthread"))
+
+    assert fits["live_heap"].slope == pytest.approx(2000) and fits["live_heap"].points == 5
+    assert fits["nmt_thread"].slope == pytest.approx(100)
+
+
+def test_a_snapshot_under_request_load_is_not_in_the_line(repeats_folder):
+    path = repeats_folder / "vthread" / "memory.csv"
+    path.write_text(path.read_text() + "30.0,json,400,live_heap,999999999\n30.0,json,400,rss,999999999\n")
+
+    fits = memory.component_fits(load_run(repeats_folder).server("vthread"))
+
+    assert fits["live_heap"].slope == pytest.approx(2000) and fits["live_heap"].points == 5
+
+
+def test_the_largest_classes_per_socket_are_the_top_ten_by_slope_not_the_largest_by_size(repeats_folder):
+    top = memory.top_classes([load_run(repeats_folder)])
+    vthread = top[top["server"] == "vthread"].reset_index(drop=True)
+
+    assert len(vthread) == 10
+    # String and Class are the largest classes at every snapshot, but do not grow with the sockets.
+    assert "java.lang.String" not in set(vthread["class"])
+    assert tuple(vthread.loc[0, ["class", "median", "low", "high", "passes"]]) == pytest.approx(("jdk.internal.vm.StackChunk", 800, 760, 840, 3))
+    assert vthread.loc[0, "instances per socket"] == pytest.approx(1)
+    assert list(top["server"].unique()) == ["vthread", "platform"]
+
+
+def test_at_50k_sockets_vthreads_live_heap_fits_the_heap_and_platforms_fills_it_at_a_socket_count_it_says(repeats_folder):
+    table = memory.extrapolation([load_run(repeats_folder)]).set_index("server")
+
+    # 40 MiB at rest + 50,000 x 2,000 B; the heap is 160 MiB.
+    assert table.loc["vthread", "live heap"].median == pytest.approx(40 * (1 << 20) + 50_000 * 2000)
+    assert table.loc["vthread", "verdict"] == "fits: 85% of the 160 MiB heap at 50,000 sockets"
+    # Platform: 40 MiB + 50,000 x 3,000 B > 160 MiB, which its median line reaches at (160 - 40) MiB / 3,000 B = 41,943 sockets.
+    assert table.loc["platform", "verdict"] == "exceeds the 160 MiB heap: the live heap would fill it at about 41,943 sockets"
+    assert table.loc["platform", "RSS"].median == pytest.approx(150 * (1 << 20) + 50_000 * 26000)
+
+
+def test_a_run_from_before_memory_csv_has_rss_per_socket_from_its_plateaus_and_no_live_heap(run_folder):
+    server = load_run(run_folder).server("vthread")
+
+    assert memory.per_socket_fit(server, "RSS").slope == pytest.approx(SLOPES["vthread"])
+    assert math.isnan(memory.per_socket_fit(server, "live heap").slope)
+    assert memory.extrapolation([load_run(run_folder)]).set_index("server").loc["vthread", "verdict"] == "not in this run: no memory.csv"

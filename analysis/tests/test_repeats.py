@@ -1,48 +1,79 @@
-"""Repeats: a server measured more than once, in one run (repeats, a pass without JFR) or across runs."""
+"""Repeats are the unit of evidence: a figure across passes is their median with their range, two servers are apart only when
+their ranges are, one pass concludes nothing, and runs pool as repeats only when they ran the same thing."""
 
 import json
+import math
 import shutil
 
+import pytest
+
 from labanalysis import repeats
+from labanalysis.repeats import Across
 from labanalysis.run import load_run
 
 
-def _add_pass(run_folder, server, folder, **outcome):
-    """Adds a second pass of `server` as the harness names it, with the same data (see Pass.folder)."""
-    shutil.copytree(run_folder / server, run_folder / folder)
-    manifest = json.loads((run_folder / "manifest.json").read_text())
-    first = next(o for o in manifest["outcomes"] if o["server"] == server)
-    manifest["outcomes"].append(dict(first, **outcome))
-    (run_folder / "manifest.json").write_text(json.dumps(manifest))
+def test_a_figure_across_passes_is_their_median_with_their_range():
+    assert repeats.across([5.0, 7.0, 6.0]) == Across(6.0, 5.0, 7.0, 3)
 
 
-def test_one_pass_per_server_has_nothing_to_pool(run_folder):
-    assert repeats.medians([load_run(run_folder)]).empty
+def test_one_pass_has_a_median_and_no_interval():
+    found = repeats.across([5.0, math.nan])
+
+    assert (found.median, found.passes, found.has_interval) == (5.0, 1, False)
+    assert math.isnan(found.low) and math.isnan(found.high)
 
 
-def test_a_repeat_pools_with_its_first_pass_and_a_pass_without_jfr_stays_apart(run_folder):
-    _add_pass(run_folder, "vthread", "vthread-r2", repeat=2)
-    _add_pass(run_folder, "vthread", "vthread-without-jfr", jfrStreaming=False)
-
-    run = load_run(run_folder)
-    table = repeats.medians([run])
-
-    assert [s.name for s in run.servers][-2:] == ["vthread-r2", "vthread-without-jfr"]
-    assert list(table["server"]) == ["vthread"]
-    assert table.iloc[0]["repeats"] == 2 and table.iloc[0]["JFR streaming"] == "with"
-    assert table.iloc[0]["/json achieved (req/s)"] == "100.0 (100.0 to 100.0)"
-    assert [s.name for s in run.comparable] == ["coroutine", "vthread", "platform"]
+def test_two_servers_are_apart_only_when_their_ranges_do_not_overlap():
+    assert repeats.apart(Across(6, 5, 7, 3), Across(22, 20, 25, 3), lower_is_better=True) == "apart across passes"
+    assert repeats.apart(Across(6, 5, 21, 3), Across(22, 20, 25, 3), lower_is_better=True) == "overlap across passes: not resolved"
+    assert repeats.apart(Across(22, 20, 25, 3), Across(6, 5, 7, 3), lower_is_better=False) == "apart across passes"
 
 
-def test_runs_pool_by_server(run_folder, tmp_path):
-    other = tmp_path / "other"
-    shutil.copytree(run_folder, other)
-    summary = json.loads((other / "vthread" / "k6-summary.json").read_text())
-    summary["metrics"]["http_req_duration{endpoint:json}"]["values"]["p(99)"] = 10.0
-    (other / "vthread" / "k6-summary.json").write_text(json.dumps(summary))
+def test_with_one_pass_no_comparison_can_be_concluded_however_far_apart():
+    assert repeats.apart(Across(1, math.nan, math.nan, 1), Across(1000, 900, 1100, 3), lower_is_better=True) == repeats.ONE_PASS
+    assert repeats.ONE_PASS == "one pass: no comparison can be concluded"
 
-    table = repeats.medians([load_run(run_folder), load_run(other)]).set_index("server")
 
-    assert list(table["repeats"]) == [2, 2, 2]
-    # The fixture's vthread p99 is 4.62 ms; with 10.0 the median of the two is 7.31.
-    assert table.loc["vthread", "/json p99 (ms)"] == "7.3 (4.6 to 10.0)"
+def test_a_figure_is_shown_with_its_range_and_passes_or_as_one_pass():
+    assert repeats.shown(Across(6.0, 5.0, 7.0, 3), lambda x: f"{x:g}") == "6 [5, 7] over 3 passes"
+    assert repeats.shown(Across(6.0, math.nan, math.nan, 1), lambda x: f"{x:g}") == "6 (one pass)"
+
+
+def test_the_passes_compared_are_every_repeat_that_ended_ok(repeats_folder):
+    run = load_run(repeats_folder)
+
+    assert [base["pass"] for _, _, base in repeats.each_pass([run])] == run.pass_order
+
+
+# ---- pooling run folders as repeats (ALSO=) -----------------------------------------------------------
+
+
+def _copy_with(repeats_folder, tmp_path, change) -> "object":
+    other = tmp_path / "other-run"
+    shutil.copytree(repeats_folder, other)
+    manifest = json.loads((other / "manifest.json").read_text())
+    change(manifest)
+    (other / "manifest.json").write_text(json.dumps(manifest))
+    return load_run(other)
+
+
+def test_runs_of_the_same_rate_profile_flags_and_jdk_pool(repeats_folder, tmp_path):
+    other = _copy_with(repeats_folder, tmp_path, lambda m: m["profile"].update(description="said another way"))
+
+    assert repeats.first_difference(load_run(repeats_folder), other) is None
+
+
+@pytest.mark.parametrize(
+    "change, difference",
+    [
+        (lambda m: m.update(jsonRatePerSecond=40), "the /json rate differs (20/s against 40/s)"),
+        (lambda m: m.update(profileName="local"), "the profile differs (fixture against local)"),
+        (lambda m: m["profile"].update(heapMb=2048), "the profile's heapMb differs (160 against 2048)"),
+        (lambda m: m["jvmFlags"].remove("-XX:ActiveProcessorCount=1"), "the JVM flags differ (-XX:ActiveProcessorCount=1 against (none))"),
+        (lambda m: m["provenance"]["jdk"].update(version="25.0.1"), "the JDK differs (25.0.3 against 25.0.1)"),
+    ],
+)
+def test_runs_that_differ_in_rate_profile_flags_or_jdk_do_not_pool_and_the_first_difference_is_named(repeats_folder, tmp_path, change, difference):
+    other = _copy_with(repeats_folder, tmp_path, change)
+
+    assert repeats.first_difference(load_run(repeats_folder), other) == difference

@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 from labanalysis import render
 
 SECTIONS = [
@@ -10,12 +12,17 @@ SECTIONS = [
     "Model effect",
     "Engine effect",
     "Per-socket decomposition",
+    "Memory split into its parts",
+    "The largest classes per socket",
+    "At 50,000 sockets",
+    "CPU of every process",
     "Claims checked",
     "The run",
-    "Memory per idle connection",
+    "Memory per idle connection (/proc, per pass)",
     "Latency under load",
     "/json",
     "/dashboard",
+    "Each pass's p99, with its interval within the pass",
     "Threads and CPU",
     "GC",
     "Virtual-thread pinning",
@@ -35,6 +42,9 @@ def test_a_whole_run_renders_every_section_with_embedded_plots(run_folder):
     # A cell that raised would have stopped the render; one that wrote to stderr shows here.
     assert "Traceback" not in html and 'data-mime-type="application/vnd.jupyter.stderr"' not in html
     assert "every file of the run was read whole" in html
+    # A run from before issue 16's files says so where their figures would be.
+    assert "Not in this run: it has no memory.csv" in html and "Not in this run: it has no cpu.csv" in html
+    assert "not recorded (an older run)" in html
 
 
 def test_the_report_opens_with_one_sentence_on_what_the_model_and_the_engine_cost(run_folder):
@@ -100,7 +110,8 @@ def test_runs_given_with_also_are_pooled_as_repeats(run_folder, tmp_path):
     html = render.render(run_folder, also=[second]).read_text()
 
     # Each server twice: the copy is the same run, so each median's range is nil.
-    assert html.count("100.0 (100.0 to 100.0)") == 3
+    assert html.count("100 [100, 100] over 2 passes") == 3
+    assert f"{second.name}</td>" in html, "the pooled run's passes are listed among the repeats"
 
 
 def test_the_newest_pinning_audit_beside_the_run_is_in_its_report(run_folder):
@@ -138,3 +149,85 @@ def test_with_a_floor_folder_beside_the_run_each_servers_memory_per_socket_is_sp
     # A platform thread's committed stack against the seed's ~1 MB.
     assert f"no: {per_task[25, 'platform', 0, 'NMT stack committed'] / (1 << 20):.2g}x the claim" in claims
     assert "parked 20 frames deep" in claims
+
+
+# ---- a run in issue 16's format: two servers x three passes (make_repeats_run.py) --------------------
+
+
+@pytest.fixture(scope="module")
+def repeats_report(tmp_path_factory) -> str:
+    """The repeats-run fixture's report, rendered once for the tests that read it."""
+    import shutil
+
+    from conftest import REPEATS
+
+    folder = tmp_path_factory.mktemp("runs") / "20261123-100000-fixture"
+    shutil.copytree(REPEATS, folder)
+    return render.render(folder).read_text()
+
+
+def _section(html: str, title: str, next_title: str) -> str:
+    return html[html.index(f">{title}<") : html.index(f">{next_title}<")]
+
+
+def test_a_run_with_repeats_renders_every_section_without_a_failure(repeats_report):
+    for section in SECTIONS:
+        assert f">{section}<" in repeats_report, section
+    assert "Traceback" not in repeats_report and 'data-mime-type="application/vnd.jupyter.stderr"' not in repeats_report
+
+
+def test_the_headline_is_the_median_across_passes_and_a_winner_needs_ranges_apart(repeats_report):
+    wins = _section(repeats_report, "Who wins what", "The engine \u00d7 model grid")
+
+    assert "6 [5, 7] over 3 passes" in wins  # vthread's /json p99 in its three passes: 5, 6 and 7 ms
+    assert "apart across passes" in wins and "overlap across passes: not resolved" in wins
+
+
+def test_the_memory_parts_are_stacked_per_socket_with_rss_and_pss_beside_them_and_the_50k_line_against_the_heap(repeats_report):
+    parts = _section(repeats_report, "Memory split into its parts", "The largest classes per socket")
+    classes = _section(repeats_report, "The largest classes per socket", "At 50,000 sockets")
+    at_50k = _section(repeats_report, "At 50,000 sockets", "CPU of every process")
+
+    assert "not a sum of its parts" in parts and parts.count("data:image/png;base64,") == 2
+    assert "2,000 [1,900, 2,100] over 3 passes" in parts  # vthread's live heap per socket
+    assert "20,000 [19,800, 20,480] over 3 passes" in parts  # platform's NMT thread memory per socket
+    assert "jdk.internal.vm.StackChunk" in classes and "java.lang.String" not in classes
+    assert "fits: 85% of the 160 MiB heap at 50,000 sockets" in at_50k
+    assert "exceeds the 160 MiB heap: the live heap would fill it at about 41,943 sockets" in at_50k
+
+
+def test_the_cpu_of_every_process_is_shown_and_the_pass_whose_load_generator_was_the_bottleneck_is_marked_twice(repeats_report):
+    section = _section(repeats_report, "CPU of every process", "Claims checked")
+    opening = repeats_report[: repeats_report.index(">Who wins what<")]
+
+    assert section.count("data:image/png;base64,") == 1
+    assert "load generator was the bottleneck" in section
+    assert "20261123-100000-fixture/platform-r2: the load generator was the bottleneck" in opening
+    assert "this pass's latency figures measure the load generator" in opening
+
+
+def test_the_run_facts_give_the_pass_order_its_seed_the_cpu_split_and_the_kernel_memory_source(repeats_report):
+    facts = _section(repeats_report, "The run", "Memory per idle connection (/proc, per pass)")
+
+    assert "vthread → platform → platform-r2 → vthread-r2 → vthread-r3 → platform-r3 (shuffled with seed 7)" in facts
+    assert "server on CPU 1 (its JVM sized to 1); k6, stub and harness on CPU 0" in facts
+    assert "the server's own cgroup (v1)" in facts
+
+
+def test_runs_that_do_not_share_their_jvm_flags_are_refused_in_one_line_and_nothing_is_written(repeats_folder, tmp_path, capsys):
+    import shutil
+
+    other = tmp_path / "20261123-120000-fixture"
+    shutil.copytree(repeats_folder, other)
+    manifest = json.loads((other / "manifest.json").read_text())
+    manifest["jvmFlags"] = [f.replace("-Xmx160m", "-Xmx512m") for f in manifest["jvmFlags"]]
+    (other / "manifest.json").write_text(json.dumps(manifest))
+
+    assert render.main([str(repeats_folder), str(other)]) == 2
+
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "20261123-120000-fixture is not a repeat of" in err
+    assert "the JVM flags differ (-Xmx160m against -Xmx512m)" in err
+    assert "Compare them side by side instead" in err
+    assert not (repeats_folder / "report.html").exists() and not (repeats_folder / render.INPUTS).exists()

@@ -3,6 +3,7 @@
 import gzip
 import json
 
+import pandas as pd
 import pytest
 
 from labanalysis.run import RunFolderError, load_run
@@ -133,3 +134,102 @@ def test_a_k6_script_that_threw_is_a_problem(run_folder):
     assert run.all_problems() == [
         "vthread: k6's script threw 2 time(s) (see k6.log): the requests those iterations were to make are missing from its figures"
     ]
+
+
+# ---- the files of issue 16: cpu.csv, memory.csv, histogram.csv and the manifest's additions ---------
+
+
+def test_a_run_in_the_new_format_reads_cpu_memory_and_histogram_for_every_pass(repeats_folder):
+    run = load_run(repeats_folder)
+    run.read_all()
+
+    assert [s.name for s in run.servers] == ["vthread", "platform", "platform-r2", "vthread-r2", "vthread-r3", "platform-r3"]
+    assert run.all_problems() == []
+    vthread = run.server("vthread")
+    assert len(vthread.cpu) == 41 and vthread.cpu.loc[0, "k6"] == 0.1
+    assert set(vthread.memory["component"]) >= {"live_heap", "nmt_thread", "kernel", "kernel_tcp", "rss", "pss"}
+    assert sorted(vthread.memory["sockets_open"].unique()) == [0, 100, 200, 300, 400]
+    assert vthread.histogram.loc[0, "class"] == "java.lang.String"
+
+
+def test_the_manifest_says_the_pass_order_its_seed_the_cpu_split_the_rate_choice_and_the_kernel_memory_source(repeats_folder):
+    run = load_run(repeats_folder)
+
+    assert run.pass_order == ["vthread", "platform", "platform-r2", "vthread-r2", "vthread-r3", "platform-r3"]
+    assert run.pass_seed == 7
+    assert run.cpu_split == {"serverCpus": [1], "loadCpus": [0]}
+    assert run.json_rate_choice == "fixed at 20/s by the profile, the same for every pass"
+    assert run.kernel_memory_source == "cgroup-v1"
+    assert run.heap_bytes == 160 * (1 << 20)
+
+
+def test_a_run_from_before_the_new_files_reads_without_them_and_without_a_problem(run_folder):
+    run = load_run(run_folder)
+    run.read_all()
+
+    assert run.all_problems() == []
+    assert run.server("vthread").cpu.empty and run.server("vthread").memory.empty and run.server("vthread").histogram.empty
+    assert (run.pass_order, run.pass_seed, run.cpu_split, run.kernel_memory_source) == ([], None, None, None)
+
+
+def test_a_pass_without_memory_csv_in_a_run_whose_other_passes_have_it_is_a_problem(repeats_folder):
+    (repeats_folder / "vthread-r2" / "memory.csv").unlink()
+
+    run = load_run(repeats_folder)
+    run.read_all()
+
+    assert run.all_problems() == ["vthread-r2: memory.csv is missing: the figures from it are left out"]
+
+
+def test_an_empty_cell_in_cpu_csv_is_no_value_and_keeps_its_row(repeats_folder):
+    # k6 on a remote load generator, and no CPU split: the harness leaves those cells empty.
+    path = repeats_folder / "vthread" / "cpu.csv"
+    lines = path.read_text().splitlines()
+    path.write_text(
+        "\n".join([lines[0], *[",".join(f if i not in (3, 7, 8) else "" for i, f in enumerate(line.split(","))) for line in lines[1:]]]) + "\n"
+    )
+
+    server = load_run(repeats_folder).server("vthread")
+
+    assert len(server.cpu) == 41
+    assert server.cpu["k6"].isna().all() and server.cpu["load_cpus_busy"].isna().all()
+    assert server.cpu["server"].notna().all()
+    assert server.problems == []
+
+
+def test_a_cpu_csv_without_an_optional_column_is_read_with_it_empty_and_says_so(repeats_folder):
+    path = repeats_folder / "vthread" / "cpu.csv"
+    frame = pd.read_csv(path).drop(columns=["steal"])
+    frame.to_csv(path, index=False)
+
+    server = load_run(repeats_folder).server("vthread")
+
+    assert server.cpu["steal"].isna().all() and len(server.cpu) == 41
+    assert server.problems == ["cpu.csv has no column steal: the figures from it are left out"]
+
+
+def test_a_memory_csv_with_another_name_for_a_spec_column_is_not_guessed_at(repeats_folder):
+    path = repeats_folder / "vthread" / "memory.csv"
+    path.write_text(path.read_text().replace("sockets_open", "open_sockets", 1))
+
+    server = load_run(repeats_folder).server("vthread")
+
+    assert server.memory.empty
+    assert server.problems == ["memory.csv lacks the columns sockets_open: the figures from it are left out"]
+
+
+def test_the_fixture_is_what_its_generator_writes(tmp_path):
+    import filecmp
+    import importlib.util
+
+    from conftest import FIXTURES, REPEATS
+
+    spec = importlib.util.spec_from_file_location("make_repeats_run", FIXTURES / "make_repeats_run.py")
+    generator = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(generator)
+    generator.main(tmp_path / "again")
+
+    compared = filecmp.dircmp(REPEATS, tmp_path / "again")
+    assert not compared.diff_files and not compared.left_only and not compared.right_only
+    for sub in compared.subdirs.values():
+        assert not sub.diff_files and not sub.left_only and not sub.right_only, sub.left

@@ -1,65 +1,97 @@
-"""The "who wins what" table: the best server, by how much, and whether the intervals say so."""
+"""The "who wins what" table: the best server by its median across passes, by how much, and whether the ranges across passes say
+so; one pass per server concludes nothing, and an interval within one pass never decides."""
 
 import math
 
-from labanalysis import summary
+from labanalysis import perpass, summary
+from labanalysis.repeats import Across
 from labanalysis.run import load_run
-from labanalysis.summary import Figure, Value
+from labanalysis.summary import Figure
+
+ONE = math.nan  # no low or high: one pass
 
 
-def test_lower_is_better_picks_the_smallest_and_the_factor_to_the_runner_up():
-    fig = Figure("p99", True, {"a": Value(10, 9, 11), "b": Value(25, 20, 30), "c": Value(40, 35, 45)})
+def test_lower_is_better_picks_the_smallest_median_and_the_factor_to_the_runner_up():
+    fig = Figure("p99", True, {"a": Across(10, 9, 11, 3), "b": Across(25, 20, 30, 3), "c": Across(40, 35, 45, 3)})
 
     row = summary.winners([fig]).iloc[0]
 
     assert (row["best"], row["runner-up"], row["by how much"]) == ("a", "b", "2.50x")
-    assert row["how sure"] == "95% intervals apart"
+    assert row["how sure"] == "apart across passes"
 
 
 def test_higher_is_better_picks_the_largest_and_a_tie_for_best_is_named():
-    fig = Figure("req/s", False, {"a": Value(1833), "b": Value(2000), "c": Value(2000)})
+    fig = Figure("req/s", False, {"a": Across(1833, 1800, 1850, 3), "b": Across(2000, 1990, 2000, 3), "c": Across(2000, 1995, 2000, 3)})
 
     row = summary.winners([fig]).iloc[0]
 
     assert (row["best"], row["runner-up"], row["by how much"]) == ("b = c", "a", "1.09x")
+    assert row["how sure"] == "apart across passes"
 
 
 def test_all_equal_is_a_tie():
-    fig = Figure("dropped", True, {"a": Value(0), "b": Value(0), "c": Value(0)})
+    fig = Figure("dropped", True, {"a": Across(0, 0, 0, 3), "b": Across(0, 0, 0, 3)})
 
     row = summary.winners([fig]).iloc[0]
 
     assert (row["best"], row["by how much"]) == ("all equal", "tie")
 
 
-def test_overlapping_intervals_do_not_resolve_a_winner():
-    fig = Figure("slope", True, {"a": Value(40, 3, 80), "b": Value(66, -400, 540)})
+def test_overlapping_ranges_across_passes_do_not_resolve_a_winner():
+    fig = Figure("p99", True, {"a": Across(6, 5, 21, 3), "b": Across(22, 20, 25, 3)})
 
-    assert summary.winners([fig]).iloc[0]["how sure"] == "95% intervals overlap: not resolved"
+    assert summary.winners([fig]).iloc[0]["how sure"] == "overlap across passes: not resolved"
 
 
-def test_a_zero_best_is_said_in_words_not_as_an_infinite_factor():
-    fig = Figure("dropped", True, {"a": Value(0), "b": Value(12254)})
+def test_with_one_pass_per_server_no_comparison_is_concluded_however_far_apart():
+    fig = Figure("p99", True, {"a": Across(5.9, ONE, ONE, 1), "b": Across(182, ONE, ONE, 1)})
 
     row = summary.winners([fig]).iloc[0]
 
-    assert row["by how much"] == "0 against 12,254"
-    assert row["how sure"] == "no interval to compare"
+    assert (row["best"], row["by how much"]) == ("a", "30.85x")
+    assert row["how sure"] == "one pass: no comparison can be concluded"
+
+
+def test_a_zero_best_is_said_in_words_not_as_an_infinite_factor():
+    fig = Figure("dropped", True, {"a": Across(0, 0, 0, 3), "b": Across(12254, 12000, 13000, 3)})
+
+    assert summary.winners([fig]).iloc[0]["by how much"] == "0 against 12,254"
 
 
 def test_a_figure_measured_for_one_server_only_has_no_winner():
-    fig = Figure("p99", True, {"a": Value(10), "b": Value(math.nan)})
+    fig = Figure("p99", True, {"a": Across(10, 9, 11, 3), "b": Across(math.nan, math.nan, math.nan, 0)})
 
     assert summary.winners([fig]).empty
 
 
-def test_the_fixtures_figures_name_every_server(run_folder):
-    figs = summary.figures(load_run(run_folder))
-    by_name = {f.name: f for f in figs}
+def test_the_fixtures_headline_figures_are_medians_across_passes_with_their_ranges(repeats_folder):
+    figs = {f.name: f for f in summary.figures(perpass.table([load_run(repeats_folder)]))}
 
-    assert set(by_name["/json p99 (ms)"].values) == {"coroutine", "vthread", "platform"}
-    assert by_name["pinned events"].values["vthread"].value == 16
-    assert by_name["peak OS threads"].values["platform"].value > 300  # a thread per socket
-    table = summary.winners(figs).set_index("figure")
-    assert table.loc["pinned events", "best"] == "coroutine = platform"
-    assert (table.loc["pinned events", "runner-up"], table.loc["pinned events", "by how much"]) == ("vthread", "0 against 16")
+    # make_repeats_run.py: /json p99 vthread 5, 6, 7 ms; platform 20, 25, 22 ms.
+    assert figs["/json p99 (ms)"].values["vthread"] == Across(6.0, 5.0, 7.0, 3)
+    assert figs["/json p99 (ms)"].values["platform"] == Across(22.0, 20.0, 25.0, 3)
+    assert figs["live heap per idle socket (KiB)"].values["vthread"] == Across(2000 / 1024, 1900 / 1024, 2100 / 1024, 3)
+    table = summary.winners(list(figs.values())).set_index("figure")
+    assert table.loc["live heap per idle socket (KiB)", "how sure"] == "apart across passes"
+    # p50 ranges overlap (vthread 0.9 to 1.2 ms, platform 0.95 to 1.3 ms): no winner is called.
+    assert table.loc["/json p50 (ms)", "how sure"].startswith("overlap across passes: not resolved")
+
+
+def test_a_latency_winner_says_when_the_load_generator_was_the_bottleneck_in_a_pass_behind_it(repeats_folder):
+    table = summary.winners(summary.figures(perpass.table([load_run(repeats_folder)]))).set_index("figure")
+
+    assert table.loc["/json p99 (ms)", "how sure"] == (
+        "apart across passes; the load generator was the bottleneck in 1 of these servers' passes, whose latency measures it"
+    )
+    assert "bottleneck" not in table.loc["RSS per idle socket (KiB)", "how sure"]
+
+
+def test_a_run_with_one_pass_per_server_names_every_server_and_concludes_nothing(run_folder):
+    figs = {f.name: f for f in summary.figures(perpass.table([load_run(run_folder)]))}
+
+    assert set(figs["/json p99 (ms)"].values) == {"coroutine", "vthread", "platform"}
+    assert figs["pinned events"].values["vthread"].median == 16
+    assert "live heap per idle socket (KiB)" not in figs, "not in a run from before memory.csv"
+    table = summary.winners(list(figs.values())).set_index("figure")
+    assert (table.loc["pinned events", "best"], table.loc["pinned events", "by how much"]) == ("coroutine = platform", "0 against 16")
+    assert set(table["how sure"]) <= {"one pass: no comparison can be concluded", "equal"}

@@ -1,0 +1,108 @@
+"""The CPU of every process on the server's host (cpu.csv): the server, k6, the stub and the harness, the host's steal time, and how
+busy the server's CPUs and the load's CPUs were; and whether a pass's load generator, not its server, was the bottleneck.
+
+A latency measured while k6 itself was short of CPU is k6's: requests start late, and their time waiting for k6 counts as the
+server's. Issue 16 saw it: with the server alone on one core, k6 on the other dropped iterations while the server used a quarter
+of its core. So each pass's /json phase is checked, and a pass whose load generator was saturated is marked, with why.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from . import latency, repeats, runtime
+from .run import Run, ServerRun
+
+PROCESSES = ["server", "k6", "stub", "harness"]
+PHASE = "json"  # the phase the latency comparison measures
+
+# The load generator was the bottleneck of a pass when its CPUs were at least LOAD_BUSY busy in at least LOAD_BUSY_SHARE of the
+# /json phase's seconds. Why these: k6 starts each request on time only while it has CPU to spare; 90% busy leaves a scheduler
+# next to none (a one-second mean of 90% hides stretches at 100%), and one second in five at that, over a phase of tens of
+# seconds, is enough to fill the tail the p99 reads. Why not "k6 dropped iterations": a server that stalls (a platform-thread
+# pool full of blocked threads) makes k6 drop iterations too, with k6 idle; only the load's own CPUs say it was k6.
+LOAD_BUSY = 0.9
+LOAD_BUSY_SHARE = 0.2
+RULE = (
+    f"A pass is marked when the load's CPUs were {LOAD_BUSY:.0%} busy or more in at least {LOAD_BUSY_SHARE:.0%} of the /json "
+    "phase's seconds. Dropped iterations alone do not mark it: a stalled server makes k6 drop them too, with k6 idle."
+)
+
+
+def in_phase(server: ServerRun, phase: str = PHASE) -> pd.DataFrame:
+    """cpu.csv's seconds of `phase`."""
+    frame = server.cpu
+    return frame[frame["phase"] == phase] if not frame.empty else frame
+
+
+def bottleneck(server: ServerRun) -> str | None:
+    """Why this pass's load generator was its bottleneck in the /json phase, in a sentence; None if it was not, or cannot be told."""
+    seconds = in_phase(server)["load_cpus_busy"].dropna() if not server.cpu.empty else pd.Series(dtype=float)
+    if seconds.empty:
+        return None
+    share = float((seconds >= LOAD_BUSY).mean())
+    if share < LOAD_BUSY_SHARE:
+        return None
+    return (
+        f"the load generator was the bottleneck: its CPUs were {LOAD_BUSY:.0%} busy or more in {share:.0%} of the /json phase's "
+        f"seconds (the mark: {LOAD_BUSY_SHARE:.0%}), so this pass's latency figures measure the load generator, not the server"
+    )
+
+
+def bottleneck_known(server: ServerRun) -> bool:
+    """Whether cpu.csv says how busy the load's CPUs were (it cannot without a CPU split, or without cpu.csv)."""
+    return not server.cpu.empty and in_phase(server)["load_cpus_busy"].notna().any()
+
+
+def server_cpu_per_request(server: ServerRun, cpus: float, requests_per_second: float) -> float:
+    """The server's CPU time (seconds) per /json request answered: its mean cores over the /json phase over the rate it answered.
+
+    From cpu.csv (the process's utime + stime) where the pass has it; from JFR's JVM CPU share times the host's CPUs in a pass from
+    before cpu.csv. Either counts all the server did meanwhile, the idle sockets' pings and the GC included.
+    """
+    cores = in_phase(server)["server"].dropna() if not server.cpu.empty else pd.Series(dtype=float)
+    if cores.empty:
+        return runtime.cpu_seconds_per_request(server, PHASE, cpus, requests_per_second)
+    if not requests_per_second > 0:
+        return math.nan
+    return float(cores.mean()) / requests_per_second
+
+
+def phase_table(runs: list[Run]) -> pd.DataFrame:
+    """One row per compared pass: the mean cores of each process in the /json phase, the host's steal, how busy the server's and the
+    load's CPUs were, the share of seconds the load's were LOAD_BUSY busy, k6's dropped iterations, and the bottleneck mark."""
+    rows = []
+    for _, server, base in repeats.each_pass(runs):
+        seconds = in_phase(server)
+        row = {"server": base["label"], "pass": base["pass"]}
+        if seconds.empty:
+            rows.append({**row, "mark": "no cpu.csv in this pass"})
+            continue
+        for process in PROCESSES:
+            row[f"{process} (cores)"] = seconds[process].mean()
+        row["steal (share)"] = seconds["steal"].mean()
+        row["server CPUs busy"] = seconds["server_cpus_busy"].mean()
+        row["load CPUs busy"] = seconds["load_cpus_busy"].mean()
+        busy = seconds["load_cpus_busy"].dropna()
+        row[f"seconds the load CPUs were {LOAD_BUSY:.0%}+ busy"] = float((busy >= LOAD_BUSY).mean()) if len(busy) else math.nan
+        row["k6 dropped iterations"] = latency.dropped_iterations(server, PHASE)
+        why = bottleneck(server)
+        row["mark"] = (
+            "load generator was the bottleneck"
+            if why
+            else ("" if bottleneck_known(server) else "cannot tell: the load's CPUs were not measured (no CPU split, or k6 on other hosts)")
+        )
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def bottleneck_notes(runs: list[Run]) -> list[str]:
+    """One sentence per compared pass whose load generator was its bottleneck."""
+    notes = []
+    for run, server, _ in repeats.each_pass(runs):
+        why = bottleneck(server)
+        if why:
+            notes.append(f"{run.folder.name}/{server.name}: {why}")
+    return notes

@@ -1,0 +1,109 @@
+"""Every compared figure, once per pass: the one table the headline ("who wins what"), the engine x model grid and the repeats read.
+
+Each figure is computed by the module that owns its statistic (memory's slopes, latency's percentiles, cpu's CPU per request);
+this module only lays them out, one row per pass and figure. Across passes, repeats.across makes each server's median and interval.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import pandas as pd
+
+from . import cpu, latency, memory, pinning, provenance, repeats, runtime
+from .run import Run, ServerRun
+
+KIB = 1 << 10
+
+
+@dataclass(frozen=True)
+class Figure:
+    name: str
+    unit: str
+    lower_is_better: bool = True
+
+
+LIVE_HEAP = Figure("live heap per idle socket (KiB)", "KiB")
+NATIVE = Figure("native memory (NMT, not the heap) per idle socket (KiB)", "KiB")
+KERNEL = Figure("kernel memory per idle socket (KiB)", "KiB")
+RSS = Figure("RSS per idle socket (KiB)", "KiB")
+PSS = Figure("PSS per idle socket (KiB)", "KiB")
+JSON_P50 = Figure("/json p50 (ms)", "ms")
+JSON_P99 = Figure("/json p99 (ms)", "ms")
+DASHBOARD_P99 = Figure("/dashboard p99 (ms)", "ms")
+JSON_ACHIEVED = Figure("/json achieved (req/s)", "req/s", lower_is_better=False)
+JSON_DROPPED = Figure("/json dropped iterations", "iterations")
+CPU = Figure("server CPU per /json request (µs)", "µs")
+THREADS = Figure("peak OS threads", "threads")
+PINNED = Figure("pinned events", "events")
+
+FIGURES = [LIVE_HEAP, NATIVE, KERNEL, RSS, PSS, JSON_P50, JSON_P99, DASHBOARD_P99, JSON_ACHIEVED, JSON_DROPPED, CPU, THREADS, PINNED]
+BY_NAME = {f.name: f for f in FIGURES}
+# The memory measures (memory.MEASURES) each per-socket figure is.
+MEMORY = {LIVE_HEAP: "live heap", NATIVE: "native (NMT, not the heap)", KERNEL: "kernel memory", RSS: "RSS", PSS: "PSS"}
+LATENCY = [JSON_P50, JSON_P99, DASHBOARD_P99]
+
+
+def table(runs: list[Run]) -> pd.DataFrame:
+    """One row per compared pass (repeats.each_pass) and figure: PASS_COLUMNS, figure, value, and `bottleneck`, why the pass's load
+    generator was its bottleneck (empty when it was not). Runs on another JDK than the first's are left out (repeats.left_out)."""
+    rows, tables = [], {}
+    for run, server, base in repeats.each_pass(runs):
+        if run.folder not in tables:
+            tables[run.folder] = (
+                {endpoint: latency.endpoint_table(run, endpoint).set_index("run") for endpoint in ("json", "dashboard")},
+                pinning.summary(run).set_index("run"),
+            )
+        endpoints, pins = tables[run.folder]
+        values = values_of(run, server, endpoints, pins)
+        why = cpu.bottleneck(server) or ""
+        rows += [{**base, "figure": figure.name, "value": value, "bottleneck": why} for figure, value in values.items()]
+    return pd.DataFrame(rows, columns=[*repeats.PASS_COLUMNS, "figure", "value", "bottleneck"])
+
+
+def values_of(run: Run, server: ServerRun, endpoints: dict[str, pd.DataFrame], pins: pd.DataFrame) -> dict[Figure, float]:
+    """One pass's figures."""
+    json_table = endpoints["json"]
+    achieved = json_table.loc[server.name, "requests_per_second"]
+    cpus = provenance.of(run.manifest)["host"].get("cpus")
+    values = {figure: memory.per_socket_fit(server, measure).slope / KIB for figure, measure in MEMORY.items()}
+    values.update(
+        {
+            JSON_P50: _percentile(server, "json", 50, json_table, "p(50)"),
+            JSON_P99: _percentile(server, "json", 99, json_table, "p(99)"),
+            DASHBOARD_P99: _percentile(server, "dashboard", 99, endpoints["dashboard"], "p(99)"),
+            JSON_ACHIEVED: achieved,
+            JSON_DROPPED: json_table.loc[server.name, "dropped_iterations"],
+            CPU: 1e6 * cpu.server_cpu_per_request(server, cpus, achieved),
+            THREADS: runtime.peak_threads(server),
+            PINNED: float(pins.loc[server.name, "events"]),
+        }
+    )
+    return values
+
+
+def _percentile(server: ServerRun, endpoint: str, q: float, table: pd.DataFrame, column: str) -> float:
+    """k6's rule over the pass's raw samples; k6's own summary where the samples are missing."""
+    samples = latency.durations(server, endpoint)
+    if len(samples):
+        return latency.percentile(samples, q)
+    return float(table.loc[server.name, column]) if column in table.columns else math.nan
+
+
+def per_server(per_pass: pd.DataFrame) -> pd.DataFrame:
+    """Per server and figure: the median across its passes, their range (low, high; NaN with one pass), and how many passes."""
+    return repeats.per_server(per_pass, value="value", by=("figure",))
+
+
+def passes_table(per_pass: pd.DataFrame, figures: list[Figure] = FIGURES) -> pd.DataFrame:
+    """The per-pass figures for a reader: one row per pass (in the order the passes ran within each run), one column per figure, and
+    the bottleneck mark."""
+    if per_pass.empty:
+        return pd.DataFrame()
+    wide = per_pass.pivot_table(index=["run folder", "pass", "label"], columns="figure", values="value", aggfunc="first", sort=False)
+    wide = wide.reindex(columns=[f.name for f in figures if f.name in wide.columns])
+    marks = per_pass.drop_duplicates(["run folder", "pass"]).set_index(["run folder", "pass", "label"])["bottleneck"]
+    wide["load generator"] = marks.map(lambda why: "the bottleneck: latency measures k6" if why else "")
+    wide.columns.name = None
+    return wide.reset_index().rename(columns={"label": "server"})

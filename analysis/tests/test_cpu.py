@@ -1,0 +1,92 @@
+"""The CPU of every process, per pass, and the mark on a pass whose load generator was the bottleneck. The fixture's figures are
+make_repeats_run.py's: the server at 0.3 (vthread) or 0.5 (platform) cores in the /json phase, k6 at 0.45, the load's CPUs 50%
+busy, except platform-r2's: 95% busy in 6 of its 10 /json seconds, with 12 dropped iterations."""
+
+import math
+
+import pandas as pd
+import pytest
+
+from labanalysis import cpu, runtime
+from labanalysis.run import load_run
+
+
+def _load_busy(folder, name: str, busy_seconds: int, phase: str = "json") -> None:
+    """Sets `name`'s load CPUs 95% busy in the first `busy_seconds` of `phase`, and 50% in every other second of it."""
+    path = folder / name / "cpu.csv"
+    frame = pd.read_csv(path)
+    rows = frame.index[frame["phase"] == phase]
+    frame.loc[rows, "load_cpus_busy"] = 0.5
+    frame.loc[rows[:busy_seconds], "load_cpus_busy"] = 0.95
+    frame.to_csv(path, index=False)
+
+
+def test_the_pass_whose_load_cpus_were_busy_is_marked_and_says_its_latency_measures_the_load_generator(repeats_folder):
+    run = load_run(repeats_folder)
+
+    assert [s.name for s in run.servers if cpu.bottleneck(s)] == ["platform-r2"]
+    assert cpu.bottleneck(run.server("platform-r2")) == (
+        "the load generator was the bottleneck: its CPUs were 90% busy or more in 60% of the /json phase's seconds (the mark: 20%), "
+        "so this pass's latency figures measure the load generator, not the server"
+    )
+
+
+@pytest.mark.parametrize("busy_seconds, marked", [(1, False), (2, True)])
+def test_a_pass_is_marked_from_a_fifth_of_the_json_phases_seconds_at_90_percent_busy(repeats_folder, busy_seconds, marked):
+    _load_busy(repeats_folder, "vthread", busy_seconds)
+
+    assert bool(cpu.bottleneck(load_run(repeats_folder).server("vthread"))) is marked
+
+
+def test_busy_load_cpus_outside_the_json_phase_do_not_mark_a_pass(repeats_folder):
+    _load_busy(repeats_folder, "vthread", busy_seconds=5, phase="dashboard")
+
+    assert cpu.bottleneck(load_run(repeats_folder).server("vthread")) is None
+
+
+def test_dropped_iterations_while_the_load_cpus_were_idle_do_not_mark_a_pass(repeats_folder):
+    # platform-r2 keeps its 12 dropped iterations, as a stalled server would cause, but its load CPUs were half idle.
+    _load_busy(repeats_folder, "platform-r2", busy_seconds=0)
+
+    assert cpu.bottleneck(load_run(repeats_folder).server("platform-r2")) is None
+
+
+def test_without_a_cpu_split_the_bottleneck_cannot_be_told_and_the_table_says_so(repeats_folder):
+    path = repeats_folder / "vthread" / "cpu.csv"
+    frame = pd.read_csv(path)
+    frame["load_cpus_busy"] = None
+    frame["server_cpus_busy"] = None
+    frame.to_csv(path, index=False)
+    run = load_run(repeats_folder)
+
+    table = cpu.phase_table([run]).set_index("pass")
+
+    assert cpu.bottleneck(run.server("vthread")) is None
+    assert table.loc["vthread", "mark"] == "cannot tell: the load's CPUs were not measured (no CPU split, or k6 on other hosts)"
+    assert table.loc["vthread", "server (cores)"] == pytest.approx(0.3)
+
+
+def test_the_phase_table_gives_each_processs_mean_cores_and_how_busy_the_cpus_were_in_the_json_phase(repeats_folder):
+    table = cpu.phase_table([load_run(repeats_folder)]).set_index("pass")
+
+    assert list(table.index) == ["vthread", "platform", "platform-r2", "vthread-r2", "vthread-r3", "platform-r3"]
+    assert tuple(table.loc["vthread", ["server (cores)", "k6 (cores)", "stub (cores)", "harness (cores)"]]) == pytest.approx((0.3, 0.45, 0.02, 0.05))
+    assert table.loc["platform-r2", "load CPUs busy"] == pytest.approx((6 * 0.95 + 4 * 0.5) / 10)
+    assert table.loc["platform-r2", "seconds the load CPUs were 90%+ busy"] == pytest.approx(0.6)
+    assert table.loc["platform-r2", "k6 dropped iterations"] == 12
+    assert table.loc["platform-r2", "mark"] == "load generator was the bottleneck"
+    assert table.loc["platform", "mark"] == ""
+
+
+def test_server_cpu_per_request_is_its_mean_cores_in_the_json_phase_over_the_rate_it_answered(repeats_folder):
+    server = load_run(repeats_folder).server("vthread")
+
+    assert cpu.server_cpu_per_request(server, cpus=2, requests_per_second=20) == pytest.approx(0.3 / 20)
+    assert math.isnan(cpu.server_cpu_per_request(server, cpus=2, requests_per_second=0))
+
+
+def test_a_run_from_before_cpu_csv_takes_the_jvms_cpu_from_jfr(run_folder):
+    server = load_run(run_folder).server("vthread")
+
+    assert cpu.server_cpu_per_request(server, 2, 100) == runtime.cpu_seconds_per_request(server, "json", 2, 100)
+    assert cpu.phase_table([load_run(run_folder)])["mark"].eq("no cpu.csv in this pass").all()
