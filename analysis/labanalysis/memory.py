@@ -11,13 +11,14 @@ Two sources, one statistic (`per_connection`, least squares against open sockets
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass
 
 import pandas as pd
 from scipy import stats
 
 from . import repeats
-from .run import Run, ServerRun
+from .run import Run, ServerRun, load_run
 
 STEP_PREFIX = "sockets-step-"
 
@@ -457,3 +458,19 @@ def top_classes_table(runs: list[Run], top: int = TOP_CLASSES) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows)
+
+
+def main(argv: list[str]) -> int:
+    """`python -m labanalysis.memory <run folder>...`: each compared pass's bytes per socket of each component, as CSV on stdout.
+
+    The report's own numbers, for a reader outside the report: the harness's known-truth test of the memory pipeline reads them.
+    """
+    if not argv:
+        print("usage: python -m labanalysis.memory <run folder> [<run folder> ...]", file=sys.stderr)
+        return 2
+    components_per_pass([load_run(folder) for folder in argv]).to_csv(sys.stdout, index=False)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -2,6 +2,7 @@
 load.csv: each socket step has four samples, its plateau is the mean of the last two (a third,
 rounded up), and its open sockets are load.csv's most for the step."""
 
+import io
 import math
 
 import pandas as pd
@@ -244,3 +245,15 @@ def test_a_run_from_before_memory_csv_has_rss_per_socket_from_its_plateaus_and_n
     assert memory.per_socket_fit(server, "RSS").slope == pytest.approx(SLOPES["vthread"])
     assert math.isnan(memory.per_socket_fit(server, "live heap").slope)
     assert memory.extrapolation([load_run(run_folder)]).set_index("server").loc["vthread", "verdict"] == "not in this run: no memory.csv"
+
+
+def test_the_command_line_prints_each_passs_bytes_per_socket_as_csv(repeats_folder, capsys):
+    assert memory.main([str(repeats_folder)]) == 0
+    printed = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    live = printed[(printed["component"] == "live_heap") & (printed["server"] == "vthread")]
+    assert sorted(live["bytes_per_socket"]) == [1900.0, 2000.0, 2100.0]
+
+
+def test_the_command_line_without_a_folder_says_how_to_call_it(capsys):
+    assert memory.main([]) == 2
+    assert capsys.readouterr().err.startswith("usage: python -m labanalysis.memory")

@@ -9,6 +9,7 @@ import com.github.ajalt.clikt.parameters.options.flag
 import com.github.ajalt.clikt.parameters.options.multiple
 import com.github.ajalt.clikt.parameters.options.option
 import com.github.ajalt.clikt.parameters.options.required
+import com.github.ajalt.clikt.parameters.types.choice
 import com.github.ajalt.clikt.parameters.types.file
 import com.github.ajalt.clikt.parameters.types.int
 import com.github.ajalt.clikt.parameters.types.long
@@ -50,6 +51,12 @@ private class BenchCommand : CliktCommand(name = "bench") {
         .restrictTo(1..100_000)
     private val stubLatencyMs by option("--stub-latency-ms", help = "the downstream stub's latency").long()
         .restrictTo(0L..10_000L).default(20)
+    private val ballastBytes by option(
+        "--socket-ballast-bytes",
+        help = "make every server retain this many bytes per open WebSocket (the memory pipeline's known truth)",
+    ).int().restrictTo(0..(64 shl 20)).default(0)
+    private val ballastKind by option("--socket-ballast", help = "where the ballast lives: heap or direct").choice("heap", "direct")
+        .default("heap")
     private val passSeed by option("--seed", help = "the seed that shuffles the passes' order; by default a new one each run").long()
     private val bindAddress by option("--bind", help = "the address the servers listen on (loopback unless load comes from other hosts)")
         .default("127.0.0.1")
@@ -64,6 +71,9 @@ private class BenchCommand : CliktCommand(name = "bench") {
     )
     private val sourceDirty by option("--git-dirty", help = "with --git-commit: the working tree had changes").flag()
     private val knownHosts by option("--known-hosts", help = "the load generators' host keys, kept for this run").file()
+
+    private val ballastArgs: List<String>
+        get() = if (ballastBytes > 0) listOf("--socket-ballast-bytes", "$ballastBytes", "--socket-ballast", ballastKind) else emptyList()
 
     override fun run() {
         try {
@@ -117,6 +127,7 @@ private class BenchCommand : CliktCommand(name = "bench") {
             val declared = RunSetup(
                 repo, profile, decision, File(serverJdk, "bin/java"), jdk.feature, k6,
                 File(repo, "loadtests/bench.js"), stubLatencyMs, pinThresholdMs, bindAddress, serverPort, generators, split,
+                serverArgs = ballastArgs,
             )
             val rate = jsonRate(declared, File(runDir, "calibration"), manifest, progress)
             runPasses(declared.copy(profile = profile.copy(jsonRatePerSecond = rate)), runDir, manifest, progress)
@@ -149,6 +160,7 @@ private class BenchCommand : CliktCommand(name = "bench") {
         harnessJdk = Runtime.version().toString(),
         jvmFlags = JvmFlags.forServer(profile.heapMb, jdk.feature, jmxPort = 0) + listOfNotNull(split?.activeProcessorCountFlag),
         cpuSplit = split,
+        serverArgs = ballastArgs,
         k6Version = RunFolder.commandText(k6.path, "version").lineSequence().first(),
         servers = servers.map { it.name },
         catalogue = servers,

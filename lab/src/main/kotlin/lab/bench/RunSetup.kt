@@ -30,6 +30,8 @@ data class RunSetup(
     val loadGenerators: LoadGenerators? = null,
     /** The server's CPUs and the load's, when the profile divides them; null: every process shares every CPU. */
     val cpuSplit: CpuSplit? = null,
+    /** Options every server of the run gets besides its address and stub: the socket ballast of the known-truth test. */
+    val serverArgs: List<String> = emptyList(),
 ) {
     fun serverFlags(jmxPort: Int): List<String> =
         JvmFlags.forServer(profile.heapMb, jdkFeature, jmxPort) + listOfNotNull(cpuSplit?.activeProcessorCountFlag)

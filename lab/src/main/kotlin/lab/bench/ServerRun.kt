@@ -224,7 +224,7 @@ class ServerRun(
             setup.serverPort.toString(),
             "--downstream-url",
             stubUrl,
-        )
+        ) + setup.serverArgs
         return Children.start(command, File(dir, "server.log"))
     }
 
