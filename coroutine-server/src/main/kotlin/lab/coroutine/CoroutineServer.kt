@@ -48,7 +48,7 @@ import lab.support.ServerConfig
  * holding a thread. Netty's few event-loop threads are all the threads requests ever see.
  */
 class CoroutineServer(private val config: ServerConfig) {
-    private val counters = LiveCounters()
+    private val counters = LiveCounters(config.socketBallast)
     private val router = Router(config.limits)
 
     private val client = HttpClient(CIO) {
@@ -88,24 +88,23 @@ class CoroutineServer(private val config: ServerConfig) {
         }
         routing {
             webSocket("/ws") {
-                counters.openSockets.incrementAndGet()
-                try {
-                    // This coroutine *is* the socket's task: it suspends here until the next frame.
-                    // Pings are answered by Ktor's session before they reach this loop.
-                    for (frame in incoming) {
-                        when (frame) {
-                            is Frame.Text -> send(Frame.Text(frame.readText()))
-                            is Frame.Binary -> send(Frame.Binary(true, frame.readBytes()))
-                            else -> Unit
+                counters.openSocket().use {
+                    try {
+                        // This coroutine *is* the socket's task: it suspends here until the next frame.
+                        // Pings are answered by Ktor's session before they reach this loop.
+                        for (frame in incoming) {
+                            when (frame) {
+                                is Frame.Text -> send(Frame.Text(frame.readText()))
+                                is Frame.Binary -> send(Frame.Binary(true, frame.readBytes()))
+                                else -> Unit
+                            }
                         }
+                    } catch (e: FrameTooBigException) {
+                        // Ktor has queued a 1009 close frame. Rethrowing would make it drop the
+                        // connection before that frame goes out (the client would see 1006), so
+                        // wait for the close handshake instead.
+                        closeReason.await()
                     }
-                } catch (e: FrameTooBigException) {
-                    // Ktor has queued a 1009 close frame. Rethrowing would make it drop the
-                    // connection before that frame goes out (the client would see 1006), so
-                    // wait for the close handshake instead.
-                    closeReason.await()
-                } finally {
-                    counters.openSockets.decrementAndGet()
                 }
             }
             route("{...}") {

@@ -30,20 +30,19 @@ internal class BlockingEchoSocket(private val model: ThreadModel, private val co
     }
 
     private fun serve(session: Session) {
-        counters.openSockets.incrementAndGet()
-        try {
-            while (true) {
-                session.demand()
-                when (val next = inbox.take()) {
-                    is Inbound.Text -> Callback.Completable.with { session.sendText(next.text, it) }.get()
-                    is Inbound.Binary -> Callback.Completable.with { session.sendBinary(next.bytes, it) }.get()
-                    Inbound.Closed -> return
+        counters.openSocket().use {
+            try {
+                while (true) {
+                    session.demand()
+                    when (val next = inbox.take()) {
+                        is Inbound.Text -> Callback.Completable.with { session.sendText(next.text, it) }.get()
+                        is Inbound.Binary -> Callback.Completable.with { session.sendBinary(next.bytes, it) }.get()
+                        Inbound.Closed -> return
+                    }
                 }
+            } catch (e: Exception) {
+                // A send failed because the peer went away: the socket's task is over.
             }
-        } catch (e: Exception) {
-            // A send failed because the peer went away: the socket's task is over.
-        } finally {
-            counters.openSockets.decrementAndGet()
         }
     }
 

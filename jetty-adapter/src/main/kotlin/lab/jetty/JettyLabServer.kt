@@ -20,7 +20,7 @@ import java.time.Duration
  * virtual thread would take a carrier away for good.
  */
 class JettyLabServer(private val config: ServerConfig, private val model: JettyModel) {
-    private val counters = LiveCounters()
+    private val counters = LiveCounters(config.socketBallast)
 
     fun serveUntilStopped() {
         val server = Server(QueuedThreadPool(ENGINE_THREADS, 4).apply { name = "jetty-engine" })

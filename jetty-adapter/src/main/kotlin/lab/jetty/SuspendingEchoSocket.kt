@@ -27,22 +27,21 @@ internal class SuspendingEchoSocket(private val scope: CoroutineScope, private v
     }
 
     private suspend fun serve(session: Session) {
-        counters.openSockets.incrementAndGet()
-        try {
-            while (true) {
-                session.demand()
-                when (val next = inbox.receive()) {
-                    is Inbound.Text -> Callback.Completable.with { session.sendText(next.text, it) }.await()
-                    is Inbound.Binary -> Callback.Completable.with { session.sendBinary(next.bytes, it) }.await()
-                    Inbound.Closed -> return
+        counters.openSocket().use {
+            try {
+                while (true) {
+                    session.demand()
+                    when (val next = inbox.receive()) {
+                        is Inbound.Text -> Callback.Completable.with { session.sendText(next.text, it) }.await()
+                        is Inbound.Binary -> Callback.Completable.with { session.sendBinary(next.bytes, it) }.await()
+                        Inbound.Closed -> return
+                    }
                 }
+            } catch (e: CancellationException) {
+                throw e // the server is stopping
+            } catch (e: Exception) {
+                // A send failed because the peer went away: the socket's task is over.
             }
-        } catch (e: CancellationException) {
-            throw e // the server is stopping
-        } catch (e: Exception) {
-            // A send failed because the peer went away: the socket's task is over.
-        } finally {
-            counters.openSockets.decrementAndGet()
         }
     }
 

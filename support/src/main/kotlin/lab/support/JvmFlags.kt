@@ -7,7 +7,9 @@ package lab.support
  * [forCheck].
  */
 object JvmFlags {
-    fun forServer(heapMb: Int, jdkFeature: Int, jmxPort: Int): List<String> = common(heapMb, jdkFeature) + jmxOnLoopback(jmxPort)
+    fun forServer(heapMb: Int, jdkFeature: Int, jmxPort: Int): List<String> =
+        // NMT's summary is how the memory snapshots split native memory by category (threads, GC, class, code, direct buffers).
+        common(heapMb, jdkFeature) + "-XX:NativeMemoryTracking=summary" + jmxOnLoopback(jmxPort)
 
     /** The heap, collector and access flags, without JMX: also what the client experiments start their JVMs with. */
     fun common(heapMb: Int, jdkFeature: Int): List<String> = buildList {

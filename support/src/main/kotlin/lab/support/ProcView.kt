@@ -10,14 +10,15 @@ import java.io.File
  */
 class ProcView(val pid: Long) {
     /** User plus system CPU time in ms. /proc counts in clock ticks, 100 a second on Linux (USER_HZ). */
-    fun cpuMs(): Long? = runCatching {
-        // The command name, in parentheses, may hold spaces: the fields are counted after its closing one.
-        val fields = File("/proc/$pid/stat").readText().substringAfterLast(')').trim().split(' ')
-        (fields[11].toLong() + fields[12].toLong()) * 1000 / USER_HZ
-    }.getOrNull()
+    fun cpuMs(): Long? = runCatching { cpuMsIn(File("/proc/$pid/stat")) }.getOrNull()
 
     /** `Threads:` of /proc/<pid>/status, the JVM's own threads included. */
     fun threads(): Int? = runCatching { status().threads }.getOrNull()
+
+    /** User plus system CPU time in ms of the process's threads whose kernel name (at most 15 characters) matches [name]. */
+    fun threadsCpuMs(name: (String) -> Boolean): Long = File("/proc/$pid/task").listFiles().orEmpty().sumOf { task ->
+        runCatching { if (name(File(task, "comm").readText().trim())) cpuMsIn(File(task, "stat")) else 0L }.getOrDefault(0L)
+    }
 
     /** The names of the process's threads as the kernel has them (at most 15 characters each). */
     fun threadNames(): List<String> = File("/proc/$pid/task").listFiles().orEmpty()
@@ -38,6 +39,13 @@ class ProcView(val pid: Long) {
     data class Memory(val rssBytes: Long, val pssBytes: Long, val threads: Int, val fds: Int, val maps: Int)
 
     private fun status() = Status(File("/proc/$pid/status").readLines())
+
+    /** utime plus stime of a process's or a thread's `stat`, in ms. */
+    private fun cpuMsIn(stat: File): Long {
+        // The command name, in parentheses, may hold spaces: the fields are counted after its closing one.
+        val fields = stat.readText().substringAfterLast(')').trim().split(' ')
+        return (fields[11].toLong() + fields[12].toLong()) * 1000 / USER_HZ
+    }
 
     /** `Key:   value [kB]` lines, as /proc/<pid>/status and smaps_rollup have them. */
     private class Status(private val lines: List<String>) {

@@ -4,11 +4,13 @@ import com.github.ajalt.clikt.core.CliktCommand
 import com.github.ajalt.clikt.core.Context
 import com.github.ajalt.clikt.parameters.options.default
 import com.github.ajalt.clikt.parameters.options.option
+import com.github.ajalt.clikt.parameters.types.choice
 import com.github.ajalt.clikt.parameters.types.int
 import com.github.ajalt.clikt.parameters.types.long
 import com.github.ajalt.clikt.parameters.types.restrictTo
 import lab.handlers.DownstreamPaths
 import lab.handlers.Limits
+import lab.handlers.SocketBallast
 
 /**
  * The command line every server shares, declared once so the servers take the same options
@@ -32,6 +34,12 @@ abstract class ServerCommand(private val engine: String, private val model: Stri
         .default(defaults.maxBytes)
     private val maxFrameBytes by option("--max-frame-bytes", help = "largest WebSocket frame; bigger ones close with 1009")
         .int().restrictTo(1..Int.MAX_VALUE).default(defaults.maxFrameBytes)
+    private val socketBallastBytes by option(
+        "--socket-ballast-bytes",
+        help = "bytes every open WebSocket holds until it closes: the memory pipeline's known truth; 0 holds none",
+    ).int().restrictTo(0..Int.MAX_VALUE).default(0)
+    private val socketBallastKind by option("--socket-ballast", help = "where that ballast lives: a byte array, or a direct buffer")
+        .choice(SocketBallast.Kind.entries.associateBy { it.slug }).default(SocketBallast.Kind.HEAP)
 
     final override fun run() {
         val config = ServerConfig(
@@ -41,6 +49,7 @@ abstract class ServerCommand(private val engine: String, private val model: Stri
             port = port,
             downstreamUrl = downstreamUrl.trimEnd('/'),
             limits = Limits(maxDelayMs, maxCpuIterations, maxBytes, maxFrameBytes),
+            socketBallast = SocketBallast(socketBallastBytes, socketBallastKind),
         )
         serve(config)
     }
@@ -57,6 +66,8 @@ data class ServerConfig(
     val port: Int,
     val downstreamUrl: String,
     val limits: Limits,
+    /** What each open WebSocket holds; none unless a test of the memory pipeline asks. */
+    val socketBallast: SocketBallast = SocketBallast.NONE,
 ) {
     /** Prints the server's [ReadyLine] once it accepts connections on [boundPort]. */
     fun announceReady(boundPort: Int) {

@@ -1,0 +1,90 @@
+package lab.bench.collect
+
+import lab.handlers.LabJson
+import lab.handlers.ServerStats
+import lab.support.ProcView
+import java.io.File
+import java.net.URI
+import java.net.http.HttpClient
+import java.net.http.HttpRequest
+import java.net.http.HttpResponse
+import java.time.Duration
+
+/**
+ * Takes a server's memory apart at the moments the harness chooses (before the first socket,
+ * then at the end of each socket plateau) and appends each [snapshot] to the pass's
+ * `memory.csv` and `histogram.csv` ([MemoryCsv]). A snapshot, in this order:
+ * 1. the server's own count of open sockets (`GET /stats`);
+ * 2. `jcmd GC.class_histogram`: a full GC, then the live heap and its [LARGEST_CLASSES] largest classes;
+ * 3. a wait until the JIT is idle ([JitQuiet]), so no compilation's arenas are in the native
+ *    figures; it also gives the JDK's cleaner thread time to free the direct buffers the GC found dead;
+ * 4. `jcmd System.trim_native_heap`: the C heap gives back to the kernel what is free in it
+ *    (those direct buffers, the JIT's freed arenas), as the GC did for the Java heap;
+ * 5. `jcmd VM.native_memory summary`: NMT's committed bytes by category (the server runs with
+ *    `-XX:NativeMemoryTracking=summary`, as [lab.support.JvmFlags.forServer] has it);
+ * 6. RSS and PSS from /proc, after the GC and the trim;
+ * 7. the kernel's memory for the server, from [kernel].
+ *
+ * Without the trim, memory that malloc freed stays resident, so the RSS would follow the most
+ * ever held, not what is held now: the direct buffers of 50 sockets, freed, hid 8 KiB of each
+ * of the next 400 sockets' 64 KiB buffers from it. The RSS still moves with what the JIT and
+ * malloc keep (±10 MB between runs here) and with heap pages garbage first touched; the live
+ * heap and NMT do not.
+ *
+ * jcmd reaches the server through the local attach mechanism; nothing listens on a port for it.
+ * A snapshot takes a second or two (the JIT's quiet, three short-lived jcmd JVMs and the GC), and stops the
+ * server's threads for the GC, so it belongs at a plateau's end, not under measured load.
+ */
+class MemoryCollector(
+    private val pid: Long,
+    serverJdkHome: File,
+    /** The server's base URL, such as `http://127.0.0.1:8080`. */
+    private val baseUrl: String,
+    dir: File,
+    private val clock: RunClock,
+    private val kernel: KernelMemory,
+) : AutoCloseable {
+    private val jcmd = Jcmd(serverJdkHome)
+    private val proc = ProcView(pid)
+    private val jit = JitQuiet(pid)
+    private val csv = MemoryCsv(dir)
+    private val http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build()
+
+    /** Takes one snapshot, appends it to the CSV files, and returns it. */
+    fun snapshot(): MemorySnapshot {
+        val timeS = clock.seconds()
+        val phase = clock.phase(timeS)
+        val socketsOpen = openSockets()
+        val histogram = HeapHistogram.parse(jcmd.run(pid, "GC.class_histogram"))
+        jit.await()
+        // Prints "Not available" where the C library cannot trim (musl): the RSS then holds what malloc keeps.
+        jcmd.run(pid, "System.trim_native_heap")
+        val nmt = NmtSummary.parse(jcmd.run(pid, "VM.native_memory", "summary", "scale=b"))
+        val memory = proc.memory() ?: throw IllegalStateException("the server (pid $pid) exited during a memory snapshot")
+        val components = linkedMapOf(MemorySnapshot.LIVE_HEAP to histogram.totalBytes)
+        components += nmt.components()
+        components += kernel.read()
+        components[MemorySnapshot.RSS] = memory.rssBytes
+        components[MemorySnapshot.PSS] = memory.pssBytes
+        val snapshot = MemorySnapshot(timeS, phase, socketsOpen, components, histogram.classes.take(LARGEST_CLASSES))
+        csv.append(snapshot)
+        return snapshot
+    }
+
+    override fun close() {
+        csv.close()
+        http.close()
+    }
+
+    private fun openSockets(): Int {
+        val request = HttpRequest.newBuilder(URI("${baseUrl.trimEnd('/')}/stats")).timeout(Duration.ofSeconds(10)).build()
+        val response = http.send(request, HttpResponse.BodyHandlers.ofString())
+        check(response.statusCode() == 200) { "GET /stats answered ${response.statusCode()}" }
+        return LabJson.decode<ServerStats>(response.body()).openSockets
+    }
+
+    companion object {
+        /** How many classes of each histogram go to histogram.csv. */
+        const val LARGEST_CLASSES = 25
+    }
+}

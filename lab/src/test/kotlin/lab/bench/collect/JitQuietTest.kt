@@ -1,0 +1,19 @@
+package lab.bench.collect
+
+import org.junit.jupiter.api.Test
+import kotlin.test.assertTrue
+
+class JitQuietTest {
+    @Test
+    fun `a process with no compiler thread is idle once the quiet period has passed`() {
+        val sleeper = ProcessBuilder("sleep", "30").start()
+        try {
+            val startNs = System.nanoTime()
+            assertTrue(JitQuiet(sleeper.pid(), quietMs = 200, timeoutMs = 5_000).await())
+            val tookMs = (System.nanoTime() - startNs) / 1_000_000
+            assertTrue(tookMs in 200..2_000, "took $tookMs ms")
+        } finally {
+            sleeper.destroy()
+        }
+    }
+}
