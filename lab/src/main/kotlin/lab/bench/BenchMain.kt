@@ -215,7 +215,9 @@ private class BenchCommand : CliktCommand(name = "bench") {
             val ran = ServerRun(pass.server, setup, File(runDir, name), progress, pass.streamJfr, label = name).run()
             val outcome = ran.copy(repeat = pass.repeat, marks = ran.marks + host?.reasons.orEmpty().map { "the host was not quiet: $it" })
             outcomes += outcome
-            manifest.update { it.copy(outcomes = outcomes.toList()) }
+            manifest.update {
+                it.copy(outcomes = outcomes.toList(), kernelMemorySource = it.kernelMemorySource ?: outcome.kernelMemorySource)
+            }
             progress.say("$name: ${outcome.status}${outcome.reason?.let { " ($it)" } ?: ""}")
         }
         return outcomes

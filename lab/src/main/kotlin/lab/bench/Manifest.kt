@@ -48,6 +48,8 @@ data class Manifest(
     val bindAddress: String = "127.0.0.1",
     /** The server's CPUs and the load's (k6, the stub, the harness); null: they shared every CPU. */
     val cpuSplit: CpuSplit? = null,
+    /** Where memory.csv's kernel memory comes from: `cgroup-v1` (each server's own group) or `sockstat-host` (the host's TCP memory). */
+    val kernelMemorySource: String? = null,
     /** What every server was started with besides its address and stub: empty, or the known-truth test's socket ballast. */
     val serverArgs: List<String> = emptyList(),
     /** The quiet-host check before the run and before each later pass, in order: what else ran, and the verdict. */

@@ -55,6 +55,8 @@ data class ServerOutcome(
     val pinnedEvents: Long? = null,
     /** What cpu.csv says over the steady /json phase: each process's CPU and how busy the load's CPUs were. */
     val jsonCpu: CpuSummary? = null,
+    /** Where memory.csv's kernel memory came from: `cgroup-v1` (the server's own group) or `sockstat-host` (the host's TCP memory). */
+    val kernelMemorySource: String? = null,
 ) {
     val ok: Boolean get() = status == OK
 

@@ -7,6 +7,9 @@ import kotlinx.serialization.json.jsonObject
 import kotlinx.serialization.json.jsonPrimitive
 import lab.bench.collect.CpuSampler
 import lab.bench.collect.JfrCollector
+import lab.bench.collect.KernelMemory
+import lab.bench.collect.MemoryCollector
+import lab.bench.collect.PlateauSnapshots
 import lab.bench.collect.ProcSampler
 import lab.bench.collect.RunClock
 import lab.bench.load.K6Load
@@ -41,6 +44,7 @@ class ServerRun(
     private val label: String = server.name,
 ) {
     private val outcomeFile = File(dir, "outcome.json")
+    private var kernelMemorySource: String? = null
 
     /** What this run has started and seen so far: whatever happens, run() stops it and builds the outcome from it. */
     private class Measured {
@@ -48,6 +52,8 @@ class ServerRun(
         var jfr: JfrCollector? = null
         var proc: ProcSampler? = null
         var cpu: CpuSampler? = null
+        var memory: MemoryCollector? = null
+        var snapshots: PlateauSnapshots? = null
         var k6: K6Load? = null
 
         /** Wall-clock time k6's timeline started: its samples are stamped in epoch seconds. */
@@ -76,9 +82,12 @@ class ServerRun(
             return record(outcome(measured, clock, "the stub did not start; see stub.log", startNs))
         }
         measured.stub = stub
-        val process = startServer(jmxPort, stub.url)
+        // The server's own memory group, where this host lets the harness make one, counts the kernel's memory for it alone.
+        val kernel = KernelMemory.forServer("${dir.parentFile.name}-${dir.name}")
+        kernelMemorySource = kernel.source
+        val process = startServer(jmxPort, stub.url, kernel)
         try {
-            failure = drive(process, jmxPort, clock, measured, load)
+            failure = drive(process, jmxPort, kernel, clock, measured, load)
         } catch (e: LoadGeneratorLost) {
             // Not this server's failure: without its load generator no later run would get the profile's load either.
             lostGenerator = e
@@ -91,12 +100,15 @@ class ServerRun(
             failure = "${e.javaClass.simpleName}: ${e.message}"
         } finally {
             runCatching { load.close() }
+            runCatching { measured.snapshots?.close() }
+            runCatching { measured.memory?.close() }
             runCatching { measured.k6?.close() }
             runCatching { measured.proc?.close() }
             runCatching { measured.cpu?.close() }
             runCatching { measured.jfr?.close() }.onFailure { if (failure == null) failure = "the JFR stream failed: ${it.message}" }
             Children.stop(process, graceSeconds = 10)
             Children.stop(stub.process, graceSeconds = 5)
+            runCatching { kernel.close() }
         }
         lostGenerator?.let { throw it }
         return record(outcome(measured, clock, failure, startNs))
@@ -108,7 +120,7 @@ class ServerRun(
     }
 
     /** Starts the collectors and k6 on the ready server and follows the load to its end; returns why k6's run does not count, if it does not. */
-    private fun drive(process: Process, jmxPort: Int, clock: RunClock, measured: Measured, load: Writer): String? {
+    private fun drive(process: Process, jmxPort: Int, kernel: KernelMemory, clock: RunClock, measured: Measured, load: Writer): String? {
         val url = Children.awaitReady(process, File(dir, "server.log"), READY_TIMEOUT_S)
             ?: throw ServerFailure("did not print its READY line within $READY_TIMEOUT_S s")
         ContractCheck.firstBreach(URI(url))?.let { throw ServerFailure("broke the contract before any load: $it") }
@@ -119,6 +131,8 @@ class ServerRun(
             CpuSampler.Role.HARNESS to ProcessHandle.current().pid(),
         ) + listOfNotNull(measured.stub?.let { CpuSampler.Role.STUB to it.process.pid() })
         measured.cpu = CpuSampler(clock, File(dir, "cpu.csv"), pids, setup.cpuSplit).also { it.start() }
+        val memory = MemoryCollector(process.pid(), setup.java.parentFile.parentFile, url, dir, clock, kernel).also { measured.memory = it }
+        measured.snapshots = PlateauSnapshots(memory, setup.profile).also { it.atRest() }
         val plan = K6Plan.of(setup.profile, setup.preflight.idleSockets, url)
         val k6 = setup.loadGenerators?.let { K6Segments(it, setup.script, plan, dir, runTag = "${dir.parentFile.name}-${dir.name}") }
             ?: K6Run(setup.k6, setup.script, plan, dir, Loopback.freePort(), setup.preflight.sourceAddresses)
@@ -135,6 +149,7 @@ class ServerRun(
             )
         }
         clock.markLoadStart()
+        measured.snapshots?.scheduleFromLoadStart()
         measured.loadStartEpochMs = System.currentTimeMillis()
         follow(process, k6, clock, measured, load)
         val exited = k6.exitCode().takeIf { it !in setOf(0, 99) }?.let { "k6 exited with code $it; see k6.log" }
@@ -201,7 +216,8 @@ class ServerRun(
             marks = listOfNotNull(
                 failedChecks?.takeIf { it > 0 }?.let { "$it k6 check(s) failed: not every answer under load was the contract's" },
                 socketsOpened?.takeIf { it < planned }?.let { "${planned - it} of $planned idle sockets never opened" },
-            ),
+            ) + measured.snapshots?.problems.orEmpty(),
+            kernelMemorySource = kernelMemorySource,
             pinnedEvents = measured.jfr?.pinnedEvents?.get(),
             jsonCpu = measured.cpu?.summary("json"),
         )
@@ -214,7 +230,7 @@ class ServerRun(
     private fun loadRow(clock: RunClock, live: K6Load.Live, rate: Double): String =
         listOf(clock.seconds(), clock.phase(), live.socketsOpened, live.requests, rate, live.p95Ms ?: "").joinToString(",")
 
-    private fun startServer(jmxPort: Int, stubUrl: String): Process {
+    private fun startServer(jmxPort: Int, stubUrl: String, kernel: KernelMemory): Process {
         val command = setup.serverPrefix + listOf(setup.java.path) + setup.serverFlags(jmxPort) + listOf(
             "-jar",
             server.jarIn(setup.repo).path,
@@ -225,7 +241,7 @@ class ServerRun(
             "--downstream-url",
             stubUrl,
         ) + setup.serverArgs
-        return Children.start(command, File(dir, "server.log"))
+        return Children.start(kernel.launch(command), File(dir, "server.log"))
     }
 
     private fun JsonObject.value(metric: String, stat: String): Double? =
