@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Timeout
 import java.io.File
 import java.util.concurrent.TimeUnit
 import kotlin.test.assertEquals
+import kotlin.test.assertNotNull
 import kotlin.test.assertTrue
 
 /**
@@ -62,6 +63,9 @@ class SmokeRunIT {
                 "k6-metrics.csv.gz",
                 "server.log",
                 "stub.log",
+                "cpu.csv",
+                "memory.csv",
+                "histogram.csv",
                 "outcome.json",
             )) {
                 assertTrue(File(runDir, "$server/$file").isFile, "$server/$file is missing")
@@ -121,6 +125,28 @@ class SmokeRunIT {
             } else {
                 assertEquals(0L, pinned.getValue(server.name), "${server.name} has no virtual thread to pin: $pinned")
             }
+        }
+    }
+
+    @Test
+    fun `the server ran on a CPU of its own, sized to it, and every pass says what each process used`() {
+        val split = manifest.cpuSplit ?: return // a one-CPU host cannot split
+        assertEquals(manifest.profile.serverCpus, split.serverCpus.size)
+        assertTrue("-XX:ActiveProcessorCount=${split.serverCpus.size}" in manifest.jvmFlags, "${manifest.jvmFlags}")
+        for (outcome in manifest.outcomes) {
+            val cpu = assertNotNull(outcome.jsonCpu, "${outcome.folder}: no CPU summary")
+            assertTrue(cpu.seconds > 0 && (cpu.serverCoresMean ?: 0.0) > 0.0 && (cpu.k6CoresMean ?: 0.0) > 0.0, "${outcome.folder}: $cpu")
+        }
+    }
+
+    @Test
+    fun `each socket step ends with a memory snapshot that counts the sockets the server holds open`() {
+        for (folder in manifest.outcomes.map { it.folder!! }) {
+            val rows = File(runDir, "$folder/memory.csv").readLines().drop(1).map { it.split(',') }
+            val liveHeap = rows.filter { it[3] == "live_heap" }
+            assertEquals(1 + manifest.profile.socketSteps, liveHeap.size, "$folder: one snapshot at rest and one a step: $liveHeap")
+            assertEquals(0, liveHeap.first()[2].toInt(), "$folder: the first snapshot is before any socket")
+            assertEquals(manifest.preflight.idleSockets, liveHeap.last()[2].toInt(), "$folder: the last step holds every socket")
         }
     }
 

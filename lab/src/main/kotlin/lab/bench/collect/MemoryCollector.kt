@@ -76,6 +76,29 @@ class MemoryCollector(
         http.close()
     }
 
+    /**
+     * Waits, at most [maxWaitMs], until the server's count of open sockets has not moved for
+     * [STEADY_MS], and returns it: k6 opens a step's sockets over the first half of the step, but
+     * on a busy load CPU its last opens come late, and a snapshot taken while they arrive would
+     * set bytes read late against a count read early.
+     */
+    fun awaitSteadySockets(maxWaitMs: Long): Int {
+        val deadline = System.nanoTime() + maxWaitMs * 1_000_000
+        var count = openSockets()
+        var sinceNs = System.nanoTime()
+        while (System.nanoTime() < deadline) {
+            Thread.sleep(POLL_MS)
+            val now = openSockets()
+            if (now != count) {
+                count = now
+                sinceNs = System.nanoTime()
+            } else if (System.nanoTime() - sinceNs >= STEADY_MS * 1_000_000) {
+                break
+            }
+        }
+        return count
+    }
+
     private fun openSockets(): Int {
         val request = HttpRequest.newBuilder(URI("${baseUrl.trimEnd('/')}/stats")).timeout(Duration.ofSeconds(10)).build()
         val response = http.send(request, HttpResponse.BodyHandlers.ofString())
@@ -86,5 +109,9 @@ class MemoryCollector(
     companion object {
         /** How many classes of each histogram go to histogram.csv. */
         const val LARGEST_CLASSES = 25
+
+        /** A count of open sockets unchanged this long is a plateau's. */
+        const val STEADY_MS = 1_000L
+        private const val POLL_MS = 200L
     }
 }

@@ -24,16 +24,23 @@ class PlateauSnapshots(private val memory: MemoryCollector, private val profile:
     /** The snapshot before any socket, taken now, on the caller's thread. */
     fun atRest() = take("before the first socket")
 
-    /** Schedules each step's snapshot, counting from now: call it when k6's timeline starts. */
+    /**
+     * Schedules each step's snapshot, counting from now: call it when k6's timeline starts. Each
+     * first waits for the server's socket count to settle, at most until the step's last sixth.
+     */
     fun scheduleFromLoadStart() {
+        val settleMs = (profile.stepHoldSeconds * 1000 * (1 - STEP_FRACTION - SNAPSHOT_FRACTION)).toLong().coerceAtLeast(0)
         for (step in 0 until profile.socketSteps) {
-            val atMs = ((step + STEP_FRACTION) * profile.stepHoldSeconds * 1000).toLong()
-            executor.schedule({ take("the end of socket step ${step + 1}") }, atMs, TimeUnit.MILLISECONDS)
+            val atMs = (step + STEP_FRACTION) * profile.stepHoldSeconds * 1000
+            executor.schedule({ take("the end of socket step ${step + 1}", settleMs) }, atMs.toLong(), TimeUnit.MILLISECONDS)
         }
     }
 
-    private fun take(moment: String) {
-        runCatching { memory.snapshot() }.onFailure { problems += "the memory snapshot at $moment failed: ${it.message}" }
+    private fun take(moment: String, settleMs: Long = 0) {
+        runCatching {
+            if (settleMs > 0) memory.awaitSteadySockets(settleMs)
+            memory.snapshot()
+        }.onFailure { problems += "the memory snapshot at $moment failed: ${it.message}" }
     }
 
     /** Stops what has not run; one under way ends with its jcmd. */
@@ -43,8 +50,11 @@ class PlateauSnapshots(private val memory: MemoryCollector, private val profile:
     }
 
     companion object {
-        /** Two thirds into a step: its sockets opened in the first half, and a third is left for the snapshot. */
-        const val STEP_FRACTION = 2.0 / 3.0
+        /** Past half a step: its sockets opened in the first half; the wait for them to settle starts here. */
+        const val STEP_FRACTION = 0.55
+
+        /** The part of a step kept for the snapshot itself: a full GC, a histogram and NMT take a second or two. */
+        const val SNAPSHOT_FRACTION = 1.0 / 6.0
 
         private const val CLOSE_WAIT_S = 5L
     }

@@ -1,6 +1,7 @@
 package lab.bench.load
 
 import kotlinx.serialization.Serializable
+import kotlinx.serialization.json.Json
 import lab.handlers.PinTrap
 
 /**
@@ -20,7 +21,12 @@ data class K6Plan(
     /** The traps `/pin/{trap}` knows, so the script names none of its own. */
     val pinTraps: List<String>,
 ) {
+    /** `LAB_PLAN`'s text: every field, those left at their defaults too, since the script has no defaults of its own. */
+    fun toJson(): String = everyField.encodeToString(serializer(), this)
+
     companion object {
+        private val everyField = Json { encodeDefaults = true }
+
         /** One VU holds this many sockets: k6/websockets serves them all from its event loop. */
         const val SOCKETS_PER_VU = 250
 

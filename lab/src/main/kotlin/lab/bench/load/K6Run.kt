@@ -1,6 +1,5 @@
 package lab.bench.load
 
-import kotlinx.serialization.json.Json
 import lab.support.Children
 import java.io.File
 
@@ -27,7 +26,7 @@ class K6Run(
             addAll(listOf("--out", "csv=${File(dir, "k6-metrics.csv.gz").path}"))
             // Past one address's ephemeral ports, k6 spreads its sockets over several loopback sources.
             if (sourceAddresses > 1) addAll(listOf("--local-ips", "127.0.0.1-127.0.0.$sourceAddresses"))
-            addAll(listOf("-e", "LAB_PLAN=${Json.encodeToString(K6Plan.serializer(), plan)}"))
+            addAll(listOf("-e", "LAB_PLAN=${plan.toJson()}"))
             addAll(listOf("-e", "LAB_SUMMARY=${summaryFile.path}"))
             add(script.path)
         }

@@ -1,6 +1,5 @@
 package lab.bench.load
 
-import kotlinx.serialization.json.Json
 import lab.support.Children
 import lab.support.Loopback
 import java.io.File
@@ -45,7 +44,7 @@ class K6Segments(
     }
 
     override fun start() {
-        val planText = Base64.getEncoder().encodeToString(Json.encodeToString(K6Plan.serializer(), plan).toByteArray())
+        val planText = Base64.getEncoder().encodeToString(plan.toJson().toByteArray())
         for (s in segments) {
             s.localDir.mkdirs()
             val remote = LoadGenerators.shellQuote(s.remoteDir)
