@@ -170,11 +170,12 @@ def samples(csv_gz: Path):
 def scheduled_iterations(profile: dict, socket_vus: int) -> dict[str, int]:
     """What the profile asks k6 for, per scenario: each arrival-rate iteration is either made or counted as dropped."""
     warmup, rate = profile["jsonWarmupSeconds"], profile["jsonRatePerSecond"]
+    dashboard_warmup, dashboard_rate = profile.get("dashboardWarmupSeconds", 0), profile["dashboardRatePerSecond"]
     return {
         "idle_sockets": socket_vus,
-        # The warm-up ramps linearly from 1/s to the rate, then the rate holds.
+        # Each warm-up ramps linearly from 1/s to the rate, then the rate holds.
         "json": round((1 + rate) / 2 * warmup + rate * profile["jsonSeconds"]),
-        "dashboard": profile["dashboardRatePerSecond"] * profile["dashboardSeconds"],
+        "dashboard": round((1 + dashboard_rate) / 2 * dashboard_warmup + dashboard_rate * profile["dashboardSeconds"]),
         "pin_traps": profile["pinTrapsPerSecond"] * profile["jsonSeconds"],
     }
 
@@ -200,7 +201,9 @@ def test_the_run_comes_back_complete_with_its_report(hosts, smoke_run):
     run = (hosts.results / "latest").resolve()
     manifest = json.loads((run / "manifest.json").read_text())
     assert manifest["provenance"]["status"] == "complete"
-    assert [o["server"] for o in manifest["outcomes"]] == SERVERS
+    # The passes run in an order shuffled by a recorded seed, every server once.
+    assert sorted(o["server"] for o in manifest["outcomes"]) == sorted(SERVERS)
+    assert [o["folder"] for o in manifest["outcomes"]] == manifest["passOrder"]
     assert all(o["status"] == "ok" for o in manifest["outcomes"]), manifest["outcomes"]
     assert [g["executionSegment"] for g in manifest["loadGenerators"]] == ["0:1/2", "1/2:1"]
     assert (run / "report.html").stat().st_size > 0
@@ -288,8 +291,16 @@ def test_a_load_generator_that_dies_ends_the_run_incomplete_naming_it(hosts):
     process = hosts.bench_vps(f"HOST={hosts.host}", f"LOADGEN={hosts.host},{hosts.host}", "PROFILE=smoke", f"SERVERS={','.join(SERVERS[:2])}")
 
     def under_load():
+        """The run's first pass (its order is shuffled, and the manifest gives it) is under load."""
         runs = [run for run in (hosts.remote_dir / "results").glob("*") if run not in remote_before]
-        return any((run / FIRST / "load.csv").is_file() and (run / FIRST / "load.csv").stat().st_size > 200 for run in runs)
+        for run in runs:
+            try:
+                first = json.loads((run / "manifest.json").read_text())["passOrder"][0]
+            except (OSError, ValueError, KeyError, IndexError):
+                continue
+            if (run / first / "load.csv").is_file() and (run / first / "load.csv").stat().st_size > 200:
+                return True
+        return False
 
     loaded = wait_until(under_load, 180)
     # The second load generator's k6 dies as a crashed or rebooted host's would: at once, saying nothing.
