@@ -44,7 +44,6 @@ class ServerRun(
     private val label: String = server.name,
 ) {
     private val outcomeFile = File(dir, "outcome.json")
-    private var kernelMemorySource: String? = null
 
     /** What this run has started and seen so far: whatever happens, run() stops it and builds the outcome from it. */
     private class Measured {
@@ -84,7 +83,6 @@ class ServerRun(
         measured.stub = stub
         // The server's own memory group, where this host lets the harness make one, counts the kernel's memory for it alone.
         val kernel = KernelMemory.forServer("${dir.parentFile.name}-${dir.name}")
-        kernelMemorySource = kernel.source
         val process = startServer(jmxPort, stub.url, kernel)
         try {
             failure = drive(process, jmxPort, kernel, clock, measured, load)
@@ -111,7 +109,7 @@ class ServerRun(
             runCatching { kernel.close() }
         }
         lostGenerator?.let { throw it }
-        return record(outcome(measured, clock, failure, startNs))
+        return record(outcome(measured, clock, failure, startNs).copy(kernelMemorySource = kernel.source))
     }
 
     private fun record(outcome: ServerOutcome): ServerOutcome {
@@ -217,7 +215,6 @@ class ServerRun(
                 failedChecks?.takeIf { it > 0 }?.let { "$it k6 check(s) failed: not every answer under load was the contract's" },
                 socketsOpened?.takeIf { it < planned }?.let { "${planned - it} of $planned idle sockets never opened" },
             ) + measured.snapshots?.problems.orEmpty(),
-            kernelMemorySource = kernelMemorySource,
             pinnedEvents = measured.jfr?.pinnedEvents?.get(),
             jsonCpu = measured.cpu?.summary("json"),
         )
