@@ -70,16 +70,35 @@ def server_cpu_per_request(server: ServerRun, cpus: float, requests_per_second: 
     return float(cores.mean()) / requests_per_second
 
 
+def k6_cpu_per_request(server: ServerRun, requests_per_second: float) -> float:
+    """k6's CPU time (seconds) per /json request it sent and got answered: its mean cores over the /json phase over that rate.
+
+    A reference for the host's speed: k6 does the same work for every request to every server (the contract fixes the answers), so
+    at one rate its CPU per request moves with the host, not with the server. Two runs whose k6 needed different CPU per request ran
+    on a host of different speed, and their timings differ for that reason too.
+    """
+    cores = in_phase(server)["k6"].dropna() if not server.cpu.empty else pd.Series(dtype=float)
+    if cores.empty or not requests_per_second > 0:
+        return math.nan
+    return float(cores.mean()) / requests_per_second
+
+
+K6_PER_REQUEST = "k6 CPU per /json request (µs)"
+
+
 def phase_table(runs: list[Run]) -> pd.DataFrame:
     """One row per compared pass: the mean cores of each process in the /json phase, the host's steal, how busy the server's and the
-    load's CPUs were, the share of seconds the load's were LOAD_BUSY busy, k6's dropped iterations, and the bottleneck mark."""
-    rows = []
-    for _, server, base in repeats.each_pass(runs):
+    load's CPUs were, the share of seconds the load's were LOAD_BUSY busy, k6's CPU per request (the host's speed), k6's dropped
+    iterations, and the bottleneck mark."""
+    rows, served = [], {}
+    for run, server, base in repeats.each_pass(runs):
         seconds = in_phase(server)
         row = {"server": base["label"], "pass": base["pass"]}
         if seconds.empty:
             rows.append({**row, "mark": "no cpu.csv in this pass"})
             continue
+        if run.folder not in served:
+            served[run.folder] = latency.endpoint_table(run, PHASE).set_index("run")["requests_per_second"]
         for process in PROCESSES:
             row[f"{process} (cores)"] = seconds[process].mean()
         row["steal (share)"] = seconds["steal"].mean()
@@ -87,6 +106,7 @@ def phase_table(runs: list[Run]) -> pd.DataFrame:
         row["load CPUs busy"] = seconds["load_cpus_busy"].mean()
         busy = seconds["load_cpus_busy"].dropna()
         row[f"seconds the load CPUs were {LOAD_BUSY:.0%}+ busy"] = float((busy >= LOAD_BUSY).mean()) if len(busy) else math.nan
+        row[K6_PER_REQUEST] = 1e6 * k6_cpu_per_request(server, served[run.folder].get(server.name, math.nan))
         row["k6 dropped iterations"] = latency.dropped_iterations(server, PHASE)
         why = bottleneck(server)
         row["mark"] = (

@@ -70,9 +70,9 @@ def values_of(run: Run, server: ServerRun, endpoints: dict[str, pd.DataFrame], p
     values = {figure: memory.per_socket_fit(server, measure).slope / KIB for figure, measure in MEMORY.items()}
     values.update(
         {
-            JSON_P50: _percentile(server, "json", 50, json_table, "p(50)"),
-            JSON_P99: _percentile(server, "json", 99, json_table, "p(99)"),
-            DASHBOARD_P99: _percentile(server, "dashboard", 99, endpoints["dashboard"], "p(99)"),
+            JSON_P50: percentile(server, "json", 50, json_table, "p(50)"),
+            JSON_P99: percentile(server, "json", 99, json_table, "p(99)"),
+            DASHBOARD_P99: percentile(server, "dashboard", 99, endpoints["dashboard"], "p(99)"),
             JSON_ACHIEVED: achieved,
             JSON_DROPPED: json_table.loc[server.name, "dropped_iterations"],
             CPU: 1e6 * cpu.server_cpu_per_request(server, cpus, achieved),
@@ -83,7 +83,7 @@ def values_of(run: Run, server: ServerRun, endpoints: dict[str, pd.DataFrame], p
     return values
 
 
-def _percentile(server: ServerRun, endpoint: str, q: float, table: pd.DataFrame, column: str) -> float:
+def percentile(server: ServerRun, endpoint: str, q: float, table: pd.DataFrame, column: str) -> float:
     """k6's rule over the pass's raw samples; k6's own summary where the samples are missing."""
     samples = latency.durations(server, endpoint)
     if len(samples):

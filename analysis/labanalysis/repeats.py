@@ -10,7 +10,7 @@ its interval is across passes, and "apart" is decided from those intervals only.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import pandas as pd
@@ -92,14 +92,15 @@ def feature(version) -> str | None:
     return str(version).split(".")[0] if version is not None else None
 
 
-def each_pass(runs: list[Run]) -> Iterator[tuple[Run, ServerRun, dict]]:
-    """Every compared pass of `runs`, with the PASS_COLUMNS that say which it is; runs on another JDK than the first's are skipped."""
+def each_pass(runs: list[Run], passes: Callable[[Run], list[ServerRun]] = compared) -> Iterator[tuple[Run, ServerRun, dict]]:
+    """Every pass of `runs` that `passes` picks (the compared ones unless told), with the PASS_COLUMNS that say which it is; runs on
+    another JDK than the first's are skipped."""
     jdk = jdk_of(runs[0]) if runs else None
     for run in runs:
         if jdk_of(run) != jdk:
             continue
         labels = {entry["server"]: entry["what it is"] for entry in catalogue.run_servers(run.manifest)}
-        for server in compared(run):
+        for server in passes(run):
             yield (
                 run,
                 server,

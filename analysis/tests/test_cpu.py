@@ -74,6 +74,8 @@ def test_the_phase_table_gives_each_processs_mean_cores_and_how_busy_the_cpus_we
     assert table.loc["platform-r2", "load CPUs busy"] == pytest.approx((6 * 0.95 + 4 * 0.5) / 10)
     assert table.loc["platform-r2", "seconds the load CPUs were 90%+ busy"] == pytest.approx(0.6)
     assert table.loc["platform-r2", "k6 dropped iterations"] == 12
+    # k6 at 0.45 cores for 20 requests a second: 22,500 µs a request, in every pass, as the host did not change speed.
+    assert table[cpu.K6_PER_REQUEST].tolist() == pytest.approx([22_500] * 6)
     assert table.loc["platform-r2", "mark"] == "load generator was the bottleneck"
     assert table.loc["platform", "mark"] == ""
 
@@ -83,6 +85,19 @@ def test_server_cpu_per_request_is_its_mean_cores_in_the_json_phase_over_the_rat
 
     assert cpu.server_cpu_per_request(server, cpus=2, requests_per_second=20) == pytest.approx(0.3 / 20)
     assert math.isnan(cpu.server_cpu_per_request(server, cpus=2, requests_per_second=0))
+
+
+def test_k6s_cpu_per_request_moves_with_the_host_not_the_server(repeats_folder):
+    # The same offered load, and k6 needing a third more CPU for it: the host was slower, whichever server it drove.
+    path = repeats_folder / "platform" / "cpu.csv"
+    frame = pd.read_csv(path)
+    frame.loc[frame["phase"] == "json", "k6"] = 0.6
+    frame.to_csv(path, index=False)
+    run = load_run(repeats_folder)
+
+    assert cpu.k6_cpu_per_request(run.server("platform"), requests_per_second=20) == pytest.approx(0.6 / 20)
+    assert cpu.k6_cpu_per_request(run.server("vthread"), requests_per_second=20) == pytest.approx(0.45 / 20)
+    assert math.isnan(cpu.k6_cpu_per_request(run.server("vthread"), requests_per_second=0))
 
 
 def test_a_run_from_before_cpu_csv_takes_the_jvms_cpu_from_jfr(run_folder):
