@@ -57,8 +57,8 @@ def table(run: Run) -> pd.DataFrame:
             {
                 "server": label,
                 "figure": figure,
-                WITH: repeats.shown(with_, _number),
-                WITHOUT: repeats.shown(without, _number),
+                WITH: repeats.shown(with_),
+                WITHOUT: repeats.shown(without),
                 "with / without": with_.median / without.median if without.median else float("nan"),
                 "apart?": _verdict(with_, without),
             }
@@ -74,7 +74,3 @@ def _verdict(with_: repeats.Across, without: repeats.Across) -> str:
     if with_.high < without.low:
         return "lower with the stream in every pass"
     return "overlap across passes: not resolved"
-
-
-def _number(value: float) -> str:
-    return f"{value:,.3g}" if abs(value) < 100 else f"{value:,.0f}"

@@ -61,7 +61,16 @@ def apart(best: Across, other: Across, lower_is_better: bool) -> str:
     return "apart across passes" if separated else "overlap across passes: not resolved"
 
 
-def shown(value: Across, number) -> str:
+def number(x: float) -> str:
+    """A figure as the report's tables write it: whole from 100 on, with thousands separated; 2 decimals from 1; 3 digits below."""
+    if x != x:
+        return ""
+    if float(x).is_integer() or abs(x) >= 100:
+        return f"{x:,.0f}"
+    return f"{x:,.2f}" if abs(x) >= 1 else f"{x:.3g}"
+
+
+def shown(value: Across, number=number) -> str:
     """`median [lowest, highest] over N passes`, or `median (one pass)`, with `number` formatting each figure."""
     if value.passes == 0:
         return "not measured"

@@ -44,7 +44,7 @@ def figures(per_pass: pd.DataFrame) -> list[Figure]:
 
 def values_table(figs: list[Figure]) -> pd.DataFrame:
     """Figures as rows, servers as columns: the median across passes, and the range in brackets where there are two passes or more."""
-    return pd.DataFrame({fig.name: {name: repeats.shown(v, _number) for name, v in fig.values.items()} for fig in figs}).T
+    return pd.DataFrame({fig.name: {name: repeats.shown(v) for name, v in fig.values.items()} for fig in figs}).T
 
 
 def winners(figs: list[Figure]) -> pd.DataFrame:
@@ -63,7 +63,7 @@ def winners(figs: list[Figure]) -> pd.DataFrame:
                 {
                     "figure": fig.name,
                     "best": "all equal",
-                    "value": _number(best_value),
+                    "value": repeats.number(best_value),
                     "runner-up": "",
                     "runner-up value": "",
                     "by how much": "tie",
@@ -81,9 +81,9 @@ def winners(figs: list[Figure]) -> pd.DataFrame:
             {
                 "figure": fig.name,
                 "best": " = ".join(best),
-                "value": _number(best_value),
+                "value": repeats.number(best_value),
                 "runner-up": second,
-                "runner-up value": _number(r.median),
+                "runner-up value": repeats.number(r.median),
                 "by how much": by_how_much(best_value, r.median),
                 "how sure": sure,
             }
@@ -97,7 +97,7 @@ def by_how_much(best: float, runner_up: float) -> str:
         return "tie"
     low, high = sorted([abs(best), abs(runner_up)])
     if low == 0:
-        return f"{_number(best)} against {_number(runner_up)}"
+        return f"{repeats.number(best)} against {repeats.number(runner_up)}"
     return f"{high / low:.2f}x"
 
 
@@ -109,11 +109,3 @@ def how_sure(best: Across, runner_up: Across, lower_is_better: bool) -> str:
     if best.median == runner_up.median:
         return "equal"
     return repeats.apart(best, runner_up, lower_is_better)
-
-
-def _number(x: float) -> str:
-    if x != x:
-        return ""
-    if float(x).is_integer() or abs(x) >= 100:
-        return f"{x:,.0f}"
-    return f"{x:,.2f}" if abs(x) >= 1 else f"{x:.3g}"
