@@ -16,7 +16,6 @@ from . import cpu, latency, perpass, provenance, repeats
 from .run import Run, ServerRun
 
 WITH, WITHOUT = "with the JFR stream", "without it"
-FIGURES = [perpass.CPU, perpass.JSON_P99, perpass.JSON_ACHIEVED]
 COLUMNS = [*repeats.PASS_COLUMNS, "stream", "figure", "value"]
 
 
@@ -30,7 +29,8 @@ def _ended_ok(run: Run) -> list[ServerRun]:
 
 
 def per_pass(run: Run) -> pd.DataFrame:
-    """One row per pass that ended ok, with the stream or without, and figure (FIGURES): COLUMNS."""
+    """One row per pass that ended ok, with the stream or without, and figure (server CPU per request, /json p99, /json achieved):
+    COLUMNS."""
     json_table = latency.endpoint_table(run, "json").set_index("run")
     cpus = provenance.of(run.manifest)["host"].get("cpus")
     rows = []
