@@ -129,7 +129,7 @@ class ServerRun(
             CpuSampler.Role.HARNESS to ProcessHandle.current().pid(),
         ) + listOfNotNull(measured.stub?.let { CpuSampler.Role.STUB to it.process.pid() })
         measured.cpu = CpuSampler(clock, File(dir, "cpu.csv"), pids, setup.cpuSplit).also { it.start() }
-        val memory = MemoryCollector(process.pid(), setup.java.parentFile.parentFile, url, dir, clock, kernel).also { measured.memory = it }
+        val memory = MemoryCollector(process.pid(), url, dir, clock, kernel).also { measured.memory = it }
         measured.snapshots = PlateauSnapshots(memory, setup.profile).also { it.atRest() }
         val plan = K6Plan.of(setup.profile, setup.preflight.idleSockets, url)
         val k6 = setup.loadGenerators?.let { K6Segments(it, setup.script, plan, dir, runTag = "${dir.parentFile.name}-${dir.name}") }

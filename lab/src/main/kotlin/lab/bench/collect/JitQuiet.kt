@@ -13,13 +13,16 @@ import java.util.concurrent.TimeUnit
 class JitQuiet(pid: Long, private val quietMs: Long = 500, private val timeoutMs: Long = 10_000) {
     private val proc = ProcView(pid)
 
-    /** Returns once the compilers are idle, or after [timeoutMs] if they never are; true if they were. */
-    fun await(): Boolean {
+    /**
+     * Returns once the compilers are idle, or, if they never are, after [timeoutMs] or at [deadlineNs]
+     * (a [System.nanoTime] instant), whichever comes first; true if they were idle.
+     */
+    fun await(deadlineNs: Long? = null): Boolean {
         val startNs = System.nanoTime()
         var last = compilingMs()
         var stillSinceNs = startNs
         while (elapsedMs(stillSinceNs) < quietMs) {
-            if (elapsedMs(startNs) > timeoutMs) return false
+            if (elapsedMs(startNs) > timeoutMs || (deadlineNs != null && System.nanoTime() - deadlineNs > 0)) return false
             Thread.sleep(POLL_MS)
             val now = compilingMs()
             if (now != last) {

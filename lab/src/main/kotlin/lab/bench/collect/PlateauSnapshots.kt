@@ -1,6 +1,7 @@
 package lab.bench.collect
 
 import lab.bench.load.Profile
+import java.util.Locale
 import java.util.concurrent.CopyOnWriteArrayList
 import java.util.concurrent.Executors
 import java.util.concurrent.TimeUnit
@@ -9,38 +10,68 @@ import java.util.concurrent.TimeUnit
  * When a pass takes its server's memory apart ([MemoryCollector]): once before the first socket,
  * then near the end of each socket step, where the profile's timeline has the step's sockets all
  * open and no request load yet. k6 opens a step's sockets over the first half of its hold
- * (loadtests/bench.js), so at [STEP_FRACTION] of the hold they are open, and the rest of the hold
- * leaves the snapshot's full GC and two jcmd calls time to end before the next step begins.
+ * (loadtests/bench.js), so at [STEP_FRACTION] of the hold they are open, or nearly: a server on
+ * one CPU accepts them more slowly than k6 offers them (the platform server, about 500 a second).
+ *
+ * A snapshot belongs to its step, so its waits end with the step: the one for a steady socket
+ * count by the step's last [SNAPSHOT_FRACTION], the one for an idle JIT a second before the next
+ * step's first opens. After the last step nothing moves until /json is measured, so its snapshot
+ * may use /json's warm-up: a full GC and class histogram of the platform server's 15,000 threads
+ * take 8-10 s on its one CPU here, and of Ktor's 640 MB of live heap 5-8 s. A snapshot whose
+ * time is gone before it starts (the one before ran long) is not taken; one during which the
+ * sockets moved is not written ([MemoryCollector.snapshot]); one that ran into what follows it
+ * says so in [problems].
  *
  * The snapshots run on a thread of their own, so the pass's once-a-second series go on meanwhile.
- * A snapshot that fails is a problem of the pass, in [problems], not the end of it.
+ * A snapshot that fails or is skipped is a problem of the pass, in [problems], not the end of it.
  */
 class PlateauSnapshots(private val memory: MemoryCollector, private val profile: Profile) : AutoCloseable {
     private val executor = Executors.newSingleThreadScheduledExecutor { Thread(it, "memory-snapshots").apply { isDaemon = true } }
 
-    /** One sentence per snapshot that failed, for the pass's marks. */
+    /** One sentence per snapshot that failed or was skipped, for the pass's marks. */
     val problems: MutableList<String> = CopyOnWriteArrayList()
 
     /** The snapshot before any socket, taken now, on the caller's thread. */
-    fun atRest() = take("before the first socket")
+    fun atRest() = take("before the first socket") { memory.snapshot() }
 
-    /**
-     * Schedules each step's snapshot, counting from now: call it when k6's timeline starts. Each
-     * first waits for the server's socket count to settle, at most until the step's last sixth.
-     */
+    /** Schedules each step's snapshot, counting from now: call it when k6's timeline starts. */
     fun scheduleFromLoadStart() {
-        val settleMs = (profile.stepHoldSeconds * 1000 * (1 - STEP_FRACTION - SNAPSHOT_FRACTION)).toLong().coerceAtLeast(0)
-        for (step in 0 until profile.socketSteps) {
-            val atMs = (step + STEP_FRACTION) * profile.stepHoldSeconds * 1000
-            executor.schedule({ take("the end of socket step ${step + 1}", settleMs) }, atMs.toLong(), TimeUnit.MILLISECONDS)
+        val loadStartNs = System.nanoTime()
+        val holdNs = TimeUnit.SECONDS.toNanos(profile.stepHoldSeconds.toLong())
+        val jsonStartNs = loadStartNs + TimeUnit.SECONDS.toNanos(profile.jsonStartSeconds.toLong())
+        for (step in 1..profile.socketSteps) {
+            val stepEndNs = loadStartNs + step * holdNs
+            // The next step's first sockets open at this step's end; after the last, nothing moves until /json is measured.
+            val window = if (step < profile.socketSteps) {
+                Window(lastStartNs = stepEndNs - (SNAPSHOT_FRACTION * holdNs).toLong(), endNs = stepEndNs, next = "socket step ${step + 1}")
+            } else {
+                Window(lastStartNs = stepEndNs, endNs = jsonStartNs, next = "the measured /json phase")
+            }
+            val atNs = ((step - 1 + STEP_FRACTION) * holdNs).toLong()
+            executor.schedule({ atStepEnd(step, window) }, atNs, TimeUnit.NANOSECONDS)
         }
     }
 
-    private fun take(moment: String, settleMs: Long = 0) {
-        runCatching {
-            if (settleMs > 0) memory.awaitSteadySockets(settleMs)
-            memory.snapshot()
-        }.onFailure { problems += "the memory snapshot at $moment failed: ${it.message}" }
+    /** A step's snapshot starts by [lastStartNs] and ends by [endNs], where [next] begins. */
+    private class Window(val lastStartNs: Long, val endNs: Long, val next: String)
+
+    private fun atStepEnd(step: Int, window: Window) {
+        val moment = "the end of socket step $step"
+        if (System.nanoTime() - window.lastStartNs > 0) {
+            problems += "the memory snapshot at $moment was skipped: the one before it ran past the last moment this one could start"
+            return
+        }
+        take(moment) {
+            memory.awaitSteadySockets(window.lastStartNs)
+            // The step's phase, though the last step's may start as its hold ends: it is that step's plateau.
+            memory.snapshot(window.endNs - TAIL_NS, RunClock.socketStep(step))
+            val overNs = System.nanoTime() - window.endNs
+            if (overNs > 0) problems += "the memory snapshot at $moment ran %.1f s into ${window.next}".format(Locale.ROOT, overNs / 1e9)
+        }
+    }
+
+    private fun take(moment: String, snapshot: () -> Unit) {
+        runCatching(snapshot).onFailure { problems += "the memory snapshot at $moment failed: ${it.message ?: it.javaClass.simpleName}" }
     }
 
     /** Stops what has not run; one under way ends with its jcmd. */
@@ -53,8 +84,11 @@ class PlateauSnapshots(private val memory: MemoryCollector, private val profile:
         /** Past half a step: its sockets opened in the first half; the wait for them to settle starts here. */
         const val STEP_FRACTION = 0.55
 
-        /** The part of a step kept for the snapshot itself: a full GC, a histogram and NMT take a second or two. */
+        /** The part of a step in which no snapshot starts: what is left of it is too short for one, which takes seconds. */
         const val SNAPSHOT_FRACTION = 1.0 / 6.0
+
+        /** What a snapshot does after the JIT's wait (the trim, NMT, /proc and the second socket count) takes well under this. */
+        private val TAIL_NS = TimeUnit.SECONDS.toNanos(1)
 
         private const val CLOSE_WAIT_S = 5L
     }

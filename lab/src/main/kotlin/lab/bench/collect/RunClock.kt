@@ -33,12 +33,17 @@ class RunClock(private val profile: Profile) {
         val jsonEnd = profile.jsonStartSeconds + profile.jsonSeconds
         return when {
             load < 0 -> "startup"
-            load < profile.socketSteps * profile.stepHoldSeconds -> "sockets-step-${(load / profile.stepHoldSeconds).toInt() + 1}"
+            load < profile.socketSteps * profile.stepHoldSeconds -> socketStep((load / profile.stepHoldSeconds).toInt() + 1)
             load < profile.jsonStartSeconds -> "json-warmup"
             load < jsonEnd -> "json"
             load < profile.dashboardStartSeconds -> "dashboard-warmup"
             load < profile.durationSeconds -> "dashboard"
             else -> "closing"
         }
+    }
+
+    companion object {
+        /** The phase of socket step [step], counting from 1. */
+        fun socketStep(step: Int) = "sockets-step-$step"
     }
 }

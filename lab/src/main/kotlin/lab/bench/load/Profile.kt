@@ -52,6 +52,8 @@ data class Profile(
     val serverCpus: Int = 0,
     /** Why [jsonRatePerSecond] is what it is; the manifest records it beside the rate the run used. */
     val jsonRateReason: String = "",
+    /** Why [dashboardRatePerSecond] is what it is, as [jsonRateReason] is for /json. */
+    val dashboardRateReason: String = "",
 ) {
     /** When the steady /json phase starts, in seconds of load: after the socket steps and the warm-up. */
     val jsonStartSeconds: Int get() = socketSteps * stepHoldSeconds + jsonWarmupSeconds

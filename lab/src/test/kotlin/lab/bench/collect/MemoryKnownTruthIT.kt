@@ -19,6 +19,7 @@ import java.net.URI
 import java.net.http.HttpClient
 import java.net.http.HttpRequest
 import java.net.http.HttpResponse
+import java.util.concurrent.CompletableFuture
 import java.util.concurrent.Executors
 import java.util.concurrent.TimeUnit
 import kotlin.math.abs
@@ -61,8 +62,16 @@ class MemoryKnownTruthIT {
     private val profile = Profile.load(File(root, "loadtests/profiles"), "smoke")
     private val http = HttpClient.newHttpClient()
 
-    /** What one run measured: each component's growth a socket, and the snapshots' socket counts and kernel source. */
-    class Run(val perSocket: Map<String, Double>, val socketsOpen: List<Int>, val kernelSource: String)
+    /**
+     * What one run measured: each component's growth a socket, the snapshots' socket counts and kernel source, and (in the run
+     * without ballast) what a snapshot taken while sockets kept opening did: its error, and the memory.csv rows it added.
+     */
+    class Run(
+        val perSocket: Map<String, Double>,
+        val socketsOpen: List<Int>,
+        val kernelSource: String,
+        val whileOpening: Pair<String?, Int>? = null,
+    )
 
     private lateinit var runs: Map<Pair<String, SocketBallast>, Run>
 
@@ -111,6 +120,14 @@ class MemoryKnownTruthIT {
         }
     }
 
+    @ParameterizedTest
+    @FieldSource("servers")
+    fun `a snapshot during which the server's sockets moved is left out, with the counts it saw`(server: String) {
+        val (error, rowsAdded) = runs.getValue(server to SocketBallast.NONE).whileOpening!!
+        assertTrue(error != null && "open sockets went from" in error, "the snapshot while sockets opened was taken: $error")
+        assertEquals(0, rowsAdded, "rows a left-out snapshot wrote to memory.csv")
+    }
+
     private fun assertBallastIn(server: String, ballast: SocketBallast, component: String) {
         val extra = extraPerSocket(server, ballast, component)
         assertTrue(
@@ -153,7 +170,7 @@ class MemoryKnownTruthIT {
                 // The first sockets load the classes and fill the pools every later socket shares.
                 IdleSockets(url, WARM_UP_SOCKETS).close()
                 awaitOpenSockets(url, 0)
-                MemoryCollector(process.pid(), serverJdk, url, dir, RunClock(profile), kernel).use { collector ->
+                MemoryCollector(process.pid(), url, dir, RunClock(profile), kernel).use { collector ->
                     val before = collector.snapshot()
                     val after = IdleSockets(url, SOCKETS).use {
                         awaitOpenSockets(url, SOCKETS)
@@ -164,7 +181,8 @@ class MemoryKnownTruthIT {
                     }
                     val figures = perSocket.mapValues { it.value.toLong() }
                     println("$server, ${ballast.kind.slug} ballast of ${ballast.bytes} B, bytes a socket: $figures")
-                    return Run(perSocket, listOf(before.socketsOpen, after.socketsOpen), kernel.source)
+                    val whileOpening = if (ballast == SocketBallast.NONE) snapshotWhileOpening(collector, url, dir) else null
+                    return Run(perSocket, listOf(before.socketsOpen, after.socketsOpen), kernel.source, whileOpening)
                 }
             } finally {
                 // Nothing is measured at exit: no grace period to wait out.
@@ -173,13 +191,30 @@ class MemoryKnownTruthIT {
         }
     }
 
-    /** A server counts a socket once its task runs; the snapshot must see every one. */
-    private fun awaitOpenSockets(url: String, expected: Int) {
+    /**
+     * A snapshot taken while sockets open one at a time, [TRICKLE_SOCKETS] of them [TRICKLE_GAP_MS] apart (longer than a
+     * snapshot's three jcmd calls and JIT wait take): its error, if it threw, and the rows it added to memory.csv.
+     */
+    private fun snapshotWhileOpening(collector: MemoryCollector, url: String, dir: File): Pair<String?, Int> {
+        val memoryCsv = File(dir, "memory.csv")
+        val rowsBefore = memoryCsv.readLines().size
+        val trickle = CompletableFuture.supplyAsync { IdleSockets(url, TRICKLE_SOCKETS, TRICKLE_GAP_MS) }
+        try {
+            awaitOpenSockets(url, 1, atLeast = true)
+            val error = runCatching { collector.snapshot() }.exceptionOrNull()?.message
+            return error to memoryCsv.readLines().size - rowsBefore
+        } finally {
+            trickle.get(60, TimeUnit.SECONDS).close()
+        }
+    }
+
+    /** A server counts a socket once its task runs; the snapshot must see every one. Returns once [expected] are open, or with [atLeast], that many or more. */
+    private fun awaitOpenSockets(url: String, expected: Int, atLeast: Boolean = false) {
         val deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30)
         while (true) {
             val body = http.send(HttpRequest.newBuilder(URI("$url/stats")).build(), HttpResponse.BodyHandlers.ofString()).body()
             val open = LabJson.decode<ServerStats>(body).openSockets
-            if (open == expected) return
+            if (if (atLeast) open >= expected else open == expected) return
             check(System.nanoTime() < deadline) { "$open sockets open after 30 s, not $expected" }
             Thread.sleep(50)
         }
@@ -191,6 +226,8 @@ class MemoryKnownTruthIT {
 
         const val SOCKETS = 400
         const val WARM_UP_SOCKETS = 50
+        const val TRICKLE_SOCKETS = 200
+        const val TRICKLE_GAP_MS = 25L
         const val HEAP_MB = 512
         val HEAP = SocketBallast(BALLAST_BYTES, SocketBallast.Kind.HEAP)
         val DIRECT = SocketBallast(BALLAST_BYTES, SocketBallast.Kind.DIRECT)

@@ -23,12 +23,13 @@ class ProfileTest {
     }
 
     @Test
-    fun `the local profile repeats every server, gives the server a CPU of its own, and says why its rate is what it is`() {
+    fun `the local profile repeats every server, gives the server a CPU of its own, and says why its rates are what they are`() {
         val local = Profile.load(profiles, "local")
         assertEquals(3, local.repeats)
         assertEquals(1, local.serverCpus)
         assertEquals(0, local.calibrationSeconds, "the rate is chosen once, declared, not found at saturation")
         assertTrue(local.jsonRateReason.isNotBlank())
+        assertTrue(local.dashboardRateReason.isNotBlank())
         assertTrue(local.dashboardWarmupSeconds > 0, "the dashboard warms up like /json")
     }
 
