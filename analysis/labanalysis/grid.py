@@ -32,10 +32,11 @@ KIB = 1 << 10
 LIVE_HEAP = perpass.LIVE_HEAP.name
 RSS = perpass.RSS.name
 JSON_P99 = perpass.JSON_P99.name
+JSON_WIRE_P99 = perpass.JSON_WIRE_P99.name
 DASHBOARD_P99 = perpass.DASHBOARD_P99.name
 THREADS = perpass.THREADS.name
 CPU = perpass.CPU.name
-HEADLINES = [LIVE_HEAP, RSS, JSON_P99, DASHBOARD_P99, THREADS, CPU]
+HEADLINES = [LIVE_HEAP, RSS, JSON_P99, JSON_WIRE_P99, DASHBOARD_P99, THREADS, CPU]
 UNITS = {f.name: f.unit for f in perpass.FIGURES}
 
 MODEL_WORDS = {"coroutine": "coroutines", "virtual": "virtual threads", "platform": "platform threads"}

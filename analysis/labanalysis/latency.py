@@ -89,6 +89,13 @@ def timed_durations(server: ServerRun, endpoint: str) -> pd.DataFrame:
     return pd.DataFrame({"timestamp": rows["timestamp"].to_numpy(), "duration_ms": rows["metric_value"].to_numpy(dtype=float)})
 
 
+def wire_durations(server: ServerRun, endpoint: str) -> pd.Series:
+    """Every request to `endpoint` in its steady phase (the phase of the same name), as the wire timed it (ms): from the request's
+    arrival on the server's host to the first segment of the answer, without the load generator's own delays (wire.csv)."""
+    wire = server.wire
+    return wire.loc[(wire["endpoint"] == endpoint) & (wire["phase"] == endpoint), "ms"].astype(float)
+
+
 def percentile(values, q: float) -> float:
     """The q-th percentile (0-100) of `values` by k6's rule (grafana/k6 metrics/sink.go, TrendSink.P, v1.8.1).
 
@@ -144,7 +151,7 @@ def per_second(server: ServerRun, endpoint: str) -> pd.DataFrame:
 
 def within_pass_table(runs: list[Run]) -> pd.DataFrame:
     """One row per compared pass: /json p50 and p99 and /dashboard p99 (ms, k6's rule over its raw samples), each p99 with its 95%
-    interval within the pass (`percentile_interval`'s block bootstrap over seconds)."""
+    interval within the pass (`percentile_interval`'s block bootstrap over seconds), and /json's p99 on the wire (`wire_durations`)."""
     rows = []
     for _, server, base in repeats.each_pass(runs):
         row = {"server": base["label"], "pass": base["pass"]}
@@ -154,5 +161,6 @@ def within_pass_table(runs: list[Run]) -> pd.DataFrame:
             p99, low, high = percentile_interval(samples, 99)
             row[f"/{endpoint} p99 (ms)"] = p99
             row[f"/{endpoint} p99, within this pass (95%)"] = f"{low:,.2f} to {high:,.2f}" if low == low else ""
+        row["/json p99 on the wire (ms)"] = percentile(wire_durations(server, "json"), 99)
         rows.append(row)
     return pd.DataFrame(rows)

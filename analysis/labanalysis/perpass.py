@@ -31,6 +31,8 @@ RSS = Figure("RSS per idle socket (KiB)", "KiB")
 PSS = Figure("PSS per idle socket (KiB)", "KiB")
 JSON_P50 = Figure("/json p50 (ms)", "ms")
 JSON_P99 = Figure("/json p99 (ms)", "ms")
+# The same requests timed on the wire: the server's share of JSON_P99, without the load generator's delays (latency.wire_durations).
+JSON_WIRE_P99 = Figure("/json p99 on the wire (ms)", "ms")
 DASHBOARD_P99 = Figure("/dashboard p99 (ms)", "ms")
 JSON_ACHIEVED = Figure("/json achieved (req/s)", "req/s", lower_is_better=False)
 JSON_DROPPED = Figure("/json dropped iterations", "iterations")
@@ -38,7 +40,7 @@ CPU = Figure("server CPU per /json request (µs)", "µs")
 THREADS = Figure("peak OS threads", "threads")
 PINNED = Figure("pinned events", "events")
 
-FIGURES = [LIVE_HEAP, NATIVE, KERNEL, RSS, PSS, JSON_P50, JSON_P99, DASHBOARD_P99, JSON_ACHIEVED, JSON_DROPPED, CPU, THREADS, PINNED]
+FIGURES = [LIVE_HEAP, NATIVE, KERNEL, RSS, PSS, JSON_P50, JSON_P99, JSON_WIRE_P99, DASHBOARD_P99, JSON_ACHIEVED, JSON_DROPPED, CPU, THREADS, PINNED]
 BY_NAME = {f.name: f for f in FIGURES}
 # The memory measures (memory.MEASURES) each per-socket figure is.
 MEMORY = {LIVE_HEAP: "live heap", NATIVE: "native (NMT, not the heap)", KERNEL: "kernel memory", RSS: "RSS", PSS: "PSS"}
@@ -72,6 +74,7 @@ def values_of(run: Run, server: ServerRun, endpoints: dict[str, pd.DataFrame], p
         {
             JSON_P50: percentile(server, "json", 50, json_table, "p(50)"),
             JSON_P99: percentile(server, "json", 99, json_table, "p(99)"),
+            JSON_WIRE_P99: latency.percentile(latency.wire_durations(server, "json"), 99),
             DASHBOARD_P99: percentile(server, "dashboard", 99, endpoints["dashboard"], "p(99)"),
             JSON_ACHIEVED: achieved,
             JSON_DROPPED: json_table.loc[server.name, "dropped_iterations"],

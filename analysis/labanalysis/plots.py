@@ -7,7 +7,7 @@ import pandas as pd
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
-from . import catalogue, cpu, latency, memory, provenance, repeats, runtime
+from . import catalogue, cpu, latency, memory, perpass, provenance, repeats, runtime
 from .run import Run
 
 MIB = 1 << 20
@@ -89,6 +89,33 @@ def latency_percentiles(table: pd.DataFrame, endpoint: str):
     ax.set_ylabel("latency (ms, log scale)")
     ax.legend()
     ax.grid(alpha=0.3, axis="y")
+    return fig
+
+
+def k6_against_wire(per_pass: pd.DataFrame):
+    """Each pass's /json p99 as k6 timed it against the same requests' p99 on the wire, one point per pass, on log scales. On the
+    diagonal k6 saw what the server did; above it, the rest of k6's time was spent on the load generator's side."""
+    wide = per_pass.pivot_table(index=["run folder", "pass", "label", "server"], columns="figure", values="value", aggfunc="first")
+    k6, wire = perpass.JSON_P99.name, perpass.JSON_WIRE_P99.name
+    if wire not in wide.columns or wide[wire].isna().all():
+        return None
+    fig, ax = plt.subplots(figsize=(5.5, 5))
+    for (_, _, label, server), row in wide.iterrows():
+        ax.scatter(row[wire], row[k6], color=catalogue.colour(server), label=label, s=25)
+    low = min(wide[wire].min(), wide[k6].min()) / 1.5
+    high = max(wide[wire].max(), wide[k6].max()) * 1.5
+    ax.plot([low, high], [low, high], color="grey", linewidth=0.8, linestyle="--", label="k6 = wire")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    _plain_log_axis(ax.xaxis)
+    _plain_log_axis(ax.yaxis)
+    ax.set_xlabel("/json p99 on the wire (ms, log scale)")
+    ax.set_ylabel("/json p99 as k6 timed it (ms, log scale)")
+    ax.set_title("Each pass: k6's p99 against the wire's")
+    handles, labels = ax.get_legend_handles_labels()
+    unique = dict(zip(labels, handles, strict=True))
+    ax.legend(unique.values(), unique.keys(), fontsize=7)
+    ax.grid(alpha=0.3)
     return fig
 
 

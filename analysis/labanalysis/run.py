@@ -58,10 +58,12 @@ SERIES = {
     "memory.csv": Series(("time_s", "phase", "sockets_open", "component", "bytes"), text=("phase", "component")),
     # The 25 largest classes by bytes at each snapshot, from the class histogram the live heap is the total of.
     "histogram.csv": Series(("time_s", "sockets_open", "rank", "class", "instances", "bytes"), text=("class",)),
+    # One row per HTTP request the server answered: its arrival (time_s), phase, endpoint, and the wire's response time (ms).
+    "wire.csv": Series(("time_s", "phase", "endpoint", "ms"), text=("phase", "endpoint")),
 }
 # The series a run from before issue 16 does not have: missing, its report says the figure is not in that run. Within a run that has
 # them, a pass without one is a problem like any other missing file.
-NEWER_SERIES = ("cpu.csv", "memory.csv", "histogram.csv")
+NEWER_SERIES = ("cpu.csv", "memory.csv", "histogram.csv", "wire.csv")
 K6_SAMPLE_COLUMNS = ["metric_name", "timestamp", "metric_value", "scenario", "extra_tags"]
 K6_SAMPLE_METRICS = ["http_req_duration", "http_req_failed", "dropped_iterations", "lab_sockets_opened"]
 
@@ -133,6 +135,11 @@ class ServerRun:
         return self._series("histogram.csv", required="histogram.csv" in self.expected)
 
     @cached_property
+    def wire(self) -> pd.DataFrame:
+        """Each request's response time as the wire saw it: from the request's arrival to the answer's first segment."""
+        return self._series("wire.csv", required="wire.csv" in self.expected)
+
+    @cached_property
     def k6_metrics(self) -> dict:
         """The k6 summary's metrics, by name (`http_req_duration{endpoint:json}`, ...); empty if k6 wrote none."""
         path = self.folder / "k6-summary.json"
@@ -187,7 +194,7 @@ class ServerRun:
 
     def read_all(self) -> None:
         """Reads every file now, so `problems` is complete before anything is shown."""
-        _ = (self.proc, self.jfr, self.load, self.pinned, self.cpu, self.memory, self.histogram)
+        _ = (self.proc, self.jfr, self.load, self.pinned, self.cpu, self.memory, self.histogram, self.wire)
         _ = (self.k6_metrics, self.k6_samples, self.k6_script_errors)
 
     def _series(self, name: str, required: bool = True) -> pd.DataFrame:

@@ -158,3 +158,37 @@ def test_a_run_from_before_the_steady_second_was_recorded_has_the_harness_count(
 
     assert "jsonSteadyFromEpochSecond" not in server.outcome
     assert latency.dropped_iterations(server, "json") == server.outcome["jsonDroppedIterations"]
+
+
+# ---- the wire's response times (wire.csv) ---------------------------------------------------------------------------------------
+
+
+def write_wire(folder: Path, rows: list[tuple[float, str, str, float]]) -> None:
+    lines = ["time_s,phase,endpoint,ms", *(f"{t},{phase},{endpoint},{ms}" for t, phase, endpoint, ms in rows)]
+    (folder / "wire.csv").write_text("\n".join(lines) + "\n")
+
+
+def test_wire_durations_are_the_endpoints_requests_in_its_steady_phase(run_folder):
+    write_wire(
+        run_folder / "vthread",
+        [
+            (70.1, "json-warmup", "json", 50.0),  # the warm-up is not the figure
+            (75.0, "json", "json", 1.5),
+            (75.2, "json", "ws", 9.0),  # a WebSocket handshake, another endpoint
+            (76.0, "json", "json", 2.5),
+            (101.0, "dashboard", "dashboard", 30.0),
+        ],
+    )
+    server = load_run(run_folder).server("vthread")
+
+    assert list(latency.wire_durations(server, "json")) == [1.5, 2.5]
+    assert list(latency.wire_durations(server, "dashboard")) == [30.0]
+
+
+def test_a_pass_without_wire_csv_in_a_run_whose_other_passes_have_one_says_so(run_folder):
+    write_wire(run_folder / "vthread", [(75.0, "json", "json", 1.5)])
+    run = load_run(run_folder)
+
+    assert latency.wire_durations(run.server("platform"), "json").empty
+    assert any("wire.csv is missing" in p for p in run.server("platform").problems)
+    assert not latency.wire_durations(run.server("vthread"), "json").empty

@@ -9,9 +9,11 @@ import lab.bench.collect.CpuSampler
 import lab.bench.collect.JfrCollector
 import lab.bench.collect.KernelMemory
 import lab.bench.collect.MemoryCollector
+import lab.bench.collect.PacketSocket
 import lab.bench.collect.PlateauSnapshots
 import lab.bench.collect.ProcSampler
 import lab.bench.collect.RunClock
+import lab.bench.collect.WireLatency
 import lab.bench.load.K6Load
 import lab.bench.load.K6Plan
 import lab.bench.load.K6Run
@@ -54,6 +56,10 @@ class ServerRun(
         var memory: MemoryCollector? = null
         var snapshots: PlateauSnapshots? = null
         var k6: K6Load? = null
+        var wire: WireLatency? = null
+
+        /** Why this pass has no wire.csv, on a host that lets the harness read no packets. */
+        var noWire: String? = null
 
         /** Wall-clock time k6's timeline started: its samples are stamped in epoch seconds. */
         var loadStartEpochMs: Long? = null
@@ -101,6 +107,7 @@ class ServerRun(
             runCatching { measured.snapshots?.close() }
             runCatching { measured.memory?.close() }
             runCatching { measured.k6?.close() }
+            runCatching { measured.wire?.close() }
             runCatching { measured.proc?.close() }
             runCatching { measured.cpu?.close() }
             runCatching { measured.jfr?.close() }.onFailure { if (failure == null) failure = "the JFR stream failed: ${it.message}" }
@@ -122,6 +129,15 @@ class ServerRun(
         val url = Children.awaitReady(process, File(dir, "server.log"), READY_TIMEOUT_S)
             ?: throw ServerFailure("did not print its READY line within $READY_TIMEOUT_S s")
         ContractCheck.firstBreach(URI(url))?.let { throw ServerFailure("broke the contract before any load: $it") }
+        // Each request as the wire saw it (WireLatency), beside k6's own timing of it; with load from other hosts the
+        // requests do not pass through this host's loopback.
+        if (setup.loadGenerators == null) {
+            try {
+                measured.wire = WireLatency.open(URI(url).port, File(dir, "wire.csv"), clock).also { it.start() }
+            } catch (e: PacketSocket.Unavailable) {
+                measured.noWire = "no wire latency (wire.csv): ${e.message}"
+            }
+        }
         if (streamJfr) measured.jfr = JfrCollector(jmxPort, dir, clock, setup.pinThresholdMs).also { it.start() }
         measured.proc = ProcSampler(process.pid(), File(dir, "proc.csv"), clock).also { it.start() }
         val pids = mapOf(
@@ -214,6 +230,10 @@ class ServerRun(
             marks = listOfNotNull(
                 failedChecks?.takeIf { it > 0 }?.let { "$it k6 check(s) failed: not every answer under load was the contract's" },
                 socketsOpened?.takeIf { it < planned }?.let { "${planned - it} of $planned idle sockets never opened" },
+                measured.noWire,
+                measured.wire?.droppedPackets?.takeIf {
+                    it > 0
+                }?.let { "the wire capture dropped $it packets: wire.csv misses their requests" },
             ) + measured.snapshots?.problems.orEmpty(),
             pinnedEvents = measured.jfr?.pinnedEvents?.get(),
             jsonCpu = measured.cpu?.summary("json"),

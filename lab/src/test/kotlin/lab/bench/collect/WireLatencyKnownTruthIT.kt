@@ -1,0 +1,86 @@
+package lab.bench.collect
+
+import lab.bench.load.Profile
+import lab.support.Catalogue
+import lab.support.Children
+import lab.support.JvmFlags
+import lab.support.Loopback
+import lab.support.Provenance
+import org.junit.jupiter.api.Test
+import org.junit.jupiter.api.Timeout
+import java.io.File
+import java.net.URI
+import java.net.http.HttpClient
+import java.net.http.HttpRequest
+import java.net.http.HttpResponse
+import java.util.concurrent.TimeUnit
+import kotlin.test.assertEquals
+import kotlin.test.assertTrue
+import kotlin.test.fail
+
+/**
+ * The wire's response time held to two truths it cannot escape. A real server answers
+ * `/delay?ms=D` no sooner than D ms after the request reached it, so every wire time is at
+ * least D; and the wire sees a request after the client sent it and the answer before the
+ * client read it, so no wire time is longer than the client's own for that request. Between
+ * them, each of the [REQUESTS] requests (sent one by one on one connection) must appear
+ * exactly once, under its endpoint.
+ *
+ * It fails when the collector takes its time from its own reads rather than the kernel's
+ * stamps (the reader's delays would put some wire times past the client's), pairs a response
+ * with the wrong request, loses requests or counts WebSocket frames or other ports' traffic.
+ */
+@Timeout(value = 2, unit = TimeUnit.MINUTES)
+class WireLatencyKnownTruthIT {
+    private val root = File(System.getProperty("lab.root"))
+    private val dir = File(System.getProperty("lab.results"), "wire-truth").apply {
+        deleteRecursively()
+        mkdirs()
+    }
+    private val serverJdk = File(System.getenv("LAB_SERVER_JDK") ?: fail("set LAB_SERVER_JDK; `make test` does"))
+
+    @Test
+    fun `every request's wire time lies between the server's own delay and the client's time`() {
+        val entry = Catalogue.named("vthread")
+        val command = listOf(File(serverJdk, "bin/java").path) +
+            JvmFlags.forServer(HEAP_MB, Provenance.Jdk.read(serverJdk).feature, Loopback.freePort()) +
+            listOf("-jar", entry.jarIn(root).path, "--port", "0")
+        val log = File(dir, "server.log")
+        val server = Children.start(command, log)
+        try {
+            val url = Children.awaitReady(server, log, 60) ?: fail("the server did not print its READY line; see $log")
+            val clock = RunClock(Profile.load(File(root, "loadtests/profiles"), "smoke")).apply { markLoadStart() }
+            val http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()
+            val out = File(dir, "wire.csv")
+            val clientMs = mutableListOf<Double>()
+            WireLatency.open(URI(url).port, out, clock).use { wire ->
+                wire.start()
+                repeat(REQUESTS) {
+                    val request = HttpRequest.newBuilder(URI("$url/delay?ms=$DELAY_MS")).build()
+                    val startNs = System.nanoTime()
+                    val response = http.send(request, HttpResponse.BodyHandlers.ofString())
+                    clientMs += (System.nanoTime() - startNs) / 1e6
+                    assertEquals(200, response.statusCode())
+                }
+                // The last answer's packets are read within the socket's timeout.
+                Thread.sleep(500)
+            }
+            val rows = out.readLines().drop(1).map { it.split(',') }
+            assertEquals(List(REQUESTS) { "delay" }, rows.map { it[2] }, "one row per request, under its endpoint")
+            val wireMs = rows.map { it[3].toDouble() }
+            println("wire ms: ${wireMs.map { "%.2f".format(it) }}\nclient ms: ${clientMs.map { "%.2f".format(it) }}")
+            wireMs.zip(clientMs).forEachIndexed { i, (wire, client) ->
+                assertTrue(wire >= DELAY_MS, "request $i: the wire saw it answered in $wire ms, sooner than the server's $DELAY_MS ms")
+                assertTrue(wire <= client, "request $i: the wire saw $wire ms, longer than the client's own $client ms")
+            }
+        } finally {
+            Children.stop(server, graceSeconds = 5)
+        }
+    }
+
+    private companion object {
+        const val REQUESTS = 20
+        const val DELAY_MS = 20
+        const val HEAP_MB = 256
+    }
+}
