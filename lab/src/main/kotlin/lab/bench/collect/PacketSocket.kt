@@ -80,6 +80,7 @@ class PacketSocket private constructor(private val fd: Int) : AutoCloseable {
         private const val SOCKADDR_LL_BYTES = 20L
         private const val SLL_PKTTYPE_OFFSET = 10L
         private const val TIMESPEC_BYTES = 16L
+        private const val TIMEVAL_BYTES = 16L
         private const val BUFFER_BYTES = 65_536L
 
         /** Room for a few seconds of a bench's packets if the reader falls behind. */
@@ -131,10 +132,11 @@ class PacketSocket private constructor(private val fd: Int) : AutoCloseable {
                 ) {
                     failure("setsockopt(SO_RCVBUFFORCE)")
                 }
-                val timeout = arena.allocate(TIMESPEC_BYTES)
+                // A timeval: seconds and microseconds.
+                val timeout = arena.allocate(TIMEVAL_BYTES)
                 timeout.set(JAVA_LONG, 0, timeoutMs / 1000)
                 timeout.set(JAVA_LONG, 8, timeoutMs % 1000 * 1000)
-                if ((SETSOCKOPT.invokeExact(state, fd, SOL_SOCKET, SO_RCVTIMEO, timeout, TIMESPEC_BYTES.toInt()) as Int) != 0) {
+                if ((SETSOCKOPT.invokeExact(state, fd, SOL_SOCKET, SO_RCVTIMEO, timeout, TIMEVAL_BYTES.toInt()) as Int) != 0) {
                     failure("setsockopt(SO_RCVTIMEO)")
                 }
                 return socket

@@ -28,6 +28,9 @@ class WireLatency private constructor(
     private val pairing = Pairing(serverPort)
 
     @Volatile private var running = true
+
+    /** Once closing, when reading stops even if packets keep coming (loopback carries the JMX stream's too). */
+    @Volatile private var drainUntilNs = Long.MAX_VALUE
     private val reader = Thread.ofPlatform().daemon().name("wire-latency").unstarted(::read)
 
     /** Packets the kernel dropped because this reader fell behind; its requests are missing from `wire.csv`. */
@@ -38,8 +41,10 @@ class WireLatency private constructor(
 
     private fun read() {
         val bytes = ByteArray(HEADER_BYTES)
-        while (running) {
-            val packet = socket.receive(bytes) ?: continue
+        while (true) {
+            // Once closing, what already arrived is still read: until the queue is empty (a read times out) or the drain's time is up.
+            if (!running && System.nanoTime() > drainUntilNs) break
+            val packet = socket.receive(bytes) ?: if (running) continue else break
             val segment = TcpSegment.parse(bytes, packet.length) ?: continue
             val answered = pairing.add(segment, packet.epochNs) ?: continue
             val at = clock.secondsAt(Instant.ofEpochSecond(0, answered.requestEpochNs))
@@ -47,10 +52,11 @@ class WireLatency private constructor(
         }
     }
 
-    /** Stops reading (within the socket's timeout), closes the socket and `wire.csv`. */
+    /** Reads what has arrived, until a read times out or for [DRAIN_MS] at most, then closes the socket and `wire.csv`. */
     override fun close() {
+        drainUntilNs = System.nanoTime() + DRAIN_MS * 1_000_000
         running = false
-        reader.join(READ_TIMEOUT_MS * 10)
+        reader.join()
         droppedPackets = socket.statistics().second
         socket.close()
         writer.close()
@@ -118,6 +124,7 @@ class WireLatency private constructor(
     companion object {
         private const val HEADER_BYTES = 60 + 60 + TcpSegment.PREFIX_BYTES
         private const val READ_TIMEOUT_MS = 200L
+        private const val DRAIN_MS = 1_000L
 
         /** Starts following requests to [serverPort] on loopback; throws [PacketSocket.Unavailable] where no packet socket can be had. */
         fun open(serverPort: Int, out: File, clock: RunClock): WireLatency =
