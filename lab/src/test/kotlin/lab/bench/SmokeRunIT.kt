@@ -13,6 +13,7 @@ import org.junit.jupiter.api.TestInstance
 import org.junit.jupiter.api.Timeout
 import java.io.File
 import java.util.concurrent.TimeUnit
+import java.util.zip.GZIPInputStream
 import kotlin.test.assertEquals
 import kotlin.test.assertNotNull
 import kotlin.test.assertTrue
@@ -110,6 +111,25 @@ class SmokeRunIT {
             fun value(metric: String, stat: String) = metrics[metric]?.jsonObject?.get("values")?.jsonObject?.get(stat)?.jsonPrimitive?.long
             assertEquals(0, value("checks", "fails"), "$server: failed checks")
             assertEquals(manifest.preflight.idleSockets.toLong(), value("lab_sockets_opened", "count"), "$server: sockets opened")
+        }
+    }
+
+    @Test
+    fun `the wire saw every request k6 made to json, once, or the pass says why it could not look`() {
+        for (outcome in manifest.outcomes) {
+            val server = outcome.folder!!
+            if (!File(runDir, "$server/wire.csv").isFile) {
+                // A harness without root or CAP_NET_RAW reads no packets, and says so.
+                assertTrue(outcome.marks.any { it.startsWith("no wire latency") }, "$server: no wire.csv and no mark why: ${outcome.marks}")
+                continue
+            }
+            val k6Requests = GZIPInputStream(File(runDir, "$server/k6-metrics.csv.gz").inputStream()).bufferedReader().useLines { lines ->
+                lines.count { it.startsWith("http_req_duration,") && (",endpoint=json," in "$it," || ",endpoint=json-warmup," in "$it,") }
+            }
+            val wire = File(runDir, "$server/wire.csv").readLines().drop(1).map { it.split(',') }
+            assertTrue(k6Requests > 0, "$server: k6 made no /json request")
+            assertEquals(k6Requests, wire.count { it[2] == "json" }, "$server: /json requests on the wire")
+            assertTrue(wire.filter { it[2] == "json" }.all { it[3].toDouble() > 0 }, "$server: a wire time that is not positive")
         }
     }
 
