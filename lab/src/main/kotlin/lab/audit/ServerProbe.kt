@@ -16,6 +16,7 @@ import java.net.http.HttpRequest
 import java.net.http.HttpResponse
 import java.time.Duration
 import java.time.Instant
+import java.util.concurrent.TimeUnit
 
 /**
  * One server on one JDK through the audit: started with a JFR recording of every virtual-thread
@@ -92,6 +93,8 @@ class ServerProbe(
             HttpRequest.newBuilder(URI(url + path)).timeout(Duration.ofSeconds(30)).build(),
             HttpResponse.BodyHandlers.discarding(),
         )
+            // The request's timeout ends at the answer's headers (lab.support.sendWithin says why that is not enough).
+            .orTimeout(30, TimeUnit.SECONDS)
             .thenApply { response -> check(response.statusCode() == 200) { "${server.name} answered $path with ${response.statusCode()}" } }
 
     private fun window(subject: String, mustNotPin: Boolean, process: Process, drive: () -> Int): Window {

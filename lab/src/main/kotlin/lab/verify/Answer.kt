@@ -1,5 +1,6 @@
 package lab.verify
 
+import lab.support.sendWithin
 import java.net.URI
 import java.net.http.HttpClient
 import java.net.http.HttpRequest
@@ -18,13 +19,15 @@ data class Answer(val status: Int, val contentType: String?, val body: ByteArray
     override fun toString() = "$status $contentType ${if (body.size > 300) "${body.size} bytes" else "'$text'"}"
 
     companion object {
+        private val TIMEOUT: Duration = Duration.ofSeconds(30)
+
         /** Sends [method] [target] to the server at [base] with [http] and reads the whole answer. */
         fun of(http: HttpClient, base: URI, target: String, method: String = "GET"): Answer {
             val request = HttpRequest.newBuilder(base.resolve(target))
                 .method(method, HttpRequest.BodyPublishers.noBody())
-                .timeout(Duration.ofSeconds(30))
+                .timeout(TIMEOUT)
                 .build()
-            val response = http.send(request, HttpResponse.BodyHandlers.ofByteArray())
+            val response = http.sendWithin(request, HttpResponse.BodyHandlers.ofByteArray(), TIMEOUT)
             return Answer(response.statusCode(), response.headers().firstValue("Content-Type").orElse(null), response.body())
         }
     }

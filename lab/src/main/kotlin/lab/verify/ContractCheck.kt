@@ -18,24 +18,20 @@ import java.util.concurrent.TimeUnit
  * change what the run's own pinning figures see (a class initializer runs once a JVM).
  */
 object ContractCheck {
-    private val http: HttpClient = HttpClient.newBuilder()
-        .version(HttpClient.Version.HTTP_1_1)
-        .connectTimeout(Duration.ofSeconds(5))
-        .build()
-
     /** Every case a run checks: the contract's good and bad requests but the pinning traps. */
     val cases: List<ContractCases.Case> = (ContractCases.good + ContractCases.bad).filterNot { it.target.startsWith("/pin/") }
 
     /** The first way the server at [base] breaks the contract, in one sentence; null when it keeps it. */
-    fun firstBreach(base: URI): String? {
-        for (case in cases) {
-            val answer = Answer.of(http, base, case.target, case.method)
-            if (answer != case.expected) return "answered $case with $answer; the contract says ${case.expected}"
+    fun firstBreach(base: URI): String? =
+        // A client of its own for each server: one whose exchange was cut off (Answer.of) leaves nothing to the next pass.
+        HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build().use { http ->
+            cases.firstNotNullOfOrNull { case ->
+                val answer = Answer.of(http, base, case.target, case.method)
+                if (answer != case.expected) "answered $case with $answer; the contract says ${case.expected}" else null
+            } ?: echoBreach(http, base)
         }
-        return echoBreach(base)
-    }
 
-    private fun echoBreach(base: URI): String? {
+    private fun echoBreach(http: HttpClient, base: URI): String? {
         val echoed = CompletableFuture<String>()
         val listener = object : WebSocket.Listener {
             private val text = StringBuilder()

@@ -3,6 +3,7 @@ package lab.bench.collect
 import lab.handlers.LabJson
 import lab.handlers.ServerStats
 import lab.support.ProcView
+import lab.support.sendWithin
 import java.io.File
 import java.net.URI
 import java.net.http.HttpClient
@@ -117,7 +118,7 @@ class MemoryCollector(
 
     private fun openSockets(): Int {
         val request = HttpRequest.newBuilder(URI("${baseUrl.trimEnd('/')}/stats")).timeout(Duration.ofSeconds(10)).build()
-        val response = http.send(request, HttpResponse.BodyHandlers.ofString())
+        val response = http.sendWithin(request, HttpResponse.BodyHandlers.ofString(), Duration.ofSeconds(10))
         check(response.statusCode() == 200) { "GET /stats answered ${response.statusCode()}" }
         return LabJson.decode<ServerStats>(response.body()).openSockets
     }

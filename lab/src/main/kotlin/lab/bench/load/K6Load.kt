@@ -7,6 +7,7 @@ import kotlinx.serialization.json.doubleOrNull
 import kotlinx.serialization.json.intOrNull
 import kotlinx.serialization.json.jsonObject
 import kotlinx.serialization.json.jsonPrimitive
+import lab.support.sendWithin
 import java.io.File
 import java.net.URI
 import java.net.http.HttpClient
@@ -107,7 +108,7 @@ class K6Api(private val port: Int) {
         val body = """{"data":{"type":"status","id":"default","attributes":{"paused":false}}}"""
         val request = HttpRequest.newBuilder(URI("http://127.0.0.1:$port/v1/status")).timeout(Duration.ofSeconds(5))
             .method("PATCH", HttpRequest.BodyPublishers.ofString(body)).build()
-        client.send(request, HttpResponse.BodyHandlers.ofString()).statusCode() == 200
+        client.sendWithin(request, HttpResponse.BodyHandlers.ofString(), Duration.ofSeconds(5)).statusCode() == 200
     }.getOrDefault(false)
 
     fun live(): K6Load.Live? = try {
@@ -125,9 +126,10 @@ class K6Api(private val port: Int) {
     }
 
     private fun get(path: String): JsonObject? {
-        val response = client.send(
+        val response = client.sendWithin(
             HttpRequest.newBuilder(URI("http://127.0.0.1:$port/v1/$path")).timeout(Duration.ofSeconds(2)).build(),
             HttpResponse.BodyHandlers.ofString(),
+            Duration.ofSeconds(2),
         )
         if (response.statusCode() != 200) return null
         return Json.parseToJsonElement(response.body()).jsonObject["data"]?.jsonObject
