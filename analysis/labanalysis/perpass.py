@@ -44,12 +44,16 @@ FIGURES = [LIVE_HEAP, NATIVE, KERNEL, RSS, PSS, JSON_P50, JSON_P99, JSON_WIRE_P9
 BY_NAME = {f.name: f for f in FIGURES}
 # The memory measures (memory.MEASURES) each per-socket figure is.
 MEMORY = {LIVE_HEAP: "live heap", NATIVE: "native (NMT, not the heap)", KERNEL: "kernel memory", RSS: "RSS", PSS: "PSS"}
+# The latencies k6 timed, which a load generator short of CPU delays (cpu.bottleneck); a saturated server (cpu.saturated) delays
+# those and the wire's alike.
 LATENCY = [JSON_P50, JSON_P99, DASHBOARD_P99]
+SERVER_LATENCY = [*LATENCY, JSON_WIRE_P99]
 
 
 def table(runs: list[Run]) -> pd.DataFrame:
-    """One row per compared pass (repeats.each_pass) and figure: PASS_COLUMNS, figure, value, and `bottleneck`, why the pass's load
-    generator was its bottleneck (empty when it was not). Runs on another JDK than the first's are left out (repeats.left_out)."""
+    """One row per compared pass (repeats.each_pass) and figure: PASS_COLUMNS, figure, value, `bottleneck`, why the pass's load
+    generator was its bottleneck, and `saturated`, why its server was (each empty when it was not). Runs on another JDK than the
+    first's are left out (repeats.left_out)."""
     rows, tables = [], {}
     for run, server, base in repeats.each_pass(runs):
         if run.folder not in tables:
@@ -59,9 +63,9 @@ def table(runs: list[Run]) -> pd.DataFrame:
             )
         endpoints, pins = tables[run.folder]
         values = values_of(run, server, endpoints, pins)
-        why = cpu.bottleneck(server) or ""
-        rows += [{**base, "figure": figure.name, "value": value, "bottleneck": why} for figure, value in values.items()]
-    return pd.DataFrame(rows, columns=[*repeats.PASS_COLUMNS, "figure", "value", "bottleneck"])
+        marks = {"bottleneck": cpu.bottleneck(server) or "", "saturated": cpu.saturated(server) or ""}
+        rows += [{**base, "figure": figure.name, "value": value, **marks} for figure, value in values.items()]
+    return pd.DataFrame(rows, columns=[*repeats.PASS_COLUMNS, "figure", "value", "bottleneck", "saturated"])
 
 
 def values_of(run: Run, server: ServerRun, endpoints: dict[str, pd.DataFrame], pins: pd.DataFrame) -> dict[Figure, float]:
@@ -101,12 +105,13 @@ def per_server(per_pass: pd.DataFrame) -> pd.DataFrame:
 
 def passes_table(per_pass: pd.DataFrame, figures: list[Figure] = FIGURES) -> pd.DataFrame:
     """The per-pass figures for a reader: one row per pass (in the order the passes ran within each run), one column per figure, and
-    the bottleneck mark."""
+    the marks."""
     if per_pass.empty:
         return pd.DataFrame()
     wide = per_pass.pivot_table(index=["run folder", "pass", "label"], columns="figure", values="value", aggfunc="first", sort=False)
     wide = wide.reindex(columns=[f.name for f in figures if f.name in wide.columns])
-    marks = per_pass.drop_duplicates(["run folder", "pass"]).set_index(["run folder", "pass", "label"])["bottleneck"]
-    wide["load generator"] = marks.map(lambda why: "the bottleneck: latency measures k6" if why else "")
+    marks = per_pass.drop_duplicates(["run folder", "pass"]).set_index(["run folder", "pass", "label"])
+    wide["load generator"] = marks["bottleneck"].map(lambda why: "the bottleneck: latency measures k6" if why else "")
+    wide["server's CPUs"] = marks["saturated"].map(lambda why: "saturated: latency holds a queue" if why else "")
     wide.columns.name = None
     return wide.reset_index().rename(columns={"label": "server"})

@@ -546,8 +546,8 @@ _PROCESS_COLOURS = {"server": "black", "k6": "tab:orange", "stub": "tab:cyan", "
 
 def cpu_of_every_process(runs: list[Run]):
     """One panel per pass (a row per server, a column per repeat): the cores the server, k6, the stub and the harness used each
-    second, and the host's steal in cores (shaded), the /json phase shaded grey; a pass whose load generator was the bottleneck is
-    titled so."""
+    second, and the host's steal in cores (shaded), the /json phase shaded grey; a pass whose load generator was the bottleneck, or whose
+    server was saturated, is titled so."""
     cells: dict[str, list] = {}
     for run, server, base in repeats.each_pass(runs):
         cells.setdefault(base["label"], []).append((run, server))
@@ -572,8 +572,8 @@ def cpu_of_every_process(runs: list[Run]):
                 for process, colour in _PROCESS_COLOURS.items():
                     if frame[process].notna().any():
                         ax.plot(frame["time_s"], frame[process], color=colour, linewidth=1, label=process)
-            marked = cpu.bottleneck(server)
-            ax.set_title(f"{server.name}" + (": k6 the bottleneck" if marked else ""), fontsize=8, color="#b00020" if marked else "black")
+            marks = [what for what, why in (("k6 the bottleneck", cpu.bottleneck(server)), ("saturated", cpu.saturated(server))) if why]
+            ax.set_title(": ".join([server.name, ", ".join(marks)] if marks else [server.name]), fontsize=8, color="#b00020" if marks else "black")
             ax.grid(alpha=0.3)
             ax.tick_params(labelsize=7)
             if column == 0:

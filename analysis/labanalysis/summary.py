@@ -21,8 +21,10 @@ class Figure:
     name: str
     lower_is_better: bool
     values: dict[str, Across]  # by server
-    # For a latency figure: by server, how many of its passes had the load generator as their bottleneck.
+    # For a latency figure: by server, how many of its passes had the load generator as their bottleneck, and how many a saturated
+    # server.
     bottlenecked: dict[str, int] = field(default_factory=dict)
+    saturated: dict[str, int] = field(default_factory=dict)
 
 
 def figures(per_pass: pd.DataFrame) -> list[Figure]:
@@ -34,11 +36,11 @@ def figures(per_pass: pd.DataFrame) -> list[Figure]:
         if rows.empty or rows["median"].isna().all():
             continue  # not in these runs (a live heap per socket before memory.csv): said in its own section
         values = {r["server"]: Across(r["median"], r["low"], r["high"], r["passes"]) for _, r in rows.iterrows()}
-        bottlenecked = {}
-        if figure in perpass.LATENCY:
-            marked = per_pass[(per_pass["figure"] == figure.name) & (per_pass["bottleneck"] != "")]
-            bottlenecked = marked.groupby("server").size().to_dict()
-        found.append(Figure(figure.name, figure.lower_is_better, values, bottlenecked))
+        marked = {}
+        for mark, latencies in (("bottleneck", perpass.LATENCY), ("saturated", perpass.SERVER_LATENCY)):
+            passes = per_pass[(per_pass["figure"] == figure.name) & (per_pass[mark] != "")] if figure in latencies else per_pass[:0]
+            marked[mark] = passes.groupby("server").size().to_dict()
+        found.append(Figure(figure.name, figure.lower_is_better, values, marked["bottleneck"], marked["saturated"]))
     return found
 
 
@@ -77,6 +79,9 @@ def winners(figs: list[Figure]) -> pd.DataFrame:
         marked = sum(fig.bottlenecked.get(name, 0) for name in [*best, second])
         if marked:
             sure += f"; the load generator was the bottleneck in {marked} of these servers' passes, whose latency measures it"
+        saturated = sum(fig.saturated.get(name, 0) for name in [*best, second])
+        if saturated:
+            sure += f"; the server was saturated in {saturated} of these servers' passes, whose latency holds its queue"
         rows.append(
             {
                 "figure": fig.name,

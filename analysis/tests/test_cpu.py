@@ -1,6 +1,8 @@
-"""The CPU of every process, per pass, and the mark on a pass whose load generator was the bottleneck. The fixture's figures are
+"""The CPU of every process, per pass, and the marks on a pass whose load generator was the bottleneck or whose server was
+saturated. The fixture's figures are
 make_repeats_run.py's: the server at 0.3 (vthread) or 0.5 (platform) cores in the /json phase, k6 at 0.45, the load's CPUs 50%
-busy, except platform-r2's: 95% busy in 6 of its 10 /json seconds, with 12 dropped iterations."""
+busy, except platform-r2's: 95% busy in 6 of its 10 /json seconds, with 12 dropped iterations; the server's CPUs as busy as the
+server's cores."""
 
 import math
 
@@ -11,13 +13,13 @@ from labanalysis import cpu, runtime
 from labanalysis.run import load_run
 
 
-def _load_busy(folder, name: str, busy_seconds: int, phase: str = "json") -> None:
-    """Sets `name`'s load CPUs 95% busy in the first `busy_seconds` of `phase`, and 50% in every other second of it."""
+def _load_busy(folder, name: str, busy_seconds: int, phase: str = "json", cpus: str = "load_cpus_busy") -> None:
+    """Sets `name`'s load CPUs (or `cpus`) 95% busy in the first `busy_seconds` of `phase`, and 50% in every other second of it."""
     path = folder / name / "cpu.csv"
     frame = pd.read_csv(path)
     rows = frame.index[frame["phase"] == phase]
-    frame.loc[rows, "load_cpus_busy"] = 0.5
-    frame.loc[rows[:busy_seconds], "load_cpus_busy"] = 0.95
+    frame.loc[rows, cpus] = 0.5
+    frame.loc[rows[:busy_seconds], cpus] = 0.95
     frame.to_csv(path, index=False)
 
 
@@ -49,6 +51,28 @@ def test_dropped_iterations_while_the_load_cpus_were_idle_do_not_mark_a_pass(rep
     _load_busy(repeats_folder, "platform-r2", busy_seconds=0)
 
     assert cpu.bottleneck(load_run(repeats_folder).server("platform-r2")) is None
+
+
+@pytest.mark.parametrize("busy_seconds, marked", [(1, False), (2, True)])
+def test_a_pass_whose_server_cpus_were_busy_a_fifth_of_the_json_phase_is_marked_saturated(repeats_folder, busy_seconds, marked):
+    _load_busy(repeats_folder, "vthread", busy_seconds, cpus="server_cpus_busy")
+    run = load_run(repeats_folder)
+
+    assert bool(cpu.saturated(run.server("vthread"))) is marked
+    assert cpu.bottleneck(run.server("vthread")) is None
+    assert (cpu.phase_table([run]).set_index("pass").loc["vthread", "mark"] == "server was saturated") is marked
+
+
+def test_the_saturated_pass_says_its_latency_holds_a_queue(repeats_folder):
+    _load_busy(repeats_folder, "platform-r3", busy_seconds=7, cpus="server_cpus_busy")
+    run = load_run(repeats_folder)
+
+    assert cpu.saturation_notes([run]) == [
+        f"{repeats_folder.name}/platform-r3: the server was saturated: its CPUs were 90% busy or more in 70% of the /json phase's "
+        "seconds (the mark: 20%), so this pass's latency figures hold requests queued for its CPU, not a latency well under "
+        "saturation"
+    ]
+    assert cpu.phase_table([run]).set_index("pass").loc["platform-r3", "seconds the server CPUs were 90%+ busy"] == pytest.approx(0.7)
 
 
 def test_without_a_cpu_split_the_bottleneck_cannot_be_told_and_the_table_says_so(repeats_folder):

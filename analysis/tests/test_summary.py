@@ -3,6 +3,8 @@ so; one pass per server concludes nothing, and an interval within one pass never
 
 import math
 
+import pandas as pd
+
 from labanalysis import perpass, summary
 from labanalysis.repeats import Across
 from labanalysis.run import load_run
@@ -84,6 +86,19 @@ def test_a_latency_winner_says_when_the_load_generator_was_the_bottleneck_in_a_p
         "apart across passes; the load generator was the bottleneck in 1 of these servers' passes, whose latency measures it"
     )
     assert "bottleneck" not in table.loc["RSS per idle socket (KiB)", "how sure"]
+
+
+def test_a_latency_winner_says_when_a_server_behind_it_was_saturated(repeats_folder):
+    # platform-r3's CPUs 95% busy in every /json second: its latency holds a queue, k6's and the wire's alike.
+    path = repeats_folder / "platform-r3" / "cpu.csv"
+    frame = pd.read_csv(path)
+    frame.loc[frame["phase"] == "json", "server_cpus_busy"] = 0.95
+    frame.to_csv(path, index=False)
+
+    table = summary.winners(summary.figures(perpass.table([load_run(repeats_folder)]))).set_index("figure")
+
+    assert table.loc["/json p99 (ms)", "how sure"].endswith("; the server was saturated in 1 of these servers' passes, whose latency holds its queue")
+    assert "saturated" not in table.loc["RSS per idle socket (KiB)", "how sure"]
 
 
 def test_a_run_with_one_pass_per_server_names_every_server_and_concludes_nothing(run_folder):
