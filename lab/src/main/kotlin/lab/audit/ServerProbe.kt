@@ -14,9 +14,13 @@ import java.net.URI
 import java.net.http.HttpClient
 import java.net.http.HttpRequest
 import java.net.http.HttpResponse
+import java.net.http.HttpTimeoutException
 import java.time.Duration
 import java.time.Instant
+import java.util.concurrent.CompletableFuture
+import java.util.concurrent.CompletionException
 import java.util.concurrent.TimeUnit
+import java.util.concurrent.TimeoutException
 
 /**
  * One server on one JDK through the audit: started with a JFR recording of every virtual-thread
@@ -88,14 +92,24 @@ class ServerProbe(
 
     private fun get(url: String, path: String) = getAsync(url, path).join()
 
-    private fun getAsync(url: String, path: String) =
-        http.sendAsync(
-            HttpRequest.newBuilder(URI(url + path)).timeout(Duration.ofSeconds(30)).build(),
+    private fun getAsync(url: String, path: String): CompletableFuture<Unit> {
+        val exchange = http.sendAsync(
+            HttpRequest.newBuilder(URI(url + path)).timeout(Duration.ofSeconds(ANSWER_SECONDS)).build(),
             HttpResponse.BodyHandlers.discarding(),
         )
-            // The request's timeout ends at the answer's headers (lab.support.sendWithin says why that is not enough).
-            .orTimeout(30, TimeUnit.SECONDS)
-            .thenApply { response -> check(response.statusCode() == 200) { "${server.name} answered $path with ${response.statusCode()}" } }
+        // The request's timeout ends at the answer's headers (lab.support.sendWithin says why that is not enough), so the
+        // whole answer is bounded here, on a copy, so that a late exchange can still be cancelled.
+        return exchange.copy().orTimeout(ANSWER_SECONDS, TimeUnit.SECONDS).handle { response, failure ->
+            when (val cause = (failure as? CompletionException)?.cause ?: failure) {
+                null -> check(response.statusCode() == 200) { "${server.name} answered $path with ${response.statusCode()}" }
+                is TimeoutException -> {
+                    exchange.cancel(true)
+                    throw HttpTimeoutException("${server.name}: GET $path got no whole answer within $ANSWER_SECONDS s")
+                }
+                else -> throw cause
+            }
+        }
+    }
 
     private fun window(subject: String, mustNotPin: Boolean, process: Process, drive: () -> Int): Window {
         val from = Instant.now()
@@ -145,5 +159,8 @@ class ServerProbe(
         const val HEAP_MB = 512
         const val PATH_ROUNDS = 5
         const val STACK_FRAMES = 12
+
+        /** The most a probe waits for a whole answer, pin traps included. */
+        const val ANSWER_SECONDS = 30L
     }
 }

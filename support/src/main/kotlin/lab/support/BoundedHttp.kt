@@ -15,7 +15,7 @@ import java.util.concurrent.TimeoutException
  *
  * The JDK client's request timeout ends when the answer's headers arrive; its body has no bound. In one `make bench` a
  * contract check's `HttpClient.send` waited 23 minutes for an answer whose 66 KB had all reached the harness's socket
- * (`ss`: nothing queued either way), and the run with it. A harness that waits on a server must end by itself.
+ * (`ss`: nothing queued either way), and the run with it. (JDK 25, the harness's.) A harness that waits on a server must end by itself.
  */
 fun <T> HttpClient.sendWithin(request: HttpRequest, body: HttpResponse.BodyHandler<T>, within: Duration): HttpResponse<T> {
     val answer = sendAsync(request, body)
@@ -24,7 +24,13 @@ fun <T> HttpClient.sendWithin(request: HttpRequest, body: HttpResponse.BodyHandl
     } catch (e: TimeoutException) {
         answer.cancel(true)
         throw HttpTimeoutException("${request.method()} ${request.uri()} got no whole answer within ${within.toMillis()} ms")
+    } catch (e: InterruptedException) {
+        answer.cancel(true) // as send does: an interrupted caller leaves no exchange running in the client
+        throw e
     } catch (e: ExecutionException) {
-        throw e.cause as? IOException ?: IOException(e.cause)
+        throw when (val cause = e.cause) {
+            is IOException, is RuntimeException, is Error -> cause
+            else -> IOException(cause)
+        }
     }
 }

@@ -45,7 +45,7 @@ class BoundedHttpTest {
     fun stop() {
         never.countDown()
         server.stop(0)
-        http.close()
+        http.shutdownNow()
     }
 
     private fun request(path: String) =
