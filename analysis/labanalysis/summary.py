@@ -36,10 +36,11 @@ def figures(per_pass: pd.DataFrame) -> list[Figure]:
         if rows.empty or rows["median"].isna().all():
             continue  # not in these runs (a live heap per socket before memory.csv): said in its own section
         values = {r["server"]: Across(r["median"], r["low"], r["high"], r["passes"]) for _, r in rows.iterrows()}
-        marked = {}
-        for mark, latencies in (("bottleneck", perpass.LATENCY), ("saturated", perpass.SERVER_LATENCY)):
-            passes = per_pass[(per_pass["figure"] == figure.name) & (per_pass[mark] != "")] if figure in latencies else per_pass[:0]
-            marked[mark] = passes.groupby("server").size().to_dict()
+        passes = per_pass[per_pass["figure"] == figure.name]
+        marked = {
+            mark: passes[passes[mark] != ""].groupby("server").size().to_dict() if figure in latencies else {}
+            for mark, latencies in (("bottleneck", perpass.LATENCY), ("saturated", perpass.SERVER_LATENCY))
+        }
         found.append(Figure(figure.name, figure.lower_is_better, values, marked["bottleneck"], marked["saturated"]))
     return found
 

@@ -19,15 +19,13 @@ data class Answer(val status: Int, val contentType: String?, val body: ByteArray
     override fun toString() = "$status $contentType ${if (body.size > 300) "${body.size} bytes" else "'$text'"}"
 
     companion object {
-        private val TIMEOUT: Duration = Duration.ofSeconds(30)
-
         /** Sends [method] [target] to the server at [base] with [http] and reads the whole answer. */
         fun of(http: HttpClient, base: URI, target: String, method: String = "GET"): Answer {
             val request = HttpRequest.newBuilder(base.resolve(target))
                 .method(method, HttpRequest.BodyPublishers.noBody())
-                .timeout(TIMEOUT)
+                .timeout(Duration.ofSeconds(30))
                 .build()
-            val response = http.sendWithin(request, HttpResponse.BodyHandlers.ofByteArray(), TIMEOUT)
+            val response = http.sendWithin(request, HttpResponse.BodyHandlers.ofByteArray())
             return Answer(response.statusCode(), response.headers().firstValue("Content-Type").orElse(null), response.body())
         }
     }

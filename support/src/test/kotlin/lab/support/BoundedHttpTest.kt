@@ -48,8 +48,8 @@ class BoundedHttpTest {
         http.shutdownNow()
     }
 
-    private fun request(path: String) =
-        HttpRequest.newBuilder(URI("http://127.0.0.1:${server.address.port}$path")).timeout(Duration.ofMillis(300)).build()
+    private fun request(path: String, timeout: Duration = Duration.ofMillis(300)) =
+        HttpRequest.newBuilder(URI("http://127.0.0.1:${server.address.port}$path")).timeout(timeout).build()
 
     @Test
     fun `the request's own timeout stops at the headers, so a body that never ends holds send for ever`() {
@@ -64,7 +64,7 @@ class BoundedHttpTest {
         val startNs = System.nanoTime()
 
         val failure = assertFailsWith<HttpTimeoutException> {
-            http.sendWithin(request("/stuck"), HttpResponse.BodyHandlers.ofByteArray(), Duration.ofMillis(500))
+            http.sendWithin(request("/stuck", Duration.ofMillis(500)), HttpResponse.BodyHandlers.ofByteArray())
         }
 
         assertTrue(System.nanoTime() - startNs < TimeUnit.SECONDS.toNanos(10), "it ended within its bound, not the server's 20 s")
@@ -73,7 +73,7 @@ class BoundedHttpTest {
 
     @Test
     fun `sendWithin returns a whole answer as send does`() {
-        val response = http.sendWithin(request("/whole"), HttpResponse.BodyHandlers.ofString(), Duration.ofSeconds(5))
+        val response = http.sendWithin(request("/whole", Duration.ofSeconds(5)), HttpResponse.BodyHandlers.ofString())
 
         assertEquals(200 to "whole", response.statusCode() to response.body())
     }

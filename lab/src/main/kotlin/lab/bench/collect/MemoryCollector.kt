@@ -118,7 +118,7 @@ class MemoryCollector(
 
     private fun openSockets(): Int {
         val request = HttpRequest.newBuilder(URI("${baseUrl.trimEnd('/')}/stats")).timeout(Duration.ofSeconds(10)).build()
-        val response = http.sendWithin(request, HttpResponse.BodyHandlers.ofString(), Duration.ofSeconds(10))
+        val response = http.sendWithin(request, HttpResponse.BodyHandlers.ofString())
         check(response.statusCode() == 200) { "GET /stats answered ${response.statusCode()}" }
         return LabJson.decode<ServerStats>(response.body()).openSockets
     }

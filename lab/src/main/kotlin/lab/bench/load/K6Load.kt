@@ -108,7 +108,7 @@ class K6Api(private val port: Int) {
         val body = """{"data":{"type":"status","id":"default","attributes":{"paused":false}}}"""
         val request = HttpRequest.newBuilder(URI("http://127.0.0.1:$port/v1/status")).timeout(Duration.ofSeconds(5))
             .method("PATCH", HttpRequest.BodyPublishers.ofString(body)).build()
-        client.sendWithin(request, HttpResponse.BodyHandlers.ofString(), Duration.ofSeconds(5)).statusCode() == 200
+        client.sendWithin(request, HttpResponse.BodyHandlers.ofString()).statusCode() == 200
     }.getOrDefault(false)
 
     fun live(): K6Load.Live? = try {
@@ -129,7 +129,6 @@ class K6Api(private val port: Int) {
         val response = client.sendWithin(
             HttpRequest.newBuilder(URI("http://127.0.0.1:$port/v1/$path")).timeout(Duration.ofSeconds(2)).build(),
             HttpResponse.BodyHandlers.ofString(),
-            Duration.ofSeconds(2),
         )
         if (response.statusCode() != 200) return null
         return Json.parseToJsonElement(response.body()).jsonObject["data"]?.jsonObject
