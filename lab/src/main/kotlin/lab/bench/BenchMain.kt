@@ -14,6 +14,7 @@ import com.github.ajalt.clikt.parameters.types.file
 import com.github.ajalt.clikt.parameters.types.int
 import com.github.ajalt.clikt.parameters.types.long
 import com.github.ajalt.clikt.parameters.types.restrictTo
+import lab.bench.collect.JfrRecording
 import lab.bench.host.CpuSplit
 import lab.bench.host.HostLimits
 import lab.bench.host.Preflight
@@ -106,11 +107,12 @@ private class BenchCommand : CliktCommand(name = "bench") {
 
         val progress = Progress()
         val runDir = RunFolder.create(resultsDir, profileName)
+        val jfr = JfrRecording.write(runDir, pinThresholdMs)
         val manifest =
             ManifestFile(
                 File(runDir, "manifest.json"),
                 Manifest.serializer(),
-                firstManifest(profile, jdk, decision, limits, generators, split).copy(hostChecks = listOf(host)),
+                firstManifest(profile, jdk, decision, limits, generators, split).copy(hostChecks = listOf(host), jfrFlags = jfr.jvmOptions),
             ) {
                 System.err.println("stopped: ${runDir.path} is marked incomplete")
             }
@@ -127,7 +129,7 @@ private class BenchCommand : CliktCommand(name = "bench") {
         val outcomes = try {
             val declared = RunSetup(
                 repo, profile, decision, File(serverJdk, "bin/java"), jdk.feature, k6,
-                File(repo, "loadtests/bench.js"), stubLatencyMs, pinThresholdMs, bindAddress, serverPort, generators, split,
+                File(repo, "loadtests/bench.js"), stubLatencyMs, jfr, bindAddress, serverPort, generators, split,
                 serverArgs = ballastArgs,
             )
             val rate = jsonRate(declared, File(runDir, "calibration"), manifest, progress)
@@ -159,7 +161,7 @@ private class BenchCommand : CliktCommand(name = "bench") {
         preflight = decision,
         limits = limits,
         harnessJdk = Runtime.version().toString(),
-        jvmFlags = JvmFlags.forServer(profile.heapMb, jdk.feature, jmxPort = 0) + listOfNotNull(split?.activeProcessorCountFlag),
+        jvmFlags = JvmFlags.forServer(profile.heapMb, jdk.feature) + listOfNotNull(split?.activeProcessorCountFlag),
         cpuSplit = split,
         serverArgs = ballastArgs,
         k6Version = RunFolder.commandText(k6.path, "version").lineSequence().first(),

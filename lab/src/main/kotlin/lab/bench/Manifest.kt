@@ -27,8 +27,10 @@ data class Manifest(
     val preflight: Preflight.Decision,
     val limits: HostLimits,
     val harnessJdk: String,
-    /** The JMX port in these flags differs per server; each server's is chosen free on loopback. */
+    /** Every server's flags, the same for all. */
     val jvmFlags: List<String>,
+    /** What a pass that streamed JFR ran with besides [jvmFlags]: its recording, in the pass's folder, and the run's `lab.jfc`. */
+    val jfrFlags: List<String> = emptyList(),
     val k6Version: String,
     val servers: List<String>,
     /** What each of [servers] is (engine, model, traits), as servers.json declared it when the run started. */

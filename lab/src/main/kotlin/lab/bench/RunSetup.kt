@@ -1,5 +1,6 @@
 package lab.bench
 
+import lab.bench.collect.JfrRecording
 import lab.bench.host.CpuSplit
 import lab.bench.host.Preflight
 import lab.bench.load.LoadGenerators
@@ -18,7 +19,8 @@ data class RunSetup(
     val script: File,
     /** How long the downstream stub waits before it answers; each pass starts a stub of its own (see [ServerRun]). */
     val stubLatencyMs: Long,
-    val pinThresholdMs: Long,
+    /** What JFR records in each server that streams it, and where. */
+    val jfr: JfrRecording,
     /**
      * Where the servers listen. Loopback unless load comes from other hosts: then the server
      * host's address toward them (its private network's), and still never a public one.
@@ -33,8 +35,10 @@ data class RunSetup(
     /** Options every server of the run gets besides its address and stub: the socket ballast of the known-truth test. */
     val serverArgs: List<String> = emptyList(),
 ) {
-    fun serverFlags(jmxPort: Int): List<String> =
-        JvmFlags.forServer(profile.heapMb, jdkFeature, jmxPort) + listOfNotNull(cpuSplit?.activeProcessorCountFlag)
+    /** The run's flags, the same for every server: [Manifest.jvmFlags], and [Manifest.jfrFlags] for a pass that streams JFR. */
+    fun serverFlags(streamJfr: Boolean): List<String> =
+        JvmFlags.forServer(profile.heapMb, jdkFeature) + listOfNotNull(cpuSplit?.activeProcessorCountFlag) +
+            (if (streamJfr) jfr.jvmOptions else emptyList())
 
     /** What the server's `java` command goes after: a CPU set of its own, where the run has one. */
     val serverPrefix: List<String> get() = cpuSplit?.serverCommandPrefix().orEmpty()

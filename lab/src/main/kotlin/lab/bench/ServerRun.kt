@@ -7,6 +7,7 @@ import kotlinx.serialization.json.jsonObject
 import kotlinx.serialization.json.jsonPrimitive
 import lab.bench.collect.CpuSampler
 import lab.bench.collect.JfrCollector
+import lab.bench.collect.JfrRecording
 import lab.bench.collect.KernelMemory
 import lab.bench.collect.MemoryCollector
 import lab.bench.collect.PacketSocket
@@ -21,7 +22,6 @@ import lab.bench.load.K6Segments
 import lab.bench.load.LoadGeneratorLost
 import lab.support.ChildExited
 import lab.support.Children
-import lab.support.Loopback
 import lab.support.ServerEntry
 import lab.support.Stub
 import lab.verify.ContractCheck
@@ -31,7 +31,7 @@ import java.net.URI
 import java.util.concurrent.TimeUnit
 
 /**
- * One server through one profile: start its JVM with the run's flags, stream JFR from it,
+ * One server through one profile: start its JVM with the run's flags, read its JFR as it records,
  * sample /proc, drive it with k6, and stop everything. Whatever happens to the server, the
  * run ends with a [ServerOutcome] and everything measured until then stays in [dir].
  */
@@ -78,7 +78,6 @@ class ServerRun(
         // k6's view, once a second: the socket count the memory series are plotted against.
         val load = File(dir, "load.csv").bufferedWriter()
         load.appendLine("time_s,phase,sockets_opened_total,requests_total,requests_per_second,p95_ms_so_far")
-        val jmxPort = Loopback.freePort()
         // Each pass calls a stub of its own, freshly started, so no pass inherits the connections,
         // JIT state or garbage of the passes before it.
         val stub = Stub.start(setup.java.path, setup.repo, setup.stubLatencyMs, dir)
@@ -89,9 +88,9 @@ class ServerRun(
         measured.stub = stub
         // The server's own memory group, where this host lets the harness make one, counts the kernel's memory for it alone.
         val kernel = KernelMemory.forServer("${dir.parentFile.name}-${dir.name}")
-        val process = startServer(jmxPort, stub.url, kernel)
+        val process = startServer(stub.url, kernel)
         try {
-            failure = drive(process, jmxPort, kernel, clock, measured, load)
+            failure = drive(process, kernel, clock, measured, load)
         } catch (e: LoadGeneratorLost) {
             // Not this server's failure: without its load generator no later run would get the profile's load either.
             lostGenerator = e
@@ -112,6 +111,7 @@ class ServerRun(
             runCatching { measured.cpu?.close() }
             runCatching { measured.jfr?.close() }.onFailure { if (failure == null) failure = "the JFR stream failed: ${it.message}" }
             Children.stop(process, graceSeconds = 10)
+            JfrRecording.tidy(dir)
             Children.stop(stub.process, graceSeconds = 5)
             runCatching { kernel.close() }
         }
@@ -125,7 +125,7 @@ class ServerRun(
     }
 
     /** Starts the collectors and k6 on the ready server and follows the load to its end; returns why k6's run does not count, if it does not. */
-    private fun drive(process: Process, jmxPort: Int, kernel: KernelMemory, clock: RunClock, measured: Measured, load: Writer): String? {
+    private fun drive(process: Process, kernel: KernelMemory, clock: RunClock, measured: Measured, load: Writer): String? {
         val url = Children.awaitReady(process, File(dir, "server.log"), READY_TIMEOUT_S)
             ?: throw ServerFailure("did not print its READY line within $READY_TIMEOUT_S s")
         ContractCheck.firstBreach(URI(url))?.let { throw ServerFailure("broke the contract before any load: $it") }
@@ -138,7 +138,7 @@ class ServerRun(
                 measured.noWire = "no wire latency (wire.csv): ${e.message}"
             }
         }
-        if (streamJfr) measured.jfr = JfrCollector(jmxPort, dir, clock, setup.pinThresholdMs).also { it.start() }
+        if (streamJfr) measured.jfr = JfrCollector(awaitChunks(process), dir, clock).also { it.start() }
         measured.proc = ProcSampler(process.pid(), File(dir, "proc.csv"), clock).also { it.start() }
         val pids = mapOf(
             CpuSampler.Role.SERVER to process.pid(),
@@ -149,7 +149,7 @@ class ServerRun(
         measured.snapshots = PlateauSnapshots(memory, setup.profile).also { it.atRest() }
         val plan = K6Plan.of(setup.profile, setup.preflight.idleSockets, url)
         val k6 = setup.loadGenerators?.let { K6Segments(it, setup.script, plan, dir, runTag = "${dir.parentFile.name}-${dir.name}") }
-            ?: K6Run(setup.k6, setup.script, plan, dir, Loopback.freePort(), setup.preflight.sourceAddresses)
+            ?: K6Run(setup.k6, setup.script, plan, dir, setup.preflight.sourceAddresses)
         measured.k6 = k6
         k6.start()
         k6.localPid?.let { measured.cpu?.track(CpuSampler.Role.K6, it) }
@@ -247,10 +247,21 @@ class ServerRun(
     private fun loadRow(clock: RunClock, live: K6Load.Live, rate: Double): String =
         listOf(clock.seconds(), clock.phase(), live.socketsOpened, live.requests, rate, live.p95Ms ?: "").joinToString(",")
 
-    private fun startServer(jmxPort: Int, stubUrl: String, kernel: KernelMemory): Process {
-        val command = setup.serverPrefix + listOf(setup.java.path) + setup.serverFlags(jmxPort) + listOf(
+    /** The folder the ready server records JFR into: it made it as it started, but a file system may show it late. */
+    private fun awaitChunks(process: Process): File {
+        val deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(CHUNKS_TIMEOUT_S)
+        while (System.nanoTime() < deadline && process.isAlive) {
+            JfrRecording.chunksIn(dir)?.let { return it }
+            Thread.sleep(100)
+        }
+        throw ServerFailure("recorded no JFR into $dir/${JfrRecording.REPOSITORY} within $CHUNKS_TIMEOUT_S s of its READY line")
+    }
+
+    /** The server runs in its pass's folder, where its JFR options put its recording. */
+    private fun startServer(stubUrl: String, kernel: KernelMemory): Process {
+        val command = setup.serverPrefix + listOf(setup.java.absolutePath) + setup.serverFlags(streamJfr) + listOf(
             "-jar",
-            server.jarIn(setup.repo).path,
+            server.jarIn(setup.repo).absolutePath,
             "--host",
             setup.bindAddress,
             "--port",
@@ -258,7 +269,7 @@ class ServerRun(
             "--downstream-url",
             stubUrl,
         ) + setup.serverArgs
-        return Children.start(kernel.launch(command), File(dir, "server.log"))
+        return Children.start(kernel.launch(command), File(dir, "server.log"), directory = dir)
     }
 
     private fun JsonObject.value(metric: String, stat: String): Double? =
@@ -270,6 +281,7 @@ class ServerRun(
         const val READY_TIMEOUT_S = 60L
         const val K6_GRACE_S = 90L
         const val K6_START_TIMEOUT_S = 60L
+        const val CHUNKS_TIMEOUT_S = 10L
         const val LOAD_SAMPLE_MS = 1_000L
 
         /** A progress line every 5 s. */

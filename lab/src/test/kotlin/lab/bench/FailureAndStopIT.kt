@@ -33,6 +33,9 @@ class FailureAndStopIT {
         assertTrue(died.reason.orEmpty().startsWith("exited with code"), "${died.reason}")
         assertTrue(File(harness.runDir(), "$dying/proc.csv").readLines().size > 2, "what was measured until then is kept")
         assertTrue(File(harness.runDir(), "$dying/jfr-series.csv").readLines().size > 2, "the JFR series so far are kept")
+        assertTrue(!File(harness.runDir(), "$dying/server.jfr").exists(), "a killed server wrote no server.jfr, and no empty one stays")
+        val chunks = File(harness.runDir(), "$dying/jfr-repository").walkTopDown().filter { it.name.endsWith(".jfr") }.toList()
+        assertTrue(chunks.any { it.length() > 0 }, "its unfinished recording stays where it was written")
         assertEquals(next to ServerOutcome.OK, ran.server to ran.status)
         assertEquals(emptyList(), harness.leftovers(harness.runDir()))
     }

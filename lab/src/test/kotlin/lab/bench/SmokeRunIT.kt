@@ -7,11 +7,13 @@ import kotlinx.serialization.json.jsonPrimitive
 import kotlinx.serialization.json.long
 import lab.handlers.PinTrap
 import lab.support.Catalogue
+import lab.support.ReadyLine
 import org.junit.jupiter.api.BeforeAll
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.TestInstance
 import org.junit.jupiter.api.Timeout
 import java.io.File
+import java.net.URI
 import java.util.concurrent.TimeUnit
 import java.util.zip.GZIPInputStream
 import kotlin.test.assertEquals
@@ -28,10 +30,13 @@ class SmokeRunIT {
     private val harness = Harness("smoke")
     private lateinit var runDir: File
     private lateinit var manifest: Manifest
+    private lateinit var listeners: ListenerWatch
 
     @BeforeAll
     fun runSmokeProfile() {
-        val exitCode = harness.await(harness.start("--profile", "smoke"), minutes = 5)
+        val process = harness.start("--profile", "smoke")
+        listeners = ListenerWatch(process.toHandle()).start()
+        val exitCode = harness.await(process, minutes = 5)
         assertEquals(0, exitCode, "the harness failed; see ${harness.log}:\n${harness.log.readText().takeLast(3000)}")
         runDir = harness.runDir()
         manifest = harness.manifest(runDir)
@@ -50,6 +55,28 @@ class SmokeRunIT {
         assertTrue(manifest.k6Version.startsWith("k6 v1.8.1"), manifest.k6Version)
         assertTrue(manifest.provenance.gitCommit.matches(Regex("[0-9a-f]{40}")), manifest.provenance.gitCommit)
         assertTrue(manifest.provenance.finishedAt != null)
+    }
+
+    @Test
+    fun `no process of the run listens beyond loopback, and each server only on its own port`() {
+        val seen = listeners.listeners()
+        assertTrue(listeners.samples >= 10, "the watch read ss only ${listeners.samples} times")
+        assertEquals(emptyList(), seen.filterNot { it.onLoopback }, "listening beyond loopback")
+        for (pass in manifest.outcomes.map { it.folder!! }) {
+            val log = File(runDir, "$pass/server.log")
+            val pid = assertNotNull(harness.readyPid(log), "no READY pid in $log")
+            val port = URI(log.useLines { lines -> lines.firstNotNullOf(ReadyLine::urlIn) }).port
+            assertEquals(setOf("tcp" to port), seen.filter { it.pid == pid }.map { it.protocol to it.port }.toSet(), "$pass (pid $pid)")
+        }
+    }
+
+    @Test
+    fun `every server records its JFR with the run's flags and leaves no chunks behind`() {
+        assertTrue(manifest.jfrFlags.any { it.startsWith("-XX:StartFlightRecording") }, "${manifest.jfrFlags}")
+        assertTrue(File(runDir, "lab.jfc").isFile, "the run's JFR settings are missing")
+        for (pass in manifest.outcomes.map { it.folder!! }) {
+            assertTrue(!File(runDir, "$pass/jfr-repository").exists(), "$pass kept its JFR repository")
+        }
     }
 
     @Test

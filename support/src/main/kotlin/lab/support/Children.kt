@@ -17,9 +17,9 @@ object Children {
         Runtime.getRuntime().addShutdownHook(Thread(::stopAll, "stop-children"))
     }
 
-    /** Starts [command] with its output (stdout and stderr) going to [log], and tracks it. */
-    fun start(command: List<String>, log: File): Process {
-        val process = ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log).start()
+    /** Starts [command] in [directory] (null: this program's) with its output (stdout and stderr) going to [log], and tracks it. */
+    fun start(command: List<String>, log: File, directory: File? = null): Process {
+        val process = ProcessBuilder(command).directory(directory).redirectErrorStream(true).redirectOutput(log).start()
         synchronized(processes) { processes += process }
         return process
     }

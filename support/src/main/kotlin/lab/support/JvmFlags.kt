@@ -7,11 +7,11 @@ package lab.support
  * [forCheck].
  */
 object JvmFlags {
-    fun forServer(heapMb: Int, jdkFeature: Int, jmxPort: Int): List<String> =
+    fun forServer(heapMb: Int, jdkFeature: Int): List<String> =
         // NMT's summary is how the memory snapshots split native memory by category (threads, GC, class, code, direct buffers).
-        common(heapMb, jdkFeature) + "-XX:NativeMemoryTracking=summary" + jmxOnLoopback(jmxPort)
+        common(heapMb, jdkFeature) + "-XX:NativeMemoryTracking=summary"
 
-    /** The heap, collector and access flags, without JMX: also what the client experiments start their JVMs with. */
+    /** The heap, collector and access flags: also what the client experiments start their JVMs with. */
     fun common(heapMb: Int, jdkFeature: Int): List<String> = buildList {
         // A fixed heap: memory figures then show what the model costs, not heap resizing.
         add("-Xms${heapMb}m")
@@ -24,20 +24,6 @@ object JvmFlags {
 
     /** The tests' and the pinning audit's: a heap cap and native access, with the JDK's default collector. */
     fun forCheck(heapMb: Int): List<String> = listOf("-Xmx${heapMb}m", NATIVE_ACCESS)
-
-    /**
-     * JMX for the JFR stream, reachable from this machine only: bound to 127.0.0.1, and both
-     * the registry and the RMI server on the one port, so nothing listens beyond loopback.
-     */
-    fun jmxOnLoopback(port: Int): List<String> = listOf(
-        "-Dcom.sun.management.jmxremote.port=$port",
-        "-Dcom.sun.management.jmxremote.rmi.port=$port",
-        "-Dcom.sun.management.jmxremote.host=127.0.0.1",
-        "-Djava.rmi.server.hostname=127.0.0.1",
-        "-Dcom.sun.management.jmxremote.local.only=true",
-        "-Dcom.sun.management.jmxremote.authenticate=false",
-        "-Dcom.sun.management.jmxremote.ssl=false",
-    )
 
     // Netty looks for its native transport; without this, JDK 24+ prints a warning on every start.
     private const val NATIVE_ACCESS = "--enable-native-access=ALL-UNNAMED"

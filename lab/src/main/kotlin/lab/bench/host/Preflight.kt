@@ -12,7 +12,7 @@ import lab.bench.load.Profile
  * with the command that lifts each limit, because a smaller run would not be that methodology.
  */
 object Preflight {
-    /** File descriptors a process needs besides its sockets: jars, JFR, JMX, HTTP connections. */
+    /** File descriptors a process needs besides its sockets: jars, JFR's chunks, HTTP connections. */
     const val FD_HEADROOM = 2_000
 
     /** Threads, pids and maps the platform server needs besides one thread per socket. */

@@ -1,7 +1,9 @@
 package lab.bench.load
 
 import lab.support.Children
+import lab.support.ListeningPorts
 import java.io.File
+import java.util.concurrent.TimeUnit
 
 /**
  * One k6 process driving one server with `loadtests/bench.js`. Its summary (with
@@ -13,16 +15,17 @@ class K6Run(
     private val script: File,
     private val plan: K6Plan,
     private val dir: File,
-    private val apiPort: Int,
     private val sourceAddresses: Int,
 ) : K6Load {
     override val summaryFile = File(dir, "k6-summary.json")
     private lateinit var process: Process
-    private val api = K6Api(apiPort)
+
+    /** k6's REST API, once k6 has bound the port it was given as 0. */
+    @Volatile private var api: K6Api? = null
 
     override fun start() {
         val command = buildList {
-            addAll(listOf(k6.path, "run", "--quiet", "--no-color", "--address", "127.0.0.1:$apiPort"))
+            addAll(listOf(k6.path, "run", "--quiet", "--no-color", "--address", "127.0.0.1:0"))
             addAll(listOf("--out", "csv=${File(dir, "k6-metrics.csv.gz").path}"))
             // Past one address's ephemeral ports, k6 spreads its sockets over several loopback sources.
             if (sourceAddresses > 1) addAll(listOf("--local-ips", "127.0.0.1-127.0.0.$sourceAddresses"))
@@ -38,16 +41,22 @@ class K6Run(
      * `running`): the moment the profile's phases count from. False if k6 exited or
      * [timeoutSeconds] passed first.
      */
-    override fun awaitRunning(timeoutSeconds: Long): Boolean = api.await(timeoutSeconds, { process.isAlive }) { it.running }
+    override fun awaitRunning(timeoutSeconds: Long): Boolean {
+        val startNs = System.nanoTime()
+        val port = ListeningPorts.awaitOne(process, TimeUnit.SECONDS.toMillis(timeoutSeconds)) ?: return false
+        val api = K6Api(port).also { api = it }
+        val left = timeoutSeconds - TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - startNs)
+        return api.await(maxOf(left, 1), { process.isAlive }) { it.running }
+    }
 
     /** Waits up to [ms] for k6 to finish; true once it has. */
-    override fun awaitExit(ms: Long): Boolean = process.waitFor(ms, java.util.concurrent.TimeUnit.MILLISECONDS)
+    override fun awaitExit(ms: Long): Boolean = process.waitFor(ms, TimeUnit.MILLISECONDS)
 
     override fun exitCode(): Int? = if (process.isAlive) null else process.exitValue()
 
     override val localPid: Long? get() = if (::process.isInitialized) process.pid() else null
 
-    override fun live(): K6Load.Live? = api.live()
+    override fun live(): K6Load.Live? = api?.live()
 
     /** Stops k6 (SIGTERM lets it write its summary) and waits for it. */
     override fun close() {

@@ -7,7 +7,6 @@ import lab.handlers.SocketBallast
 import lab.support.Catalogue
 import lab.support.Children
 import lab.support.JvmFlags
-import lab.support.Loopback
 import lab.support.Provenance
 import org.junit.jupiter.api.BeforeAll
 import org.junit.jupiter.api.TestInstance
@@ -152,7 +151,7 @@ class MemoryKnownTruthIT {
     private fun run(server: String, ballast: SocketBallast): Run {
         val entry = Catalogue.named(server)
         val dir = File(results, "$server-${ballast.kind.slug}-${ballast.bytes}").apply { mkdirs() }
-        val command = listOf(File(serverJdk, "bin/java").path) + JvmFlags.forServer(HEAP_MB, jdkFeature, Loopback.freePort()) + listOf(
+        val command = listOf(File(serverJdk, "bin/java").path) + JvmFlags.forServer(HEAP_MB, jdkFeature) + listOf(
             "-jar",
             entry.jarIn(root).path,
             "--port",

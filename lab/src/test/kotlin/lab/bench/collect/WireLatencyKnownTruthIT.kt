@@ -43,7 +43,7 @@ class WireLatencyKnownTruthIT {
     fun `every request's wire time lies between the server's own delay and the client's time`() {
         val entry = Catalogue.named("vthread")
         val command = listOf(File(serverJdk, "bin/java").path) +
-            // The bench's heap, collector and access flags; this test streams no JFR, so the server opens no JMX port.
+            // The bench's heap, collector and access flags; this test records no JFR.
             JvmFlags.common(HEAP_MB, Provenance.Jdk.read(serverJdk).feature) +
             listOf("-jar", entry.jarIn(root).path, "--port", "0")
         val log = File(dir, "server.log")
