@@ -88,9 +88,14 @@ mv \"\$f.loom\" \"\$f\"; fi; rm -rf $REMOTE_DIR/segments/$run_id" 2>/dev/null \
   exit "$status"
 }
 trap cleanup EXIT
+# A shell started in the background of a script that has no job control ignores SIGINT, and
+# no trap can undo that: say how to stop the run then.
+[ "$(trap -p INT)" = "trap -- '' SIGINT" ] && say "SIGINT is ignored here (started in the background?): stop the run with kill -TERM $$"
 # While the harness runs, a signal here ends its SSH connection, and the hangup stops it there;
 # its run folder (marked incomplete) still comes back. Before that, there is nothing to keep.
-trap 'if [ -n "$harness_pid" ]; then interrupted=1; kill "$harness_pid" 2>/dev/null; else say "interrupted"; exit 130; fi' INT TERM
+# A signal between starting the SSH connection and knowing its pid is acted on once it is known.
+launching=""
+trap 'interrupted=1; if [ -n "$harness_pid" ]; then kill "$harness_pid" 2>/dev/null; elif [ -z "$launching" ]; then say "interrupted"; exit 130; fi' INT TERM
 
 # Key-only and non-interactive: a host that would ask for a password fails at once instead.
 ssh_opts=(-o LogLevel=ERROR -o BatchMode=yes -o StrictHostKeyChecking=accept-new -o "UserKnownHostsFile=$known_hosts"
@@ -188,6 +193,8 @@ for i in "${!loadgens[@]}"; do tune_host "loadgen-$i" on_lg "${loadgens[$i]}"; d
 harness_args=(--profile "$PROFILE" --servers "$SERVERS" --pin-threshold-ms "$PIN_THRESHOLD_MS" --server-port "$SERVER_PORT"
   --server-jdk "$rdir/jdk/$(jdk_name "$server_jdk")" --k6 "$rdir/bin/k6-$k6_version" --repo . --results ../results --git-commit "$commit")
 [ -n "$dirty" ] && harness_args+=("$dirty")
+# For the tests of stopping only: the first pass holds in this phase until the run is stopped.
+[ -n "${LAB_HOLD_IN:-}" ] && harness_args+=(--hold-in "$LAB_HOLD_IN")
 if [ ${#loadgens[@]} -gt 0 ]; then
   # The address the SUT sends from toward the load generators: the servers listen there and nowhere else public.
   first="$(parse_host "${loadgens[0]}" | cut -d' ' -f1)"
@@ -210,18 +217,24 @@ else
 fi
 
 # --- 5. the run ---------------------------------------------------------------------------
-# In a terminal (-tt): Ctrl-C reaches the harness as it would locally, and if this connection
-# ends for any reason, the hangup stops the harness, which marks its run folder incomplete and
-# stops the servers and k6 it started.
+# In a terminal (-tt): when this connection ends, for any reason, the hangup stops the harness,
+# which marks its run folder incomplete and stops the servers and k6 it started. That is how
+# Ctrl-C reaches it too: the trap above ends the connection (no keystroke is forwarded: stdin is
+# /dev/null).
 previous="$(on_sut "readlink $rdir/results/latest" 2>/dev/null || true)"
 command="cd $rdir/lab && ulimit -n \"\$(ulimit -Hn)\" && exec $rdir/jdk/$(jdk_name "$harness_jdk")/bin/java \
 --enable-native-access=ALL-UNNAMED -jar lab/target/lab.jar $(printf '%q ' "${harness_args[@]}")"
 say "running the bench on $sut_dest: profile $PROFILE, servers $SERVERS"
 set +e
+launching=1
 ssh -tt "${ssh_opts[@]}" -p "$sut_port" "$sut_dest" "$command" > >(tr -d '\r' | tee "$stage/harness.log") </dev/null &
 harness_pid=$!
+launching=""
+[ -n "$interrupted" ] && kill "$harness_pid" 2>/dev/null
 wait "$harness_pid"
 status=$?
+# A trapped signal ends the wait early; the connection ends soon after the trap's kill.
+while kill -0 "$harness_pid" 2>/dev/null; do wait "$harness_pid"; done
 harness_pid=""
 set -e
 [ -n "$interrupted" ] && status=130

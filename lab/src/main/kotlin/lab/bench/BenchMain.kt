@@ -73,6 +73,11 @@ private class BenchCommand : CliktCommand(name = "bench") {
     )
     private val sourceDirty by option("--git-dirty", help = "with --git-commit: the working tree had changes").flag()
     private val knownHosts by option("--known-hosts", help = "the load generators' host keys, kept for this run").file()
+    private val holdIn by option(
+        "--hold-in",
+        hidden = true,
+        help = "for tests of stopping: hold the first pass that reaches this phase until the run is stopped",
+    )
 
     private val ballastArgs: List<String>
         get() = if (ballastBytes > 0) listOf("--socket-ballast-bytes", "$ballastBytes", "--socket-ballast", ballastKind) else emptyList()
@@ -131,6 +136,7 @@ private class BenchCommand : CliktCommand(name = "bench") {
                 repo, profile, decision, File(serverJdk, "bin/java"), jdk.feature, k6,
                 File(repo, "loadtests/bench.js"), stubLatencyMs, jfr, bindAddress, serverPort, generators, split,
                 serverArgs = ballastArgs,
+                holdIn = holdIn,
             )
             val rate = jsonRate(declared, File(runDir, "calibration"), manifest, progress)
             runPasses(declared.copy(profile = profile.copy(jsonRatePerSecond = rate)), runDir, manifest, progress)

@@ -34,6 +34,8 @@ data class RunSetup(
     val cpuSplit: CpuSplit? = null,
     /** Options every server of the run gets besides its address and stub: the socket ballast of the known-truth test. */
     val serverArgs: List<String> = emptyList(),
+    /** For tests of stopping: the phase in which a pass holds, with its server and k6 started, until the run is stopped. */
+    val holdIn: String? = null,
 ) {
     /** The run's flags, the same for every server: [Manifest.jvmFlags], and [Manifest.jfrFlags] for a pass that streams JFR. */
     fun serverFlags(streamJfr: Boolean): List<String> =

@@ -179,6 +179,7 @@ class ServerRun(
         while (!k6.awaitExit(LOAD_SAMPLE_MS)) {
             if (!process.isAlive) throw ServerFailure("${exitDescription(process.exitValue())} during ${clock.phase()}")
             if (System.nanoTime() > deadlineNs) throw ServerFailure("k6 did not finish within the profile's time plus $K6_GRACE_S s")
+            if (setup.holdIn == clock.phase()) hold(clock.phase())
             val live = k6.live()
             val rate = live?.rateSince(previous) ?: 0.0
             previous = live ?: previous
@@ -196,6 +197,15 @@ class ServerRun(
                 progress.line(label, clock, setup.profile.durationSeconds, live, rate, sample, jfr?.heapUsedBytes, jfr?.pinnedEvents?.get())
             }
         }
+    }
+
+    /**
+     * Stays here until the harness is stopped, having said so in `holding`: a test of stopping
+     * then stops a run at a moment it knows, rather than racing the run to its end.
+     */
+    private fun hold(phase: String): Nothing {
+        File(dir, "holding").writeText(phase)
+        while (true) Thread.sleep(LOAD_SAMPLE_MS)
     }
 
     private fun outcome(measured: Measured, clock: RunClock, failure: String?, startNs: Long): ServerOutcome {
