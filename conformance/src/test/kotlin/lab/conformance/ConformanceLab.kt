@@ -12,11 +12,21 @@ object ConformanceLab {
     /** Frames above this many bytes must close the socket with 1009. */
     const val MAX_FRAME_BYTES = 4096
 
+    /** The servers' downstream timeout here: short, so a hanging downstream costs a test little. */
+    const val DOWNSTREAM_TIMEOUT_MS = 2_000L
+
     val stub: LabProcess by lazy { LabProcess.start("stub", Stub.JAR, "--latency-ms", "5") }
 
     private val servers = ConcurrentHashMap<String, LabProcess>()
 
     fun server(name: String): LabProcess = servers.computeIfAbsent(name) {
-        Catalogue.named(name).start("--downstream-url", stub.baseUrl.toString(), "--max-frame-bytes", MAX_FRAME_BYTES.toString())
+        Catalogue.named(name).start(
+            "--downstream-url",
+            stub.baseUrl.toString(),
+            "--max-frame-bytes",
+            MAX_FRAME_BYTES.toString(),
+            "--downstream-timeout-ms",
+            DOWNSTREAM_TIMEOUT_MS.toString(),
+        )
     }
 }

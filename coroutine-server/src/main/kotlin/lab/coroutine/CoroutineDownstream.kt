@@ -1,6 +1,7 @@
 package lab.coroutine
 
 import io.ktor.client.HttpClient
+import io.ktor.client.plugins.HttpRequestTimeoutException
 import io.ktor.client.request.get
 import io.ktor.client.statement.bodyAsText
 import io.ktor.http.HttpStatusCode
@@ -19,7 +20,7 @@ import kotlin.coroutines.cancellation.CancellationException
  * why [CoroutineServer] builds it on CIO: ktor-client-java leaves the JDK client's exchange
  * running when its coroutine is cancelled (the stub counted 0 of 2 calls cancelled).
  */
-internal class CoroutineDownstream(private val client: HttpClient, private val baseUrl: String) {
+internal class CoroutineDownstream(private val client: HttpClient, private val baseUrl: String, private val timeoutMs: Long) {
     suspend fun dashboard(userId: String): Reply = try {
         val (profile, metrics) = coroutineScope {
             val profile = async { fetch(DownstreamPaths.profile(userId)) }
@@ -29,10 +30,12 @@ internal class CoroutineDownstream(private val client: HttpClient, private val b
         Handlers.dashboard(userId, profile, metrics)
     } catch (e: DownstreamStatusException) {
         Handlers.downstreamFailed(baseUrl, e.status)
+    } catch (e: HttpRequestTimeoutException) {
+        Handlers.downstreamTimedOut(baseUrl, timeoutMs)
     } catch (e: CancellationException) {
         throw e
     } catch (e: Exception) {
-        // Whatever the client threw (refused, reset, timed out), the downstream gave no answer.
+        // Whatever else the client threw (refused, reset, cut short), the downstream gave no complete answer.
         Handlers.downstreamFailed(baseUrl, null)
     }
 

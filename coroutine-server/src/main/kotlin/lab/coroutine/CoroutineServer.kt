@@ -2,6 +2,7 @@ package lab.coroutine
 
 import io.ktor.client.HttpClient
 import io.ktor.client.engine.cio.CIO
+import io.ktor.client.plugins.HttpTimeout
 import io.ktor.http.ContentType
 import io.ktor.http.HttpStatusCode
 import io.ktor.http.content.OutgoingContent
@@ -53,8 +54,11 @@ class CoroutineServer(private val config: ServerConfig) {
 
     private val client = HttpClient(CIO) {
         expectSuccess = false
+        // The contract's one bound, through the plugin, instead of CIO's own 15 s on top of it.
+        engine { requestTimeout = 0 }
+        install(HttpTimeout) { requestTimeoutMillis = config.limits.downstreamTimeoutMs }
     }
-    private val downstream = CoroutineDownstream(client, config.downstreamUrl)
+    private val downstream = CoroutineDownstream(client, config.downstreamUrl, config.limits.downstreamTimeoutMs)
 
     /** Serves until the process is told to stop; Ktor's own shutdown hook stops Netty on SIGTERM. */
     fun serveUntilStopped() {

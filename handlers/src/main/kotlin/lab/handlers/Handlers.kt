@@ -36,16 +36,20 @@ object Handlers {
     }
 
     /**
-     * The downstream call failed: [status] is what it answered, or null when it could not be
-     * reached. The text names no client exception, since the servers' clients differ and
-     * their answers must not.
+     * A downstream call failed: [status] is what it answered instead of 200, or null when it
+     * gave no complete answer (refused, reset, or cut short). The text names no client
+     * exception, since the servers' clients differ and their answers must not.
      */
     fun downstreamFailed(downstreamUrl: String, status: Int?): Reply = Reply.error(
         502,
         if (status == null) {
-            "the downstream service at $downstreamUrl could not be reached; start it with `make stub`"
+            "the downstream service at $downstreamUrl gave no complete answer; is it running? `make stub` starts it"
         } else {
             "the downstream service at $downstreamUrl answered $status"
         },
     )
+
+    /** A downstream call took longer than [Limits.downstreamTimeoutMs] and was abandoned: the gateway's timeout, 504. */
+    fun downstreamTimedOut(downstreamUrl: String, timeoutMs: Long): Reply =
+        Reply.error(504, "the downstream service at $downstreamUrl did not answer within $timeoutMs ms")
 }

@@ -13,4 +13,11 @@ data class Limits(
     val maxBytes: Long = 4L shl 30,
     /** Largest WebSocket frame or message, in bytes; a bigger one closes the socket with 1009. */
     val maxFrameBytes: Int = 64 * 1024,
+    /**
+     * Longest a downstream call may take, from sending it to the last byte of its answer, in
+     * ms; a slower one is abandoned and `/dashboard` answers 504. Every server's client applies
+     * this one bound (a client's own default would differ between engines: Ktor's CIO gives up
+     * after 15 s, Jetty's client never). It is well above any stub latency the bench runs with.
+     */
+    val downstreamTimeoutMs: Long = 20_000,
 )

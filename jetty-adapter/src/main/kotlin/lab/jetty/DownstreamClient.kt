@@ -8,6 +8,8 @@ import org.eclipse.jetty.client.HttpClient
 import org.eclipse.jetty.client.Request
 import org.eclipse.jetty.util.thread.QueuedThreadPool
 import java.io.IOException
+import java.util.concurrent.TimeUnit
+import java.util.concurrent.TimeoutException
 
 /**
  * The one downstream client of every Jetty server: Jetty's own `HttpClient`, so the three
@@ -17,7 +19,7 @@ import java.io.IOException
  * is in flight. (OkHttp could not serve both: its `enqueue` runs each call on a thread of its
  * dispatcher, so an "asynchronous" call would still hold a thread.)
  */
-internal class DownstreamClient(val baseUrl: String) : AutoCloseable {
+internal class DownstreamClient(val baseUrl: String, private val timeoutMs: Long) : AutoCloseable {
     private val client = HttpClient().apply {
         // Its selector and callbacks run here: a few engine threads, the same on every model.
         executor = QueuedThreadPool(CLIENT_THREADS, 2).apply { name = "jetty-client" }
@@ -29,9 +31,13 @@ internal class DownstreamClient(val baseUrl: String) : AutoCloseable {
         start()
     }
 
-    /** `/dashboard`'s two calls for [userId], not yet sent: the profile, then the metrics. */
+    /**
+     * `/dashboard`'s two calls for [userId], not yet sent: the profile, then the metrics. Each
+     * is bounded, from sending to its last byte, by the contract's downstream timeout.
+     */
     fun dashboardCalls(userId: String): List<Request> =
-        listOf(DownstreamPaths.profile(userId), DownstreamPaths.metrics(userId)).map { client.newRequest(baseUrl + it) }
+        listOf(DownstreamPaths.profile(userId), DownstreamPaths.metrics(userId))
+            .map { client.newRequest(baseUrl + it).timeout(timeoutMs, TimeUnit.MILLISECONDS) }
 
     /** The body of a downstream answer; any status but 200 is the downstream's failure. */
     fun body(response: ContentResponse): String {
@@ -39,8 +45,15 @@ internal class DownstreamClient(val baseUrl: String) : AutoCloseable {
         return response.contentAsString
     }
 
-    /** The answer when a call failed: with the status the downstream gave, or none if it could not be reached. */
-    fun failed(cause: Throwable?): Reply = Handlers.downstreamFailed(baseUrl, (cause as? DownstreamStatusException)?.status)
+    /**
+     * The answer when a call failed: a timeout (the client reports it as a [TimeoutException],
+     * bare or wrapped, depending on the form of the call), the status the downstream gave, or
+     * no complete answer.
+     */
+    fun failed(cause: Throwable?): Reply = when {
+        generateSequence(cause) { it.cause }.any { it is TimeoutException } -> Handlers.downstreamTimedOut(baseUrl, timeoutMs)
+        else -> Handlers.downstreamFailed(baseUrl, (cause as? DownstreamStatusException)?.status)
+    }
 
     override fun close() = client.stop()
 

@@ -37,7 +37,7 @@ class JettyLabServer(private val config: ServerConfig, private val model: JettyM
         }
         server.addConnector(connector)
 
-        val downstream = DownstreamClient(config.downstreamUrl)
+        val downstream = DownstreamClient(config.downstreamUrl, config.limits.downstreamTimeoutMs)
         val webSockets = WebSocketUpgradeHandler.from(server) { container ->
             val maxFrameBytes = config.limits.maxFrameBytes.toLong()
             container.maxFrameSize = maxFrameBytes

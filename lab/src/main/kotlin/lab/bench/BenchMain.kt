@@ -26,6 +26,7 @@ import lab.bench.load.LoadGeneratorLost
 import lab.bench.load.LoadGenerators
 import lab.bench.load.Profile
 import lab.bench.load.SshHost
+import lab.handlers.Limits
 import lab.support.JvmFlags
 import lab.support.LabMain
 import lab.support.ManifestFile
@@ -51,8 +52,10 @@ private class BenchCommand : CliktCommand(name = "bench") {
         .restrictTo(0L..60_000L).default(20)
     private val jsonRate by option("--json-rate", help = "run /json at this rate instead of calibrating one").int()
         .restrictTo(1..100_000)
+
+    // Well inside the servers' downstream timeout, so no /dashboard of a run times out by design.
     private val stubLatencyMs by option("--stub-latency-ms", help = "the downstream stub's latency").long()
-        .restrictTo(0L..10_000L).default(20)
+        .restrictTo(0L..Limits().downstreamTimeoutMs / 2).default(20)
     private val ballastBytes by option(
         "--socket-ballast-bytes",
         help = "make every server retain this many bytes per open WebSocket (the memory pipeline's known truth)",

@@ -3,7 +3,10 @@ package lab.stub
 import io.netty.buffer.Unpooled
 import io.netty.channel.ChannelHandlerContext
 import io.netty.channel.SimpleChannelInboundHandler
+import io.netty.channel.socket.SocketChannel
 import io.netty.handler.codec.http.DefaultFullHttpResponse
+import io.netty.handler.codec.http.DefaultHttpContent
+import io.netty.handler.codec.http.DefaultHttpResponse
 import io.netty.handler.codec.http.FullHttpRequest
 import io.netty.handler.codec.http.HttpHeaderNames
 import io.netty.handler.codec.http.HttpResponseStatus
@@ -11,6 +14,7 @@ import io.netty.handler.codec.http.HttpUtil
 import io.netty.handler.codec.http.HttpVersion
 import io.netty.handler.codec.http.QueryStringDecoder
 import io.netty.util.concurrent.ScheduledFuture
+import lab.handlers.ContentTypes
 import lab.handlers.LabJson
 import lab.handlers.Reply
 import java.util.concurrent.TimeUnit
@@ -34,7 +38,10 @@ internal class StubHandler(
         when {
             path == "/health" -> respond(ctx, keepAlive, Reply.text(200, "ok"))
             path == "/stats" -> respond(ctx, keepAlive, LabJson.reply(200, counters.snapshot()))
-            segments.size == 2 && segments[0] == "profile" -> later(ctx, keepAlive) { LabJson.reply(200, StubAnswers.profile(segments[1])) }
+            segments.size == 2 && segments[0] == "profile" -> when (val fault = StubFault.forUser(segments[1])) {
+                null -> later(ctx, keepAlive) { LabJson.reply(200, StubAnswers.profile(segments[1])) }
+                else -> fail(ctx, keepAlive, fault)
+            }
             segments.size == 2 && segments[0] == "metrics" -> later(ctx, keepAlive) { LabJson.reply(200, StubAnswers.metrics(segments[1])) }
             else -> respond(ctx, keepAlive, Reply.error(404, "the stub answers /profile/{userId}, /metrics/{userId}, /stats and /health"))
         }
@@ -47,6 +54,27 @@ internal class StubHandler(
             counters.finished.incrementAndGet()
             respond(ctx, keepAlive, reply())
         }, latencyMs, TimeUnit.MILLISECONDS)
+    }
+
+    private fun fail(ctx: ChannelHandlerContext, keepAlive: Boolean, fault: StubFault) {
+        when (fault) {
+            StubFault.SERVER_ERROR -> respond(ctx, keepAlive, Reply.error(500, "the stub failed as asked: ${fault.userId}"))
+            StubFault.NOT_FOUND -> respond(ctx, keepAlive, Reply.error(404, "the stub knows no ${fault.userId}, as asked"))
+            StubFault.NOT_JSON -> respond(ctx, keepAlive, Reply.text(200, "<html>an error page where JSON belongs</html>"))
+            StubFault.CUT_SHORT -> {
+                val response = DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK)
+                response.headers().set(HttpHeaderNames.CONTENT_TYPE, ContentTypes.JSON).setInt(HttpHeaderNames.CONTENT_LENGTH, 1_000)
+                ctx.write(response)
+                ctx.writeAndFlush(DefaultHttpContent(Unpooled.wrappedBuffer("{\"userId\":".toByteArray()))).addListener { ctx.close() }
+            }
+            StubFault.RESET -> {
+                // A zero linger turns the close into a reset.
+                (ctx.channel() as SocketChannel).config().setSoLinger(0)
+                ctx.close()
+            }
+            // The caller's connection stays open, unanswered, until the caller gives up and closes it.
+            StubFault.HANG -> Unit
+        }
     }
 
     override fun channelInactive(ctx: ChannelHandlerContext) {

@@ -11,7 +11,8 @@ import com.github.ajalt.clikt.parameters.types.restrictTo
 import lab.support.ReadyLine
 
 private class StubCommand : CliktCommand(name = "stub") {
-    override fun help(context: Context) = "The downstream service /dashboard calls, with a fixed latency."
+    override fun help(context: Context) =
+        "The downstream service /dashboard calls, with a fixed latency; /profile/fault-<kind> fails on purpose (see StubFault)."
 
     private val host by option("--host", help = "address to listen on").default("127.0.0.1")
     private val port by option("--port", help = "port to listen on; 0 picks a free one").int().restrictTo(0..65535).default(8090)

@@ -34,6 +34,10 @@ abstract class ServerCommand(private val engine: String, private val model: Stri
         .default(defaults.maxBytes)
     private val maxFrameBytes by option("--max-frame-bytes", help = "largest WebSocket frame; bigger ones close with 1009")
         .int().restrictTo(1..Int.MAX_VALUE).default(defaults.maxFrameBytes)
+    private val downstreamTimeoutMs by option(
+        "--downstream-timeout-ms",
+        help = "longest a downstream call may take before /dashboard answers 504",
+    ).long().restrictTo(1..Long.MAX_VALUE).default(defaults.downstreamTimeoutMs)
     private val socketBallastBytes by option(
         "--socket-ballast-bytes",
         help = "bytes every open WebSocket holds until it closes: the memory pipeline's known truth; 0 holds none",
@@ -48,7 +52,7 @@ abstract class ServerCommand(private val engine: String, private val model: Stri
             host = host,
             port = port,
             downstreamUrl = downstreamUrl.trimEnd('/'),
-            limits = Limits(maxDelayMs, maxCpuIterations, maxBytes, maxFrameBytes),
+            limits = Limits(maxDelayMs, maxCpuIterations, maxBytes, maxFrameBytes, downstreamTimeoutMs),
             socketBallast = SocketBallast(socketBallastBytes, socketBallastKind),
         )
         serve(config)
