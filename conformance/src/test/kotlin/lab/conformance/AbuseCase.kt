@@ -154,10 +154,11 @@ data class AbuseCase(
             frames("ws: a close after a close", "6455 5.5.1", CLEAN_CLOSE, Frame.close(1000), Frame.close(1000)),
             // --- the upgrade handshake (6455 4.2) ---
             handshake("upgrade: no Sec-WebSocket-Key", "6455 4.2.1", listOf("status 400")) { it.remove("Sec-WebSocket-Key") },
-            handshake("upgrade: Sec-WebSocket-Version 8", "6455 4.4", listOf("status 426 version 13")) {
+            handshake("upgrade: Sec-WebSocket-Version 8", "6455 4.4", listOf("status 426 upgrade websocket version 13")) {
                 it["Sec-WebSocket-Version"] = "8"
             },
             handshake("upgrade: no Connection: Upgrade", "6455 4.2.1", listOf("status 400")) { it.remove("Connection") },
+            handshake("upgrade: a plain GET of /ws", "9110 15.5.22", listOf("status 426 upgrade websocket")) { it.clear() },
             // --- the request line and headers (RFC 9110, 9112) ---
             http("http: version HTTP/9.9", "9110 15.6.6", listOf("status 505"), "GET /health HTTP/9.9\r\nHost: {host}\r\n\r\n"),
             http("http: a request line that is not one", "9112 3", listOf("status 400"), "HELLO\r\n\r\n"),
@@ -203,8 +204,11 @@ data class AbuseCase(
             while (true) {
                 when (val head = readHead()) {
                     is RawWire.Reply.Head -> {
-                        val version = head.headers["sec-websocket-version"]?.takeIf { upgradeHeaders && head.status == 426 }
-                        events += "status ${head.status}" + (version?.let { " version $it" } ?: "")
+                        // A 426 names the protocol to upgrade to (RFC 9110 15.5.22) and, for a WebSocket, its versions (6455 4.4).
+                        val named = listOf("upgrade", "sec-websocket-version")
+                            .mapNotNull { name -> head.headers[name]?.let { "${name.substringAfterLast('-')} $it" } }
+                            .takeIf { upgradeHeaders && head.status == 426 }
+                        events += (listOf("status ${head.status}") + named.orEmpty()).joinToString(" ")
                         if (head.status == 101) return events
                         runCatching { skipBody(head) }.onFailure { return events + "closed" }
                     }

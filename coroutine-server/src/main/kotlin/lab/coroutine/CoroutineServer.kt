@@ -4,10 +4,12 @@ import io.ktor.client.HttpClient
 import io.ktor.client.engine.cio.CIO
 import io.ktor.client.plugins.HttpTimeout
 import io.ktor.http.ContentType
+import io.ktor.http.HttpHeaders
 import io.ktor.http.HttpStatusCode
 import io.ktor.http.content.OutgoingContent
 import io.ktor.server.application.Application
 import io.ktor.server.application.ApplicationCall
+import io.ktor.server.application.ApplicationCallPipeline
 import io.ktor.server.application.ApplicationStopped
 import io.ktor.server.application.ServerReady
 import io.ktor.server.application.install
@@ -16,20 +18,18 @@ import io.ktor.server.engine.connector
 import io.ktor.server.engine.embeddedServer
 import io.ktor.server.http.HttpRequestLifecycle
 import io.ktor.server.netty.Netty
+import io.ktor.server.request.ApplicationRequest
 import io.ktor.server.request.httpMethod
+import io.ktor.server.request.httpVersion
 import io.ktor.server.request.path
 import io.ktor.server.response.respond
 import io.ktor.server.response.respondBytes
 import io.ktor.server.routing.route
 import io.ktor.server.routing.routing
 import io.ktor.server.websocket.WebSockets
-import io.ktor.server.websocket.webSocket
+import io.ktor.server.websocket.webSocketRaw
 import io.ktor.utils.io.ByteWriteChannel
 import io.ktor.utils.io.writeFully
-import io.ktor.websocket.Frame
-import io.ktor.websocket.FrameTooBigException
-import io.ktor.websocket.readBytes
-import io.ktor.websocket.readText
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.runBlocking
@@ -41,6 +41,7 @@ import lab.handlers.LiveCounters
 import lab.handlers.PayloadBytes
 import lab.handlers.Reply
 import lab.handlers.Router
+import lab.handlers.WebSocketHandshake
 import lab.support.ServerConfig
 
 /**
@@ -90,26 +91,17 @@ class CoroutineServer(private val config: ServerConfig) {
         install(WebSockets) {
             maxFrameSize = config.limits.maxFrameBytes.toLong()
         }
+        // What Netty and Ktor let through and the RFCs refuse, refused before routing, with the core's answers.
+        intercept(ApplicationCallPipeline.Plugins) {
+            refusal(context.request)?.let {
+                context.reply(it)
+                finish()
+            }
+        }
         routing {
-            webSocket("/ws") {
-                counters.openSocket().use {
-                    try {
-                        // This coroutine *is* the socket's task: it suspends here until the next frame.
-                        // Pings are answered by Ktor's session before they reach this loop.
-                        for (frame in incoming) {
-                            when (frame) {
-                                is Frame.Text -> send(Frame.Text(frame.readText()))
-                                is Frame.Binary -> send(Frame.Binary(true, frame.readBytes()))
-                                else -> Unit
-                            }
-                        }
-                    } catch (e: FrameTooBigException) {
-                        // Ktor has queued a 1009 close frame. Rethrowing would make it drop the
-                        // connection before that frame goes out (the client would see 1006), so
-                        // wait for the close handshake instead.
-                        closeReason.await()
-                    }
-                }
+            webSocketRaw("/ws") {
+                // This coroutine *is* the socket's task: it suspends until the next frame.
+                counters.openSocket().use { echoPerRfc(config.limits.maxFrameBytes) }
             }
             route("{...}") {
                 handle { counters.inFlight { serve(call) } }
@@ -143,8 +135,26 @@ class CoroutineServer(private val config: ServerConfig) {
         }
     }
 
-    private suspend fun ApplicationCall.reply(reply: Reply) =
+    /**
+     * Netty parses any `HTTP/x.y` and Ktor serves a request without `Host`; RFC 9110 and 9112
+     * refuse both (the Jetty servers do so in Jetty's parser). The WebSockets plugin upgrades
+     * any handshake its route matches, without a key or with another version.
+     */
+    private fun refusal(request: ApplicationRequest): Reply? = when {
+        request.httpVersion !in HTTP_VERSIONS -> Handlers.versionNotSupported(request.httpVersion)
+        request.httpVersion == "HTTP/1.1" && request.headers[HttpHeaders.Host] == null -> Handlers.hostMissing()
+        else -> WebSocketHandshake.refusal(request.path()) { request.headers[it] }
+    }
+
+    private suspend fun ApplicationCall.reply(reply: Reply) {
+        // Ktor guards Upgrade as an engine-only header; a 426 must carry it (RFC 9110 15.5.22).
+        reply.headers.forEach { (name, value) -> response.headers.append(name, value, safeOnly = false) }
         respondBytes(reply.body, ContentType.parse(reply.contentType), HttpStatusCode.fromValue(reply.status))
+    }
+
+    private companion object {
+        val HTTP_VERSIONS = setOf("HTTP/1.0", "HTTP/1.1")
+    }
 
     /** Streams `/bytes` with a known length, chunk by chunk, suspending while the socket is full. */
     private class PayloadContent(private val size: Long) : OutgoingContent.WriteChannelContent() {

@@ -20,7 +20,15 @@ object Handlers {
 
     fun stats(engine: String, model: String, counters: LiveCounters): Reply = LabJson.reply(200, counters.snapshot(engine, model))
 
-    fun webSocketWithoutUpgrade(): Reply = Reply.error(426, "/ws is a WebSocket endpoint: send an Upgrade: websocket request")
+    // RFC 9110 15.5.22: a 426 names the protocol to upgrade to.
+    fun webSocketWithoutUpgrade(): Reply =
+        Reply.error(426, "/ws is a WebSocket endpoint: send an Upgrade: websocket request", "Upgrade" to "websocket")
+
+    /** RFC 9110 15.6.6: a major version other than 1 is not spoken here. */
+    fun versionNotSupported(version: String): Reply = Reply.error(505, "this server speaks HTTP/1.0 and HTTP/1.1, not $version")
+
+    /** RFC 9112 3.2: an HTTP/1.1 request must name its host. */
+    fun hostMissing(): Reply = Reply.error(400, "an HTTP/1.1 request needs a Host header")
 
     /** The answer when the server's bounded thread pool has no thread left for a request. */
     fun overloaded(): Reply = Reply.error(503, "server thread pool exhausted; retry later or start the server with more --threads")

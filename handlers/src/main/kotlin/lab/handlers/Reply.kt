@@ -6,13 +6,20 @@ package lab.handlers
  * Servers never build bodies or pick content types themselves; they copy these fields
  * onto their engine's response, which is what makes the three servers' answers identical.
  */
-class Reply(val status: Int, val contentType: String, val body: ByteArray) {
+class Reply(
+    val status: Int,
+    val contentType: String,
+    val body: ByteArray,
+    /** Headers an answer must carry besides its type and length, such as a 426's `Upgrade`. */
+    val headers: List<Pair<String, String>> = emptyList(),
+) {
     override fun toString(): String = "Reply($status, $contentType, ${body.size} bytes)"
 
     companion object {
         fun text(status: Int, text: String): Reply = Reply(status, ContentTypes.TEXT, text.toByteArray())
 
-        fun error(status: Int, message: String): Reply = LabJson.reply(status, ErrorBody(message))
+        fun error(status: Int, message: String, vararg headers: Pair<String, String>): Reply =
+            Reply(status, ContentTypes.JSON, LabJson.encode(ErrorBody(message)), headers.toList())
     }
 }
 

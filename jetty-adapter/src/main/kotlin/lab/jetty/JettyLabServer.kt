@@ -48,7 +48,7 @@ class JettyLabServer(private val config: ServerConfig, private val model: JettyM
             container.addMapping("/ws") { _, _, _ -> model.webSocket(counters) }
         }
         webSockets.handler = model.requests(config, counters, downstream)
-        server.handler = webSockets
+        server.handler = HandshakeCheck(webSockets)
         server.stopTimeout = ServerConfig.SHUTDOWN_GRACE_MS
         server.stopAtShutdown = true
 

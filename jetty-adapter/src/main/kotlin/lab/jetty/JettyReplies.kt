@@ -11,5 +11,6 @@ internal fun Response.send(reply: Reply, callback: Callback) {
     status = reply.status
     headers.put(HttpHeader.CONTENT_TYPE, reply.contentType)
     headers.put(HttpHeader.CONTENT_LENGTH, reply.body.size.toLong())
+    reply.headers.forEach { (name, value) -> headers.add(name, value) }
     write(true, ByteBuffer.wrap(reply.body), callback)
 }
