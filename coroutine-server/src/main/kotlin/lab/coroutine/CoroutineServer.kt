@@ -30,6 +30,7 @@ import io.ktor.server.websocket.WebSockets
 import io.ktor.server.websocket.webSocketRaw
 import io.ktor.utils.io.ByteWriteChannel
 import io.ktor.utils.io.writeFully
+import io.ktor.websocket.ChannelOverflow
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.runBlocking
@@ -90,6 +91,14 @@ class CoroutineServer(private val config: ServerConfig) {
         install(HttpRequestLifecycle) { cancelCallOnClose = true }
         install(WebSockets) {
             maxFrameSize = config.limits.maxFrameBytes.toLong()
+            // One frame each way, as Jetty's servers hold (they demand the next frame once an echo
+            // is written): a client that never reads its echoes is pushed back, instead of the
+            // unlimited default queues keeping every echo it will not take (130 MiB of 128 sent,
+            // SlowReaderTest).
+            channels {
+                incoming = bounded(1, ChannelOverflow.SUSPEND)
+                outgoing = bounded(1, ChannelOverflow.SUSPEND)
+            }
         }
         // What Netty and Ktor let through and the RFCs refuse, refused before routing, with the core's answers.
         intercept(ApplicationCallPipeline.Plugins) {

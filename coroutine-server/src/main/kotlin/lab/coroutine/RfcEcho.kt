@@ -5,6 +5,7 @@ import io.ktor.websocket.Frame
 import io.ktor.websocket.FrameTooBigException
 import io.ktor.websocket.ProtocolViolationException
 import io.ktor.websocket.WebSocketSession
+import kotlinx.coroutines.channels.ClosedSendChannelException
 import kotlinx.coroutines.delay
 import java.io.ByteArrayOutputStream
 import java.nio.ByteBuffer
@@ -17,18 +18,24 @@ import java.nio.charset.CodingErrorAction
  * through what RFC 6455 forbids (reserved bits, invalid close codes, invalid UTF-8), so this
  * loop applies the RFC's rules, as Jetty's session does for the other servers. Frames Ktor's own
  * reader refuses (a reserved opcode, a control frame over 125 bytes or fragmented, a stray
- * continuation, a frame over the limit) it has already answered with 1002 or 1009; then this
- * loop only lets that close go out before the connection ends ([CLOSE_LINGER_MS]).
+ * continuation, a frame over the limit) it answers with 1002 or 1009 too, which this loop makes sure of,
+ * and lets go out before the connection ends ([CLOSE_LINGER_MS]).
  */
 internal suspend fun WebSocketSession.echoPerRfc(maxMessageBytes: Int) {
     val answer = try {
         echoUntilClose(maxMessageBytes)
     } catch (e: ProtocolViolationException) {
-        null
+        close(CloseReason.Codes.PROTOCOL_ERROR)
     } catch (e: FrameTooBigException) {
-        null
+        close(CloseReason.Codes.TOO_BIG)
     }
-    answer?.let { outgoing.send(it) }
+    // Ktor's session may have queued that close itself (it tries, and fails when an echo fills the
+    // one-frame queue); a second one finds the queue closed, or is dropped after the first.
+    try {
+        answer?.let { outgoing.send(it) }
+    } catch (e: ClosedSendChannelException) {
+        // the close is out already, or the peer has gone
+    }
     flush()
     delay(CLOSE_LINGER_MS)
 }
