@@ -44,6 +44,8 @@ data class ServerOutcome(
     @Transient val jsonPerSecond: Double? = null,
     @Transient val jsonDroppedIterations: Long? = null,
     val failedChecks: Long? = null,
+    /** The /dashboard requests that got no 200 (k6's `http_req_failed` over the dashboard scenario). */
+    val dashboardFailures: Long? = null,
     /** The idle sockets k6 opened, of those the profile (after the preflight) asked for. */
     val socketsOpened: Long? = null,
     val socketsPlanned: Int? = null,

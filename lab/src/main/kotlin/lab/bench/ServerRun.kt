@@ -66,6 +66,9 @@ class ServerRun(
         var peakSockets = 0
         var peakRss = 0L
         var peakThreads = 0
+
+        /** How the pass lost its stub, if it did: the server then answers /dashboard with 502, and the pass goes on. */
+        var stubLost: String? = null
     }
 
     fun run(): ServerOutcome {
@@ -180,6 +183,11 @@ class ServerRun(
             if (!process.isAlive) throw ServerFailure("${exitDescription(process.exitValue())} during ${clock.phase()}")
             if (System.nanoTime() > deadlineNs) throw ServerFailure("k6 did not finish within the profile's time plus $K6_GRACE_S s")
             if (setup.holdIn == clock.phase()) hold(clock.phase())
+            measured.stub?.process?.takeIf { measured.stubLost == null && !it.isAlive }?.let {
+                measured.stubLost = "the stub ${exitDescription(it.exitValue())} during ${clock.phase()} at ${clock.seconds()} s: " +
+                    "/dashboard got the servers' 502 from then on"
+                progress.say("$label: ${measured.stubLost}")
+            }
             val live = k6.live()
             val rate = live?.rateSince(previous) ?: 0.0
             previous = live ?: previous
@@ -212,6 +220,8 @@ class ServerRun(
         val summary = measured.k6?.summaryFile?.takeIf { it.isFile }?.let { Json.parseToJsonElement(it.readText()).jsonObject }
         val jsonRequests = summary?.value("http_reqs{endpoint:json}", "count")
         val failedChecks = summary?.value("checks", "fails")?.toLong()
+        // A rate's "passes" are its true samples: for http_req_failed, the failed requests.
+        val dashboardFailures = summary?.value("http_req_failed{scenario:dashboard}", "passes")?.toLong()
         val socketsOpened = summary?.let { it.value("lab_sockets_opened", "count")?.toLong() ?: 0L }
         val planned = setup.preflight.idleSockets
         val firstWholeSecond = { loadSeconds: Int -> measured.loadStartEpochMs?.let { (it + loadSeconds * 1000L + 999) / 1000 } }
@@ -235,9 +245,11 @@ class ServerRun(
             dashboardSteadyFromEpochSecond = firstWholeSecond(setup.profile.dashboardStartSeconds),
             jsonDroppedIterations = summary?.let { steadyFrom?.let { K6Load.droppedIterations(dir, "json", fromEpochSecond = it) } },
             failedChecks = failedChecks,
+            dashboardFailures = dashboardFailures,
             socketsOpened = socketsOpened,
             socketsPlanned = planned,
             marks = listOfNotNull(
+                measured.stubLost,
                 failedChecks?.takeIf { it > 0 }?.let { "$it k6 check(s) failed: not every answer under load was the contract's" },
                 socketsOpened?.takeIf { it < planned }?.let { "${planned - it} of $planned idle sockets never opened" },
                 measured.noWire,

@@ -10,7 +10,7 @@ import kotlin.test.assertNotNull
 import kotlin.test.assertTrue
 
 /** What the harness does when things go wrong: a server dies mid-run, or the user stops the run. */
-@Timeout(value = 4, unit = TimeUnit.MINUTES)
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
 class FailureAndStopIT {
     @Test
     fun `a server killed mid-run is recorded as failed with what it measured, and the next server still runs`() {
@@ -37,6 +37,34 @@ class FailureAndStopIT {
         val chunks = File(harness.runDir(), "$dying/jfr-repository").walkTopDown().filter { it.name.endsWith(".jfr") }.toList()
         assertTrue(chunks.any { it.length() > 0 }, "its unfinished recording stays where it was written")
         assertEquals(next to ServerOutcome.OK, ran.server to ran.status)
+        assertEquals(emptyList(), harness.leftovers(harness.runDir()))
+    }
+
+    @Test
+    fun `a stub killed mid-dashboard is marked on its pass, with its failed dashboards counted, and the next pass runs`() {
+        val harness = Harness("stub-dies")
+        val process = harness.start("--profile", "smoke", "--servers", Catalogue.names.take(2).joinToString(","))
+        harness.waitUntil("the pass order in the manifest", seconds = 90) {
+            runCatching { harness.manifest().passOrder.size == 2 }.getOrDefault(false)
+        }
+        val (hit, next) = harness.manifest().passOrder
+        harness.waitUntil("$hit in its /dashboard phase", seconds = 150) {
+            File(harness.runDir(), "$hit/load.csv").takeIf { it.isFile }?.readLines()?.lastOrNull()?.split(',')?.getOrNull(1) == "dashboard"
+        }
+        val stub = assertNotNull(harness.readyPid(File(harness.runDir(), "$hit/stub.log")))
+        ProcessHandle.of(stub).ifPresent { it.destroyForcibly() }
+
+        assertEquals(0, harness.await(process, minutes = 3), "a lost stub is no server's failure")
+        val (lost, ran) = harness.manifest().outcomes
+        assertEquals(hit to ServerOutcome.OK, lost.server to lost.status)
+        assertTrue(lost.marks.any { it.startsWith("the stub exited with code 137") && "during dashboard" in it }, "${lost.marks}")
+        assertTrue(
+            (lost.dashboardFailures ?: 0) > 0,
+            "the dashboards after the stub's end failed, and are counted: ${lost.dashboardFailures}",
+        )
+        assertEquals(next to ServerOutcome.OK, ran.server to ran.status)
+        assertEquals(0L, ran.dashboardFailures, "the next pass has a stub of its own")
+        assertTrue(ran.marks.none { "stub" in it }, "${ran.marks}")
         assertEquals(emptyList(), harness.leftovers(harness.runDir()))
     }
 
