@@ -111,6 +111,7 @@ class CoroutineServer(private val config: ServerConfig) {
             webSocketRaw("/ws") {
                 // This coroutine *is* the socket's task: it suspends until the next frame.
                 counters.openSocket().use { echoPerRfc(config.limits.maxFrameBytes) }
+                letLastFrameOut()
             }
             route("{...}") {
                 handle { counters.inFlight { serve(call) } }

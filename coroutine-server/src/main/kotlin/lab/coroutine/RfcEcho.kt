@@ -19,7 +19,7 @@ import java.nio.charset.CodingErrorAction
  * loop applies the RFC's rules, as Jetty's session does for the other servers. Frames Ktor's own
  * reader refuses (a reserved opcode, a control frame over 125 bytes or fragmented, a stray
  * continuation, a frame over the limit) it answers with 1002 or 1009 too, which this loop makes sure of,
- * and lets go out before the connection ends ([CLOSE_LINGER_MS]).
+ * and [letLastFrameOut] lets it go out before the connection ends.
  */
 internal suspend fun WebSocketSession.echoPerRfc(maxMessageBytes: Int) {
     val answer = try {
@@ -37,8 +37,13 @@ internal suspend fun WebSocketSession.echoPerRfc(maxMessageBytes: Int) {
         // the close is out already, or the peer has gone
     }
     flush()
-    delay(CLOSE_LINGER_MS)
 }
+
+/**
+ * Keeps the connection until the session's last frame has gone out: call it once the socket's
+ * task is over, outside its count of open sockets, which the close ended (as on Jetty's servers).
+ */
+internal suspend fun letLastFrameOut() = delay(CLOSE_LINGER_MS)
 
 /**
  * How long the session outlives its last frame. Once the handler returns, Ktor's upgrade tears

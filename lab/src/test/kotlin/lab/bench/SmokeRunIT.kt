@@ -142,6 +142,13 @@ class SmokeRunIT {
     }
 
     @Test
+    fun `every server's memory before the first socket is measured, with no socket open`() {
+        for (outcome in manifest.outcomes) {
+            assertTrue(outcome.marks.none { "before the first socket" in it }, "${outcome.folder}: ${outcome.marks}")
+        }
+    }
+
+    @Test
     fun `the wire saw the json requests k6 had answered, each once, or the pass says why it could not`() {
         for (outcome in manifest.outcomes) {
             val server = outcome.folder!!

@@ -116,6 +116,11 @@ class MemoryCollector(
         return count
     }
 
+    /** Waits, at most until [deadlineNs], until the server counts no open socket. */
+    fun awaitNoSockets(deadlineNs: Long) {
+        while (openSockets() > 0 && System.nanoTime() - deadlineNs < 0) Thread.sleep(POLL_MS)
+    }
+
     private fun openSockets(): Int {
         val request = HttpRequest.newBuilder(URI("${baseUrl.trimEnd('/')}/stats")).timeout(Duration.ofSeconds(10)).build()
         val response = http.sendWithin(request, HttpResponse.BodyHandlers.ofString())

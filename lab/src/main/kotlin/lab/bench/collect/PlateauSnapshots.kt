@@ -31,8 +31,14 @@ class PlateauSnapshots(private val memory: MemoryCollector, private val profile:
     /** One sentence per snapshot that failed or was skipped, for the pass's marks. */
     val problems: MutableList<String> = CopyOnWriteArrayList()
 
-    /** The snapshot before any socket, taken now, on the caller's thread. */
-    fun atRest() = take("before the first socket") { memory.snapshot() }
+    /**
+     * The snapshot before any socket, taken on the caller's thread once the contract check's
+     * WebSocket, which it has just dropped, is gone from the server's count too.
+     */
+    fun atRest() = take("before the first socket") {
+        memory.awaitNoSockets(System.nanoTime() + TimeUnit.SECONDS.toNanos(AT_REST_WAIT_S))
+        memory.snapshot()
+    }
 
     /** Schedules each step's snapshot, counting from now: call it when k6's timeline starts. */
     fun scheduleFromLoadStart() {
@@ -91,5 +97,8 @@ class PlateauSnapshots(private val memory: MemoryCollector, private val profile:
         private val TAIL_NS = TimeUnit.SECONDS.toNanos(1)
 
         private const val CLOSE_WAIT_S = 5L
+
+        /** Longest the at-rest snapshot waits for the server to let go of the contract check's socket. */
+        private const val AT_REST_WAIT_S = 5L
     }
 }
