@@ -90,6 +90,13 @@ data class AbuseCase(
             frames("ws: RSV3 set with no extension", "6455 5.2", FAIL, Frame(Frame.TEXT, "a".toByteArray(), rsv = 1)),
             frames("ws: reserved data opcode 3", "6455 5.2", FAIL, Frame(3, "a".toByteArray())),
             frames("ws: reserved control opcode 11", "6455 5.2", FAIL, Frame(11)),
+            frames(
+                "ws: a message, then a reserved opcode",
+                "6455 5.2",
+                listOf("text a") + FAIL,
+                Frame.text("a"),
+                Frame(3, "b".toByteArray()),
+            ),
             frames("ws: an unmasked client frame", "6455 5.1", FAIL, Frame.text("a") to false),
             // --- control frames (5.5) ---
             frames("ws: a ping of 126 bytes", "6455 5.5", FAIL, Frame(Frame.PING, ByteArray(126))),

@@ -28,6 +28,10 @@ internal suspend fun WebSocketSession.echoPerRfc(maxMessageBytes: Int) {
         close(CloseReason.Codes.PROTOCOL_ERROR)
     } catch (e: FrameTooBigException) {
         close(CloseReason.Codes.TOO_BIG)
+    } catch (e: ClosedSendChannelException) {
+        // Ktor's reader, reading ahead, refused a later frame and its close went out before this
+        // loop's echo, which shut the writer's queue: that close is the answer.
+        null
     }
     // Ktor's session may have queued that close itself (it tries, and fails when an echo fills the
     // one-frame queue); a second one finds the queue closed, or is dropped after the first.

@@ -17,7 +17,8 @@ data class Limits(
      * Longest a downstream call may take, from sending it to the last byte of its answer, in
      * ms; a slower one is abandoned and `/dashboard` answers 504. Every server's client applies
      * this one bound (the clients' own defaults differ: Ktor's CIO gives up after 15 s, Jetty's
-     * client sets no bound on a request). It is well above any stub latency the bench runs with.
+     * client when a connection has been silent for 30 s). It is well above any stub latency the
+     * bench runs with.
      */
     val downstreamTimeoutMs: Long = 20_000,
 )

@@ -28,6 +28,9 @@ internal class DownstreamClient(val baseUrl: String, private val timeoutMs: Long
         // stub is local, so the client sets no bound of its own that the models would meet unequally.
         maxConnectionsPerDestination = MAX_CALLS
         maxRequestsQueuedPerDestination = MAX_CALLS
+        // Its 30 s idle timeout would also end a call in flight (with a TimeoutException): the
+        // contract's downstream timeout, set on each call, is the only bound, as on Ktor's client.
+        idleTimeout = 0
         start()
     }
 

@@ -28,6 +28,7 @@ import lab.verify.ContractCheck
 import java.io.File
 import java.io.Writer
 import java.net.URI
+import java.util.concurrent.CompletableFuture
 import java.util.concurrent.TimeUnit
 
 /**
@@ -67,6 +68,9 @@ class ServerRun(
         var peakRss = 0L
         var peakThreads = 0
 
+        /** When the stub exited, by the pass's clock, once it has: read while the load runs. */
+        var stubExit: CompletableFuture<Double>? = null
+
         /** How the pass lost its stub, if it did: the server then answers /dashboard with 502, and the pass goes on. */
         var stubLost: String? = null
     }
@@ -89,6 +93,7 @@ class ServerRun(
             return record(outcome(measured, clock, "the stub did not start; see stub.log", startNs))
         }
         measured.stub = stub
+        measured.stubExit = stub.process.onExit().thenApply { clock.seconds() }
         // The server's own memory group, where this host lets the harness make one, counts the kernel's memory for it alone.
         val kernel = KernelMemory.forServer("${dir.parentFile.name}-${dir.name}")
         val process = startServer(stub.url, kernel)
@@ -169,6 +174,8 @@ class ServerRun(
         measured.snapshots?.scheduleFromLoadStart()
         measured.loadStartEpochMs = System.currentTimeMillis()
         follow(process, k6, clock, measured, load)
+        // A stub lost in the last second, before k6 ended, is still this pass's.
+        noteStubLost(clock, measured)
         val exited = k6.exitCode().takeIf { it !in setOf(0, 99) }?.let { "k6 exited with code $it; see k6.log" }
         k6.collect()
         return exited ?: k6LogFiles().firstNotNullOfOrNull(::k6ScriptErrors)
@@ -183,11 +190,7 @@ class ServerRun(
             if (!process.isAlive) throw ServerFailure("${exitDescription(process.exitValue())} during ${clock.phase()}")
             if (System.nanoTime() > deadlineNs) throw ServerFailure("k6 did not finish within the profile's time plus $K6_GRACE_S s")
             if (setup.holdIn == clock.phase()) hold(clock.phase())
-            measured.stub?.process?.takeIf { measured.stubLost == null && !it.isAlive }?.let {
-                measured.stubLost = "the stub ${exitDescription(it.exitValue())} during ${clock.phase()} at ${clock.seconds()} s: " +
-                    "/dashboard got the servers' 502 from then on"
-                progress.say("$label: ${measured.stubLost}")
-            }
+            noteStubLost(clock, measured)
             val live = k6.live()
             val rate = live?.rateSince(previous) ?: 0.0
             previous = live ?: previous
@@ -205,6 +208,15 @@ class ServerRun(
                 progress.line(label, clock, setup.profile.durationSeconds, live, rate, sample, jfr?.heapUsedBytes, jfr?.pinnedEvents?.get())
             }
         }
+    }
+
+    /** Marks the pass once its stub has exited under load, with the phase and time of the exit. */
+    private fun noteStubLost(clock: RunClock, measured: Measured) {
+        val exitS = measured.stubExit?.takeIf { it.isDone && measured.stubLost == null }?.join() ?: return
+        val code = measured.stub?.process?.exitValue() ?: return
+        measured.stubLost = "the stub ${exitDescription(code)} during ${clock.phase(exitS)} at $exitS s: " +
+            "/dashboard got the servers' 502 from then on"
+        progress.say("$label: ${measured.stubLost}")
     }
 
     /**
