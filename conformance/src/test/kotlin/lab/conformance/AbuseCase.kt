@@ -165,6 +165,12 @@ data class AbuseCase(
                 it["Sec-WebSocket-Version"] = "8"
             },
             handshake("upgrade: no Connection: Upgrade", "6455 4.2.1", listOf("status 400")) { it.remove("Connection") },
+            AbuseCase("upgrade: over HTTP/1.0", "6455 4.2.1", listOf("status 400")) { base ->
+                RawWire(base).use { wire ->
+                    wire.write(RawWire.upgrade(base).replaceFirst("HTTP/1.1", "HTTP/1.0"))
+                    wire.statuses(upgradeHeaders = true)
+                }
+            },
             handshake("upgrade: a plain GET of /ws", "9110 15.5.22", listOf("status 426 upgrade websocket")) { it.clear() },
             // --- the request line and headers (RFC 9110, 9112) ---
             http("http: version HTTP/9.9", "9110 15.6.6", listOf("status 505"), "GET /health HTTP/9.9\r\nHost: {host}\r\n\r\n"),

@@ -153,7 +153,7 @@ class CoroutineServer(private val config: ServerConfig) {
     private fun refusal(request: ApplicationRequest): Reply? = when {
         request.httpVersion !in HTTP_VERSIONS -> Handlers.versionNotSupported(request.httpVersion)
         request.httpVersion == "HTTP/1.1" && request.headers[HttpHeaders.Host] == null -> Handlers.hostMissing()
-        else -> WebSocketHandshake.refusal(request.path()) { request.headers[it] }
+        else -> WebSocketHandshake.refusal(request.path(), request.httpVersion) { request.headers[it] }
     }
 
     private suspend fun ApplicationCall.reply(reply: Reply) {

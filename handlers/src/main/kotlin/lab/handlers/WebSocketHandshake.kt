@@ -11,9 +11,11 @@ object WebSocketHandshake {
     const val VERSION = "13"
 
     /** The answer to a bad handshake, or null to let the engine upgrade it (or the router answer a plain request). */
-    fun refusal(path: String, header: (String) -> String?): Reply? {
+    fun refusal(path: String, httpVersion: String, header: (String) -> String?): Reply? {
         if (path != "/ws" || !hasToken(header("Upgrade"), "websocket")) return null
         return when {
+            // 4.1: the handshake is an HTTP/1.1 request (Ktor upgraded one over HTTP/1.0; Jetty did not).
+            httpVersion != "HTTP/1.1" -> Reply.error(400, "a WebSocket handshake is an HTTP/1.1 request, not $httpVersion")
             !hasToken(header("Connection"), "upgrade") -> Reply.error(400, "a WebSocket handshake needs Connection: Upgrade")
             // 4.4: a version the server does not speak gets 426 and the versions it does.
             header("Sec-WebSocket-Version")?.trim() != VERSION -> Reply.error(

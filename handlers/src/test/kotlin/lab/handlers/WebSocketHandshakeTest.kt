@@ -12,9 +12,13 @@ class WebSocketHandshakeTest {
         "Sec-WebSocket-Version" to "13",
     )
 
-    private fun refusal(path: String = "/ws", change: (MutableMap<String, String>) -> Unit = {}): Reply? {
+    private fun refusal(
+        path: String = "/ws",
+        version: String = "HTTP/1.1",
+        change: (MutableMap<String, String>) -> Unit = {},
+    ): Reply? {
         val headers = good.toMutableMap().also(change).mapKeys { it.key.lowercase() }
-        return WebSocketHandshake.refusal(path) { headers[it.lowercase()] }
+        return WebSocketHandshake.refusal(path, version) { headers[it.lowercase()] }
     }
 
     @Test
@@ -25,6 +29,9 @@ class WebSocketHandshakeTest {
         assertNull(refusal { it.remove("Upgrade") })
         assertNull(refusal("/json"))
     }
+
+    @Test
+    fun `a handshake over HTTP 1_0 is a 400`() = assertEquals(400, refusal(version = "HTTP/1.0")?.status)
 
     @Test
     fun `a handshake without Connection Upgrade is a 400`() = assertEquals(400, refusal { it["Connection"] = "keep-alive" }?.status)

@@ -14,7 +14,9 @@ import org.eclipse.jetty.util.Callback
  */
 internal class HandshakeCheck(upgrades: Handler) : Handler.Wrapper(upgrades) {
     override fun handle(request: Request, response: Response, callback: Callback): Boolean {
-        val refusal = WebSocketHandshake.refusal(request.httpURI.path) { request.headers[it] }
+        val refusal = WebSocketHandshake.refusal(request.httpURI.path, request.connectionMetaData.httpVersion.asString()) {
+            request.headers[it]
+        }
             ?: return super.handle(request, response, callback)
         response.send(refusal, callback)
         return true
