@@ -60,8 +60,8 @@ private const val CLOSE_LINGER_MS = 100L
 
 /** Echoes messages until the peer closes or breaks a rule; returns the close frame to answer with, or null if none is due. */
 private suspend fun WebSocketSession.echoUntilClose(maxMessageBytes: Int): Frame.Close? {
-    val fragments = ByteArrayOutputStream()
-    var fragmentedText = false
+    // Made only when a message comes in fragments: an idle socket holds no buffer.
+    var fragments: ByteArrayOutputStream? = null
     for (frame in incoming) {
         // No extension is negotiated, so no reserved bit may be set (5.2).
         if (frame.rsv1 || frame.rsv2 || frame.rsv3) return close(CloseReason.Codes.PROTOCOL_ERROR)
@@ -69,17 +69,16 @@ private suspend fun WebSocketSession.echoUntilClose(maxMessageBytes: Int): Frame
             is Frame.Ping -> outgoing.send(Frame.Pong(frame.data))
             is Frame.Pong -> Unit
             is Frame.Close -> return echoClose(frame.data)
+            // Ktor's reader has checked the order, and a continuation carries its message's type.
             is Frame.Text, is Frame.Binary -> {
-                // Ktor's reader has checked the order: a continuation carries its message's type.
-                val whole = fragments.size() == 0 && frame.fin
-                if (fragments.size() + frame.data.size > maxMessageBytes) return close(CloseReason.Codes.TOO_BIG)
-                if (!whole) {
-                    if (fragments.size() == 0) fragmentedText = frame is Frame.Text
-                    fragments.write(frame.data)
+                if ((fragments?.size() ?: 0) + frame.data.size > maxMessageBytes) return close(CloseReason.Codes.TOO_BIG)
+                if (!frame.fin || fragments != null) {
+                    fragments = (fragments ?: ByteArrayOutputStream()).apply { write(frame.data) }
                     if (!frame.fin) continue
                 }
-                val message = if (whole) frame.data else fragments.toByteArray().also { fragments.reset() }
-                val text = if (whole) frame is Frame.Text else fragmentedText
+                val message = fragments?.toByteArray() ?: frame.data
+                fragments = null
+                val text = frame is Frame.Text
                 if (text && !isUtf8(message)) return close(CloseReason.Codes.NOT_CONSISTENT)
                 outgoing.send(if (text) Frame.Text(true, message) else Frame.Binary(true, message))
             }

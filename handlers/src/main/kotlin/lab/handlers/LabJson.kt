@@ -17,5 +17,6 @@ object LabJson {
 
     inline fun <reified T> decode(text: String): T = format.decodeFromString(serializer<T>(), text)
 
-    inline fun <reified T> reply(status: Int, value: T): Reply = Reply(status, ContentTypes.JSON, encode(value))
+    inline fun <reified T> reply(status: Int, value: T, vararg headers: Pair<String, String>): Reply =
+        Reply(status, ContentTypes.JSON, encode(value), headers.toList())
 }

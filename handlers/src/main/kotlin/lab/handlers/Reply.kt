@@ -19,7 +19,7 @@ class Reply(
         fun text(status: Int, text: String): Reply = Reply(status, ContentTypes.TEXT, text.toByteArray())
 
         fun error(status: Int, message: String, vararg headers: Pair<String, String>): Reply =
-            Reply(status, ContentTypes.JSON, LabJson.encode(ErrorBody(message)), headers.toList())
+            LabJson.reply(status, ErrorBody(message), *headers)
     }
 }
 

@@ -14,9 +14,8 @@ import org.eclipse.jetty.util.Callback
  */
 internal class HandshakeCheck(upgrades: Handler) : Handler.Wrapper(upgrades) {
     override fun handle(request: Request, response: Response, callback: Callback): Boolean {
-        val refusal = WebSocketHandshake.refusal(request.httpURI.path, request.connectionMetaData.httpVersion.asString()) {
-            request.headers[it]
-        }
+        val version = request.connectionMetaData.httpVersion.asString()
+        val refusal = WebSocketHandshake.refusal(request.httpURI.path, version) { request.headers[it] }
             ?: return super.handle(request, response, callback)
         response.send(refusal, callback)
         return true
