@@ -15,6 +15,9 @@ object ConformanceLab {
     /** The servers' downstream timeout here: short, so a hanging downstream costs a test little. */
     const val DOWNSTREAM_TIMEOUT_MS = 2_000L
 
+    /** The servers' bound on a request head's arrival here: short, so a trickling client costs a test little. */
+    const val REQUEST_HEAD_TIMEOUT_MS = 2_000L
+
     val stub: LabProcess by lazy { LabProcess.start("stub", Stub.JAR, "--latency-ms", "5") }
 
     private val servers = ConcurrentHashMap<String, LabProcess>()
@@ -27,6 +30,8 @@ object ConformanceLab {
             MAX_FRAME_BYTES.toString(),
             "--downstream-timeout-ms",
             DOWNSTREAM_TIMEOUT_MS.toString(),
+            "--request-head-timeout-ms",
+            REQUEST_HEAD_TIMEOUT_MS.toString(),
         )
     }
 }

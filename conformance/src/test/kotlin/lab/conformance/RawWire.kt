@@ -58,6 +58,9 @@ class RawWire(base: URI, private val readTimeoutMs: Int = 2_000) : AutoCloseable
         return Reply.Head(status, headers)
     }
 
+    /** The next byte the server sent, or -1 once it has closed the connection. */
+    fun readByte(): Int = input.read()
+
     /** Reads the body a [head] announced with Content-Length, so the next response can be read. */
     fun skipBody(head: Reply.Head): ByteArray = ByteArray(head.headers["content-length"]?.toInt() ?: 0).also { input.readFully(it) }
 

@@ -38,9 +38,11 @@ import kotlinx.coroutines.runInterruptible
 import kotlinx.coroutines.withContext
 import lab.handlers.Endpoint
 import lab.handlers.Handlers
+import lab.handlers.Limits
 import lab.handlers.LiveCounters
 import lab.handlers.PayloadBytes
 import lab.handlers.Reply
+import lab.handlers.RequestHeadTimeout
 import lab.handlers.Router
 import lab.handlers.WebSocketHandshake
 import lab.support.ServerConfig
@@ -60,6 +62,7 @@ class CoroutineServer(private val config: ServerConfig) {
         engine { requestTimeout = 0 }
         install(HttpTimeout) { requestTimeoutMillis = config.limits.downstreamTimeoutMs }
     }
+    private val headTimeoutAnswer = RequestHeadTimeout.answer(config.limits.requestHeadTimeoutMs)
     private val downstream = CoroutineDownstream(client, config.downstreamUrl, config.limits.downstreamTimeoutMs)
 
     /** Serves until the process is told to stop; Ktor's own shutdown hook stops Netty on SIGTERM. */
@@ -74,6 +77,7 @@ class CoroutineServer(private val config: ServerConfig) {
                 }
                 shutdownGracePeriod = ServerConfig.SHUTDOWN_GRACE_MS / 2
                 shutdownTimeout = ServerConfig.SHUTDOWN_GRACE_MS
+                channelPipelineConfig = { RequestHeadClock.install(this, config.limits.requestHeadTimeoutMs, headTimeoutAnswer) }
             },
             module = { labModule() },
         )
@@ -91,13 +95,11 @@ class CoroutineServer(private val config: ServerConfig) {
         install(HttpRequestLifecycle) { cancelCallOnClose = true }
         install(WebSockets) {
             maxFrameSize = config.limits.maxFrameBytes.toLong()
-            // One frame each way, as Jetty's servers hold (they demand the next frame once an echo
-            // is written): a client that never reads its echoes is pushed back, instead of the
-            // unlimited default queues keeping every echo it will not take (130 MiB of 128 sent,
+            // Ktor's default queues are unlimited: they kept every echo a client would not take (130 MiB of 128 sent,
             // SlowReaderTest).
             channels {
-                incoming = bounded(1, ChannelOverflow.SUSPEND)
-                outgoing = bounded(1, ChannelOverflow.SUSPEND)
+                incoming = bounded(Limits.WEB_SOCKET_FRAMES_QUEUED, ChannelOverflow.SUSPEND)
+                outgoing = bounded(Limits.WEB_SOCKET_FRAMES_QUEUED, ChannelOverflow.SUSPEND)
             }
         }
         // What Netty and Ktor let through and the RFCs refuse, refused before routing, with the core's answers.

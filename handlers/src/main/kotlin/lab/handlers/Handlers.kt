@@ -30,6 +30,10 @@ object Handlers {
     /** RFC 9112 3.2: an HTTP/1.1 request must name its host. */
     fun hostMissing(): Reply = Reply.error(400, "an HTTP/1.1 request needs a Host header")
 
+    /** RFC 9110 15.5.9: a head that did not arrive within [Limits.requestHeadTimeoutMs]; the server closes the connection. */
+    fun requestHeadTimedOut(timeoutMs: Long): Reply =
+        Reply.error(408, "the request's head did not arrive within $timeoutMs ms of its first byte", "Connection" to "close")
+
     /** The answer when the server's bounded thread pool has no thread left for a request. */
     fun overloaded(): Reply = Reply.error(503, "server thread pool exhausted; retry later or start the server with more --threads")
 

@@ -21,4 +21,23 @@ data class Limits(
      * bench runs with.
      */
     val downstreamTimeoutMs: Long = 20_000,
-)
+    /**
+     * Longest a request's head (its request line and headers) may take to arrive, from its first
+     * byte, in ms; a slower one is answered 408 and its connection closed ([RequestHeadTimeout]).
+     * A client that trickles its head would otherwise keep a connection, and the engine's buffer
+     * for it, for as long as it likes. The clock runs only while a head is arriving: an idle
+     * keep-alive connection or an open WebSocket is never timed (neither engine closes those).
+     */
+    val requestHeadTimeoutMs: Long = 10_000,
+) {
+    companion object {
+        /**
+         * Frames a WebSocket holds each way: received and not yet echoed, or echoed and not yet
+         * written. A client that never reads its echoes is then pushed back through TCP, instead of
+         * filling the server's heap with echoes it will not take (SlowReaderTest). Jetty's servers
+         * keep to it by demanding the next frame only once an echo is out; the Ktor server by the
+         * capacity of its sessions' queues. Not an option: Jetty's demand has no other setting.
+         */
+        const val WEB_SOCKET_FRAMES_QUEUED = 1
+    }
+}

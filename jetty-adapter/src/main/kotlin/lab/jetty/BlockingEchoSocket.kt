@@ -15,7 +15,7 @@ import java.util.concurrent.RejectedExecutionException
  * the lab measures. So the callbacks only hand each frame to the socket's own task, which
  * blocks in [LinkedBlockingQueue.take] until the next one: on vthread-server that parks a
  * virtual thread (its stack moves to the heap), on platform-server it holds an OS thread.
- * Explicit [Session.demand] keeps at most one frame in flight, so the queue stays tiny.
+ * Explicit [Session.demand] keeps at most one frame in flight ([lab.handlers.Limits.WEB_SOCKET_FRAMES_QUEUED]), so the queue stays tiny.
  * [SuspendingEchoSocket] is its mirror on coroutines.
  */
 internal class BlockingEchoSocket(private val model: ThreadModel, private val counters: LiveCounters) : HandOffSocket() {

@@ -3,7 +3,6 @@ package lab.jetty
 import lab.handlers.LiveCounters
 import lab.support.ServerConfig
 import org.eclipse.jetty.server.HttpConfiguration
-import org.eclipse.jetty.server.HttpConnectionFactory
 import org.eclipse.jetty.server.Server
 import org.eclipse.jetty.server.ServerConnector
 import org.eclipse.jetty.util.thread.QueuedThreadPool
@@ -28,7 +27,7 @@ class JettyLabServer(private val config: ServerConfig, private val model: JettyM
             sendServerVersion = false
             sendDateHeader = false
         }
-        val connector = ServerConnector(server, 1, 1, HttpConnectionFactory(http)).apply {
+        val connector = ServerConnector(server, 1, 1, HeadTimedConnectionFactory(http, config.limits.requestHeadTimeoutMs)).apply {
             host = config.host
             port = config.port
             // Netty under Ktor closes no idle connection by default; Jetty's 30 s default would

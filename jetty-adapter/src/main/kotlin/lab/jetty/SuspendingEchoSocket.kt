@@ -15,7 +15,7 @@ import kotlin.coroutines.cancellation.CancellationException
  * [BlockingEchoSocket] on the [CoroutineModel]. Jetty's callbacks feed the socket's [inbox]
  * channel, and the coroutine suspends in [Channel.receive] until the next frame, holding no
  * thread; its live state is the coroutine's continuation on the heap. The same explicit
- * [Session.demand] keeps at most one frame in flight.
+ * [Session.demand] keeps at most one frame in flight ([lab.handlers.Limits.WEB_SOCKET_FRAMES_QUEUED]).
  */
 internal class SuspendingEchoSocket(private val scope: CoroutineScope, private val counters: LiveCounters) : HandOffSocket() {
     // Unlimited, so Jetty's callbacks never wait; demand keeps it at one frame and a close.

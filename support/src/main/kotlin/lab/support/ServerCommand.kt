@@ -38,6 +38,10 @@ abstract class ServerCommand(private val engine: String, private val model: Stri
         "--downstream-timeout-ms",
         help = "longest a downstream call may take before /dashboard answers 504",
     ).long().restrictTo(1..Long.MAX_VALUE).default(defaults.downstreamTimeoutMs)
+    private val requestHeadTimeoutMs by option(
+        "--request-head-timeout-ms",
+        help = "longest a request's head may take to arrive, from its first byte, before a 408 closes the connection",
+    ).long().restrictTo(1..Long.MAX_VALUE).default(defaults.requestHeadTimeoutMs)
     private val socketBallastBytes by option(
         "--socket-ballast-bytes",
         help = "bytes every open WebSocket holds until it closes: the memory pipeline's known truth; 0 holds none",
@@ -52,7 +56,7 @@ abstract class ServerCommand(private val engine: String, private val model: Stri
             host = host,
             port = port,
             downstreamUrl = downstreamUrl.trimEnd('/'),
-            limits = Limits(maxDelayMs, maxCpuIterations, maxBytes, maxFrameBytes, downstreamTimeoutMs),
+            limits = Limits(maxDelayMs, maxCpuIterations, maxBytes, maxFrameBytes, downstreamTimeoutMs, requestHeadTimeoutMs),
             socketBallast = SocketBallast(socketBallastBytes, socketBallastKind),
         )
         serve(config)

@@ -1,0 +1,148 @@
+package lab.conformance
+
+import lab.conformance.ConformanceLab.REQUEST_HEAD_TIMEOUT_MS
+import lab.conformance.RawWire.Frame
+import lab.conformance.RawWire.Received
+import lab.handlers.LabJson
+import lab.handlers.RequestHeadTimeout
+import lab.handlers.ServerStats
+import org.junit.jupiter.api.Timeout
+import org.junit.jupiter.params.ParameterizedTest
+import org.junit.jupiter.params.provider.FieldSource
+import java.io.ByteArrayOutputStream
+import java.net.SocketException
+import java.net.URI
+import java.util.concurrent.TimeUnit
+import kotlin.concurrent.thread
+import kotlin.test.assertEquals
+import kotlin.test.assertTrue
+
+/**
+ * A client that trickles a request's head, a byte at a time, gets [ConformanceLab.REQUEST_HEAD_TIMEOUT_MS]
+ * from its first byte and no more: every server then answers 408 and closes the connection. While
+ * heads trickle in, no server, the thread-per-request ones included, gives them a request thread.
+ * The clock runs only while a head is arriving: a connection at rest is not timed.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class SlowHeadTest {
+    @ParameterizedTest
+    @FieldSource("lab.conformance.Servers#all")
+    fun `a head that trickles past the bound is answered 408, and its connection closed`(name: String) {
+        val server = ConformanceLab.server(name)
+        RawWire(server.baseUrl, readTimeoutMs = READ_TIMEOUT_MS).use { wire ->
+            val began = System.nanoTime()
+            val writer = trickle(wire, endlessHead(server.baseUrl))
+            val answer = readUntilClosed(wire)
+            val tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - began)
+            writer.interrupt()
+            println("$name: answered after $tookMs ms of trickle")
+            assertEquals(RequestHeadTimeout.answer(REQUEST_HEAD_TIMEOUT_MS).decodeToString(), answer.decodeToString())
+            assertTrue(tookMs >= REQUEST_HEAD_TIMEOUT_MS, "$name answered after $tookMs ms, before the bound")
+        }
+        assertEquals(200, LabClients.send(server.baseUrl, "/health").status, "the server lives on")
+    }
+
+    @ParameterizedTest
+    @FieldSource("lab.conformance.Servers#all")
+    fun `heads on their way in hold no request thread`(name: String) {
+        val server = ConformanceLab.server(name)
+        val atRest = server.osThreadCount()
+        val wires = (1..HEADS).map { RawWire(server.baseUrl, readTimeoutMs = READ_TIMEOUT_MS) }
+        try {
+            wires.forEach { it.write(endlessHead(server.baseUrl).take(HEAD_BEGUN)) }
+            Thread.sleep(SETTLE_MS)
+            val added = server.osThreadCount() - atRest
+            val stats = LabJson.decode<ServerStats>(LabClients.send(server.baseUrl, "/stats").text)
+            println("$name: $HEADS heads begun: +$added threads, ${stats.inFlightRequests} request(s) in flight")
+            assertEquals(1, stats.inFlightRequests, "only the /stats request reaches a handler")
+            assertTrue(added < THREADS_NOT_PER_HEAD, "$name gave $HEADS begun heads $added more threads")
+            assertEquals(200, LabClients.send(server.baseUrl, "/health").status, "a whole request is served beside them")
+            val answer = RequestHeadTimeout.answer(REQUEST_HEAD_TIMEOUT_MS).decodeToString()
+            wires.forEachIndexed { i, wire -> assertEquals(answer, readUntilClosed(wire).decodeToString(), "head $i") }
+        } finally {
+            wires.forEach { it.close() }
+        }
+    }
+
+    @ParameterizedTest
+    @FieldSource("lab.conformance.Servers#all")
+    fun `a head that arrives in pieces within the bound is served`(name: String) {
+        val server = ConformanceLab.server(name)
+        RawWire(server.baseUrl, readTimeoutMs = READ_TIMEOUT_MS).use { wire ->
+            val request = health(server.baseUrl)
+            wire.write(request.take(HEAD_BEGUN))
+            Thread.sleep(REQUEST_HEAD_TIMEOUT_MS / 2)
+            wire.write(request.drop(HEAD_BEGUN))
+            assertEquals(200, (wire.readHead() as? RawWire.Reply.Head)?.status)
+        }
+    }
+
+    @ParameterizedTest
+    @FieldSource("lab.conformance.Servers#all")
+    fun `a keep-alive connection and a WebSocket at rest past the bound are not timed`(name: String) {
+        val server = ConformanceLab.server(name)
+        RawWire(server.baseUrl, readTimeoutMs = READ_TIMEOUT_MS).use { keptAlive ->
+            RawWire.webSocket(server.baseUrl).use { socket ->
+                keptAlive.write(health(server.baseUrl))
+                keptAlive.skipBody(keptAlive.readHead() as RawWire.Reply.Head)
+                Thread.sleep(REQUEST_HEAD_TIMEOUT_MS + AT_REST_BEYOND_MS)
+                keptAlive.write(health(server.baseUrl))
+                assertEquals(200, (keptAlive.readHead() as? RawWire.Reply.Head)?.status, "the kept-alive connection")
+                socket.send(Frame.text("still here"))
+                assertEquals(Received.Got(Frame.text("still here")), socket.receive(), "the WebSocket")
+            }
+        }
+    }
+
+    /** Writes [head] a byte every [TRICKLE_MS], until it is written, the server closes, or the thread is interrupted. */
+    private fun trickle(wire: RawWire, head: String): Thread = thread(isDaemon = true, name = "trickle") {
+        try {
+            for (byte in head) {
+                wire.write(byte.toString())
+                Thread.sleep(TRICKLE_MS)
+            }
+        } catch (closed: SocketException) {
+            // The server closed the connection: what the test waits for.
+        } catch (stopped: InterruptedException) {
+            // The test has its answer.
+        }
+    }
+
+    /** Everything the server sends until it closes the connection (or resets it, once its answer is out). */
+    private fun readUntilClosed(wire: RawWire): ByteArray {
+        val received = ByteArrayOutputStream()
+        try {
+            while (true) {
+                val b = wire.readByte()
+                if (b < 0) break
+                received.write(b)
+            }
+        } catch (reset: SocketException) {
+            // A reset after the answer ends the connection as a close does.
+        }
+        return received.toByteArray()
+    }
+
+    private fun health(base: URI) = "GET /health HTTP/1.1\r\nHost: ${base.host}:${base.port}\r\n\r\n"
+
+    /** A head far too long to trickle within the bound. */
+    private fun endlessHead(base: URI) = "GET /health HTTP/1.1\r\nHost: ${base.host}:${base.port}\r\nX-Trickle: ${"t".repeat(200)}\r\n\r\n"
+
+    private companion object {
+        const val TRICKLE_MS = 100L
+        const val HEADS = 200
+
+        /** Bytes of a head sent before the rest is held back: into its request line. */
+        const val HEAD_BEGUN = 8
+
+        /** Time for the server to take in every begun head before its threads are counted. */
+        const val SETTLE_MS = 500L
+
+        /** As in ThreadModelTest: a server that gives each of a few hundred connections a thread adds at least that many. */
+        const val THREADS_NOT_PER_HEAD = 50
+        const val AT_REST_BEYOND_MS = 1_000L
+
+        /** Long enough for the answer, which comes [REQUEST_HEAD_TIMEOUT_MS] after the first byte; short enough to fail a server that never answers. */
+        const val READ_TIMEOUT_MS = 8_000
+    }
+}
