@@ -150,6 +150,12 @@ def finish(process: subprocess.Popen, timeout: int = 900) -> str:
     return output
 
 
+def ssh_clients_listening() -> list[str]:
+    """The TCP listeners, as `ss` shows them, that belong to an `ssh` client (sshd is another name)."""
+    lines = subprocess.run(["ss", "-Hltnp"], capture_output=True, text=True, check=True).stdout.splitlines()
+    return [line for line in lines if '(("ssh",' in line]
+
+
 def wait_until(condition, seconds: float) -> bool:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -277,10 +283,13 @@ def test_an_interrupted_run_comes_back_incomplete_and_stops_everything(hosts, sm
         return any((run / FIRST / "holding").is_file() for run in (hosts.remote_dir / "results").iterdir() if run not in remote_before)
 
     held = wait_until(holding, 180)
+    # Under load, k6's API comes to the harness through a socket file: no SSH client listens on a port for it.
+    listening = ssh_clients_listening()
     # What a terminal's Ctrl-C does: SIGINT to every process of the foreground job.
     os.killpg(process.pid, signal.SIGINT)
     output = finish(process, timeout=120)
     assert held, output[-4000:]
+    assert listening == [], listening
     # make passes on the interrupt as its own death by SIGINT, which a shell shows as 130.
     assert process.returncode in (130, -signal.SIGINT), output[-4000:]
     assert "interrupted" in output, output[-4000:]

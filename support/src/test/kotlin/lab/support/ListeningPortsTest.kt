@@ -1,9 +1,12 @@
 package lab.support
 
+import java.io.File
 import java.net.InetAddress
 import java.net.ServerSocket
 import java.net.Socket
+import java.util.concurrent.TimeUnit
 import kotlin.test.Test
+import kotlin.test.assertEquals
 import kotlin.test.assertFalse
 import kotlin.test.assertTrue
 
@@ -25,5 +28,26 @@ class ListeningPortsTest {
                 assertFalse(client.localPort in ListeningPorts.of(self))
             }
         }
+    }
+
+    @Test
+    fun `the remote command reads a process's ports from its pid file, as a load generator's shell runs it`() {
+        val pidFile = File.createTempFile("lab-pid-", ".txt").apply { deleteOnExit() }
+        pidFile.writeText("$self\n")
+        ServerSocket(0, 0, InetAddress.getLoopbackAddress()).use { server ->
+            assertEquals(ListeningPorts.of(self), ListeningPorts.fromRemote(shell(ListeningPorts.remoteCommand(pidFile.path))))
+            assertTrue(server.localPort in ListeningPorts.fromRemote(shell(ListeningPorts.remoteCommand(pidFile.path))))
+        }
+    }
+
+    @Test
+    fun `the remote command shows nothing before the pid file exists`() =
+        assertEquals(emptySet(), ListeningPorts.fromRemote(shell(ListeningPorts.remoteCommand("/nonexistent/k6.pid"))))
+
+    private fun shell(command: String): String {
+        val process = ProcessBuilder("sh", "-c", command).redirectErrorStream(true).start()
+        val output = process.inputStream.bufferedReader().readText()
+        check(process.waitFor(10, TimeUnit.SECONDS) && process.exitValue() == 0) { "sh failed: $output" }
+        return output
     }
 }

@@ -13,6 +13,7 @@ import java.net.URI
 import java.net.http.HttpClient
 import java.net.http.HttpRequest
 import java.net.http.HttpResponse
+import java.nio.file.Path
 import java.time.Duration
 
 /**
@@ -78,9 +79,13 @@ interface K6Load : AutoCloseable {
     }
 }
 
-/** k6's REST API on a loopback port: its status, and the counts behind the progress line. */
-class K6Api(private val port: Int) {
-    private val client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build()
+/**
+ * k6's REST API: its status, and the counts behind the progress line. It is on a loopback port
+ * for a k6 beside the harness ([onPort]), and behind a socket file that SSH forwards for a k6 on
+ * a load generator ([onUnixSocket]).
+ */
+class K6Api private constructor(private val exchange: (method: String, path: String, body: String?, timeout: Duration) -> Answer) {
+    private data class Answer(val status: Int, val body: String)
 
     /** [phase] is k6's execution status: 4 is initialised and held by `--paused`, 7 running. */
     data class Status(val running: Boolean, val phase: Int)
@@ -106,9 +111,7 @@ class K6Api(private val port: Int) {
     /** Lets a k6 started with `--paused` begin its timeline. */
     fun resume(): Boolean = runCatching {
         val body = """{"data":{"type":"status","id":"default","attributes":{"paused":false}}}"""
-        val request = HttpRequest.newBuilder(URI("http://127.0.0.1:$port/v1/status")).timeout(Duration.ofSeconds(5))
-            .method("PATCH", HttpRequest.BodyPublishers.ofString(body)).build()
-        client.sendWithin(request, HttpResponse.BodyHandlers.ofString()).statusCode() == 200
+        exchange("PATCH", "status", body, Duration.ofSeconds(5)).status == 200
     }.getOrDefault(false)
 
     fun live(): K6Load.Live? = try {
@@ -126,15 +129,30 @@ class K6Api(private val port: Int) {
     }
 
     private fun get(path: String): JsonObject? {
-        val response = client.sendWithin(
-            HttpRequest.newBuilder(URI("http://127.0.0.1:$port/v1/$path")).timeout(Duration.ofSeconds(2)).build(),
-            HttpResponse.BodyHandlers.ofString(),
-        )
-        if (response.statusCode() != 200) return null
-        return Json.parseToJsonElement(response.body()).jsonObject["data"]?.jsonObject
+        val answer = exchange("GET", path, null, Duration.ofSeconds(2))
+        if (answer.status != 200) return null
+        return Json.parseToJsonElement(answer.body).jsonObject["data"]?.jsonObject
     }
 
-    private companion object {
-        const val STATUS_POLL_MS = 50L
+    companion object {
+        private const val STATUS_POLL_MS = 50L
+
+        /** A k6 listening on [port] of 127.0.0.1. */
+        fun onPort(port: Int): K6Api {
+            val client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build()
+            return K6Api { method, path, body, timeout ->
+                val publisher = body?.let { HttpRequest.BodyPublishers.ofString(it) } ?: HttpRequest.BodyPublishers.noBody()
+                val request = HttpRequest.newBuilder(
+                    URI("http://127.0.0.1:$port/v1/$path"),
+                ).timeout(timeout).method(method, publisher).build()
+                val response = client.sendWithin(request, HttpResponse.BodyHandlers.ofString())
+                Answer(response.statusCode(), response.body())
+            }
+        }
+
+        /** A k6 whose API is forwarded to the socket file [socket]. */
+        fun onUnixSocket(socket: Path): K6Api = K6Api { method, path, body, timeout ->
+            UnixSocketHttp.exchange(socket, method, "/v1/$path", body, timeout).let { Answer(it.status, it.body) }
+        }
     }
 }

@@ -44,7 +44,7 @@ class K6Run(
     override fun awaitRunning(timeoutSeconds: Long): Boolean {
         val startNs = System.nanoTime()
         val port = ListeningPorts.awaitOne(process, TimeUnit.SECONDS.toMillis(timeoutSeconds)) ?: return false
-        val api = K6Api(port).also { api = it }
+        val api = K6Api.onPort(port).also { api = it }
         val left = timeoutSeconds - TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - startNs)
         return api.await(maxOf(left, 1), { process.isAlive }) { it.running }
     }

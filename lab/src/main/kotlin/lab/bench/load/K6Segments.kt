@@ -1,8 +1,11 @@
 package lab.bench.load
 
 import lab.support.Children
-import lab.support.Loopback
+import lab.support.ListeningPorts
 import java.io.File
+import java.nio.file.Files
+import java.nio.file.Path
+import java.nio.file.attribute.PosixFilePermissions
 import java.util.Base64
 
 /**
@@ -10,9 +13,13 @@ import java.util.Base64
  * runs one execution segment of the same plan (`--execution-segment`, with the sequence of
  * all of them, so that together they make exactly the profile's iterations). All start
  * paused and are resumed together once every one has its VUs, so the timeline starts at
- * the same moment on every host. Each k6's REST API comes back through the SSH connection
- * that runs it, for the progress line and the start; the SSH connection is also its leash:
- * it runs in a terminal, so a connection that ends hangs k6 up with it.
+ * the same moment on every host. The SSH connection that runs each k6 is its leash: it runs
+ * in a terminal, so a connection that ends hangs k6 up with it.
+ *
+ * Each k6's REST API, for the progress line and the start, binds port 0 on its host's loopback;
+ * the port it took is read from that host's /proc ([ListeningPorts.remoteCommand]), and a second
+ * SSH connection forwards it to a socket file here. No port is picked free on either host and
+ * bound later, where another process could have taken it first.
  *
  * Afterwards each segment's raw samples and summary are fetched into `k6-segments/<i>/` and
  * merged by [K6Merge]: the percentiles in the server's `k6-summary.json` come from all the
@@ -27,19 +34,24 @@ class K6Segments(
     private val runTag: String,
 ) : K6Load {
     override val summaryFile = File(dir, "k6-summary.json")
-    private val segments = run {
-        val ports = generateSequence { Loopback.freePort() }.distinct().take(generators.hosts.size * 2).toList()
-        generators.hosts.mapIndexed { i, host -> Segment(i, host, localApiPort = ports[2 * i], remoteApiPort = ports[2 * i + 1]) }
-    }
+    private val segments = generators.hosts.mapIndexed { i, host -> Segment(i, host) }
     private var collected = false
 
-    private inner class Segment(val index: Int, val host: SshHost, localApiPort: Int, val remoteApiPort: Int) {
+    /** Where the APIs' socket files are: short, as a socket's path must be, and the user's alone. */
+    private val apiSockets: Path by lazy {
+        Files.createTempDirectory("lab-k6-api-", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")))
+    }
+
+    private inner class Segment(val index: Int, val host: SshHost) {
         val localDir = File(dir, "k6-segments/$index")
         val remoteDir = "${generators.workDir}/$runTag/$index"
-        val api = K6Api(localApiPort)
-        val forward = "127.0.0.1:$localApiPort:127.0.0.1:$remoteApiPort"
+        val pidFile = "$remoteDir/k6.pid"
         var started: Process? = null
         val process: Process get() = started ?: error("segment $index was not started")
+        var forward: Process? = null
+
+        /** k6's API, once it is forwarded here. */
+        var api: K6Api? = null
         val name: String get() = "load generator $host (segment ${generators.segment(index)})"
     }
 
@@ -51,14 +63,16 @@ class K6Segments(
             generators.run(s.host, "mkdir -p $remote && cat > $remote/bench.js", input = script)
             // Paths stay relative to the login's home, as the workDir and k6 path are given.
             val command = listOf(
+                // exec keeps the shell's pid: it is k6's, whose /proc tells its API's port.
+                "echo $$ > ${LoadGenerators.shellQuote(s.pidFile)} &&",
                 // k6 needs a descriptor per socket; the hard limit is what tune-host.sh raised.
                 "ulimit -n \"$(ulimit -Hn)\" &&",
-                "exec ${LoadGenerators.shellQuote(generators.k6)} run --quiet --no-color --paused --address 127.0.0.1:${s.remoteApiPort}",
+                "exec ${LoadGenerators.shellQuote(generators.k6)} run --quiet --no-color --paused --address 127.0.0.1:0",
                 "--execution-segment ${generators.segment(s.index)} --execution-segment-sequence ${generators.segmentSequence}",
                 "--out csv=$remote/k6-metrics.csv.gz -e LAB_SUMMARY=$remote/k6-summary.json",
                 "-e LAB_PLAN=\"$(echo $planText | base64 -d)\" $remote/bench.js",
             ).joinToString(" ")
-            val ssh = generators.ssh(s.host, command, extra = listOf("-tt", "-o", "ExitOnForwardFailure=yes", "-L", s.forward))
+            val ssh = generators.ssh(s.host, command, extra = listOf("-tt"))
             s.started = Children.start(ssh, File(s.localDir, "k6.log"))
         }
     }
@@ -68,10 +82,30 @@ class K6Segments(
         val deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(timeoutSeconds)
         fun left() = ((deadline - System.nanoTime()) / 1_000_000_000).coerceAtLeast(1)
         for (s in segments) {
-            if (!s.api.await(left(), { s.process.isAlive }) { it.phase == PAUSED_BEFORE_RUN }) return false
+            val api = forwardApi(s, deadline) ?: return false
+            if (!api.await(left(), { s.process.isAlive }) { it.phase == PAUSED_BEFORE_RUN }) return false
         }
-        if (!segments.all { it.api.resume() }) return false
-        return segments.all { s -> s.api.await(left(), { s.process.isAlive }) { it.running } }
+        if (!segments.all { it.api?.resume() == true }) return false
+        return segments.all { s -> s.api?.await(left(), { s.process.isAlive }) { it.running } == true }
+    }
+
+    /** Finds the port [s]'s k6 took for its API and forwards it here; null if k6 or the forward ends, or [deadline] passes, first. */
+    private fun forwardApi(s: Segment, deadline: Long): K6Api? {
+        var port: Int? = null
+        while (port == null) {
+            if (!s.process.isAlive || System.nanoTime() > deadline) return null
+            port = ListeningPorts.fromRemote(generators.run(s.host, ListeningPorts.remoteCommand(LoadGenerators.shellQuote(s.pidFile))))
+                .singleOrNull()
+            if (port == null) Thread.sleep(API_POLL_MS)
+        }
+        val socket = apiSockets.resolve("${s.index}.sock")
+        val forward = Children.start(generators.forward(s.host, socket.toString(), port), File(s.localDir, "api-forward.log"))
+        s.forward = forward
+        while (!Files.exists(socket)) {
+            if (!forward.isAlive || !s.process.isAlive || System.nanoTime() > deadline) return null
+            Thread.sleep(API_POLL_MS)
+        }
+        return K6Api.onUnixSocket(socket).also { s.api = it }
     }
 
     /** Throws [LoadGeneratorLost] as soon as one segment ends badly while others still run: the load is no longer the profile's. */
@@ -108,7 +142,7 @@ class K6Segments(
 
     /** The segments' counts added up; p95 is the highest segment's, for the progress line only. */
     override fun live(): K6Load.Live? {
-        val each = segments.mapNotNull { it.api.live() }
+        val each = segments.mapNotNull { it.api?.live() }
         if (each.isEmpty()) return null
         return K6Load.Live(
             requests = each.sumOf { it.requests },
@@ -130,6 +164,8 @@ class K6Segments(
     /** Stops every segment still running, keeps what they measured, and leaves nothing on the load generators. */
     override fun close() {
         for (s in segments) s.started?.takeIf { it.isAlive }?.let { Children.stop(it, graceSeconds = 10) }
+        for (s in segments) s.forward?.takeIf { it.isAlive }?.let { Children.stop(it, graceSeconds = 2) }
+        runCatching { apiSockets.toFile().deleteRecursively() }
         if (!collected) runCatching { collect() }
         for (s in segments) runCatching { generators.run(s.host, "rm -rf ${LoadGenerators.shellQuote("${generators.workDir}/$runTag")}") }
     }
@@ -137,6 +173,8 @@ class K6Segments(
     private companion object {
         /** k6's execution status while `--paused` holds it after initialising its VUs. */
         const val PAUSED_BEFORE_RUN = 4
+
+        const val API_POLL_MS = 200L
 
         /** 99: k6's "a threshold failed", which the lab's always-passing thresholds never do; 0: done. */
         val OK_EXITS = setOf(0, 99)

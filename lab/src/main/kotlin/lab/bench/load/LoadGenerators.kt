@@ -33,13 +33,31 @@ data class LoadGenerators(
     }
 
     /** The `ssh` command line to [host] running [remoteCommand]; [extra] goes before the destination. */
-    fun ssh(host: SshHost, remoteCommand: String, extra: List<String> = emptyList()): List<String> = listOf(
+    fun ssh(host: SshHost, remoteCommand: String, extra: List<String> = emptyList()): List<String> =
+        sshOptions(host) + extra + listOf(host.destination, remoteCommand)
+
+    /**
+     * The `ssh` command line that forwards the socket file [localSocket] to [remotePort] on
+     * [host]'s loopback, and runs nothing there: it exits if it cannot make the socket.
+     */
+    fun forward(host: SshHost, localSocket: String, remotePort: Int): List<String> = sshOptions(host) + listOf(
+        "-N",
+        "-o",
+        "ExitOnForwardFailure=yes",
+        "-o",
+        "StreamLocalBindMask=0177",
+        "-L",
+        "$localSocket:127.0.0.1:$remotePort",
+        host.destination,
+    )
+
+    private fun sshOptions(host: SshHost): List<String> = listOf(
         "ssh", "-i", key.path, "-p", host.port.toString(),
         "-o", "BatchMode=yes", "-o", "IdentitiesOnly=yes",
         "-o", "StrictHostKeyChecking=accept-new", "-o", "UserKnownHostsFile=${knownHosts.path}",
         // A load generator that vanishes is noticed within 15 s, not at TCP's timeout.
         "-o", "ServerAliveInterval=5", "-o", "ServerAliveCountMax=3", "-o", "ConnectTimeout=10",
-    ) + extra + listOf(host.destination, remoteCommand)
+    )
 
     /** Runs [remoteCommand] on [host] to its end; its output, or a [LoadGeneratorLost] naming the host. */
     fun run(host: SshHost, remoteCommand: String, input: File? = null, timeoutSeconds: Long = 60): String {
