@@ -19,11 +19,13 @@ import java.util.concurrent.atomic.AtomicLong
  * which Jetty has no bound for: its idle timeout restarts with every byte (and is off here).
  *
  * Jetty's parser tells its connection when a message begins and when its head is complete; the
- * clock runs from the first byte of the one to the other. Jetty parses on its own threads, never the model's, so a head that
- * trickles holds no request thread on any Jetty server, the platform one included: what the clock
- * bounds is the connection and its buffer. Jetty parses a connection's next request only once the
- * last is answered, so the 408 never cuts into an answer. `HttpConnection` is in Jetty's internal
- * package (12.1.12), and its request handler is the one place these two events can be seen.
+ * clock runs from the first byte of the one to the other. As on the Ktor server, a timer is set
+ * only for a head still arriving once a read has been parsed: most heads arrive whole, and cost
+ * nothing. Jetty parses on its own threads, never the model's, so a head that trickles holds no
+ * request thread on any Jetty server, the platform one included: what the clock bounds is the
+ * connection and its buffer. Jetty parses a connection's next request only once the last is
+ * answered, so the 408 never cuts into an answer. `HttpConnection` is in Jetty's internal package
+ * (12.1.12), and its request handler is the one place these two events can be seen.
  */
 internal class HeadTimedConnectionFactory(http: HttpConfiguration, private val timeoutMs: Long) : HttpConnectionFactory(http) {
     private val answer = RequestHeadTimeout.answer(timeoutMs)
@@ -36,52 +38,66 @@ internal class HeadTimedConnectionFactory(http: HttpConfiguration, private val t
 
     private inner class HeadTimedConnection(http: HttpConfiguration, connector: Connector, endPoint: EndPoint) :
         HttpConnection(http, connector, endPoint) {
-        // Called from HttpConnection's constructor, before this class's own fields exist: the clock keeps its state itself.
-        override fun newRequestHandler(): RequestHandler = HeadClock()
+        private val heads = AtomicLong()
 
-        private inner class HeadClock : RequestHandler() {
-            private val heads = AtomicLong()
+        /** The number of the head arriving; 0 while none is. */
+        private val arriving = AtomicLong()
 
-            /** The number of the head being timed; 0 when none is. */
-            private val timed = AtomicLong()
+        @Volatile
+        private var headBeganNs = 0L
 
-            @Volatile
-            private var expiry: Scheduler.Task? = null
+        /** The head the [expiry] timer is for. */
+        private val timed = AtomicLong()
 
+        @Volatile
+        private var expiry: Scheduler.Task? = null
+
+        // Called from HttpConnection's constructor, before the fields above exist; the handler uses them only once bytes come.
+        override fun newRequestHandler(): RequestHandler = HeadEvents()
+
+        override fun onFillable() {
+            super.onFillable()
+            val head = arriving.get()
+            if (head != 0L && timed.getAndSet(head) != head) {
+                val leftMs = timeoutMs - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - headBeganNs)
+                expiry = connector.scheduler.schedule({ expire(head) }, leftMs.coerceAtLeast(0), TimeUnit.MILLISECONDS)
+            }
+        }
+
+        private fun expire(head: Long) {
+            // Lost to the head's completion if that came first.
+            if (!arriving.compareAndSet(head, 0)) return
+            endPoint.write(Callback.from({ endPoint.close() }, { endPoint.close() }), ByteBuffer.wrap(answer))
+        }
+
+        private inner class HeadEvents : RequestHandler() {
             override fun messageBegin() {
                 super.messageBegin()
                 // Jetty also begins a message on no bytes at all (it parses an empty buffer once an answer is out), and again
                 // after each blank line ahead of a request line: the clock starts at the first byte, once.
-                if (isRequestBufferEmpty || timed.get() != 0L) return
-                val head = heads.incrementAndGet()
-                timed.set(head)
-                expiry = connector.scheduler.schedule({ expire(head) }, timeoutMs, TimeUnit.MILLISECONDS)
+                if (isRequestBufferEmpty || arriving.get() != 0L) return
+                headBeganNs = System.nanoTime()
+                arriving.set(heads.incrementAndGet())
             }
 
             override fun headerComplete(): Boolean {
-                stop()
+                headEnds()
                 return super.headerComplete()
             }
 
             override fun badMessage(failure: HttpException) {
-                stop()
+                headEnds()
                 super.badMessage(failure)
             }
 
             override fun earlyEOF() {
-                stop()
+                headEnds()
                 super.earlyEOF()
             }
 
-            private fun stop() {
-                timed.set(0)
+            private fun headEnds() {
+                arriving.set(0)
                 expiry?.cancel()
-            }
-
-            private fun expire(head: Long) {
-                // Lost to the head's completion, or to a later head's start, if either came first.
-                if (!timed.compareAndSet(head, 0)) return
-                endPoint.write(Callback.from({ endPoint.close() }, { endPoint.close() }), ByteBuffer.wrap(answer))
             }
         }
     }
