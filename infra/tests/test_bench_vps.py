@@ -12,10 +12,12 @@ import gzip
 import json
 import math
 import os
+import re
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -150,10 +152,39 @@ def finish(process: subprocess.Popen, timeout: int = 900) -> str:
     return output
 
 
-def ssh_clients_listening() -> list[str]:
-    """The TCP listeners, as `ss` shows them, that belong to an `ssh` client (sshd is another name)."""
+def ssh_clients_listening(run_dir: Path) -> list[str]:
+    """The TCP listeners, as `ss` shows them, of the `ssh` clients working in [run_dir] (the harness's, on the SUT)."""
     lines = subprocess.run(["ss", "-Hltnp"], capture_output=True, text=True, check=True).stdout.splitlines()
-    return [line for line in lines if '(("ssh",' in line]
+    ours = []
+    for line in lines:
+        for pid in re.findall(r'\("ssh",pid=(\d+)', line):
+            try:
+                cwd = os.readlink(f"/proc/{pid}/cwd")
+            except OSError:
+                continue
+            if cwd.startswith(str(run_dir)):
+                ours.append(line)
+    return ours
+
+
+def api_forwards(run_dir: Path) -> list[str]:
+    """The command lines of the `ssh` clients working in [run_dir] that forward a k6 API to a socket file."""
+    pids = subprocess.run(["pgrep", "-x", "ssh"], capture_output=True, text=True).stdout.split()
+    forwards = []
+    for pid in pids:
+        try:
+            cwd = os.readlink(f"/proc/{pid}/cwd")
+            command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if cwd.startswith(str(run_dir)) and "StreamLocalBindMask" in command:
+            forwards.append(command)
+    return forwards
+
+
+def api_socket_folders() -> set[Path]:
+    """The harness's folders for the socket files its SSH connections forward the load generators' k6 APIs to."""
+    return set(Path(tempfile.gettempdir()).glob("lab-k6-api-*"))
 
 
 def wait_until(condition, seconds: float) -> bool:
@@ -275,6 +306,7 @@ def test_nothing_is_left_running_and_the_run_key_is_gone(hosts, smoke_run):
 def test_an_interrupted_run_comes_back_incomplete_and_stops_everything(hosts, smoke_run):
     before = set(hosts.results.iterdir())
     remote_before = set((hosts.remote_dir / "results").iterdir())
+    folders_before = api_socket_folders()
     # The pass holds in its /json phase until it is stopped, so the interrupt lands there, under
     # load, whatever this host's speed; an interrupt that is lost leaves it holding, not finished.
     process = hosts.bench_vps(f"HOST={hosts.host}", f"LOADGEN={hosts.host}", "PROFILE=smoke", f"SERVERS={FIRST}", env={"LAB_HOLD_IN": "json"})
@@ -283,13 +315,17 @@ def test_an_interrupted_run_comes_back_incomplete_and_stops_everything(hosts, sm
         return any((run / FIRST / "holding").is_file() for run in (hosts.remote_dir / "results").iterdir() if run not in remote_before)
 
     held = wait_until(holding, 180)
-    # Under load, k6's API comes to the harness through a socket file: no SSH client listens on a port for it.
-    listening = ssh_clients_listening()
+    # Under load, k6's API comes to the harness through a socket file: no SSH client of the run listens on a port for it.
+    listening = ssh_clients_listening(hosts.remote_dir)
+    forwards = api_forwards(hosts.remote_dir)
+    forwarded = api_socket_folders() - folders_before
     # What a terminal's Ctrl-C does: SIGINT to every process of the foreground job.
     os.killpg(process.pid, signal.SIGINT)
     output = finish(process, timeout=120)
     assert held, output[-4000:]
     assert listening == [], listening
+    assert len(forwards) == 1, forwards
+    assert len(forwarded) == 1, forwarded
     # make passes on the interrupt as its own death by SIGINT, which a shell shows as 130.
     assert process.returncode in (130, -signal.SIGINT), output[-4000:]
     assert "interrupted" in output, output[-4000:]
@@ -298,6 +334,7 @@ def test_an_interrupted_run_comes_back_incomplete_and_stops_everything(hosts, sm
     assert json.loads((new[0] / "manifest.json").read_text())["provenance"]["status"] == "incomplete"
     assert wait_until(lambda: not hosts.lab_processes(), 20), hosts.lab_processes()
     assert wait_until(lambda: not hosts.sessions(), 20), hosts.sessions()
+    assert not any(folder.exists() for folder in forwarded), forwarded
 
 
 def test_a_load_generator_that_dies_ends_the_run_incomplete_naming_it(hosts):

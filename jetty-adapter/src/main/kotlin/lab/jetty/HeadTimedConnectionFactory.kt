@@ -40,7 +40,7 @@ internal class HeadTimedConnectionFactory(http: HttpConfiguration, private val t
         HttpConnection(http, connector, endPoint) {
         private val heads = AtomicLong()
 
-        /** The number of the head arriving; 0 while none is. */
+        /** The number of the head arriving; 0 while none is, [TIMED_OUT] once one has been answered 408. */
         private val arriving = AtomicLong()
 
         @Volatile
@@ -58,16 +58,30 @@ internal class HeadTimedConnectionFactory(http: HttpConfiguration, private val t
         override fun onFillable() {
             super.onFillable()
             val head = arriving.get()
-            if (head != 0L && timed.getAndSet(head) != head) {
+            if (head <= 0L) return
+            if (parser.isStart) {
+                // Only blank lines so far, which the parser skips ahead of a request line: the clock starts at the next bytes.
+                arriving.compareAndSet(head, 0)
+            } else if (timed.getAndSet(head) != head) {
                 val leftMs = timeoutMs - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - headBeganNs)
                 expiry = connector.scheduler.schedule({ expire(head) }, leftMs.coerceAtLeast(0), TimeUnit.MILLISECONDS)
             }
         }
 
+        override fun onClose(cause: Throwable?) {
+            expiry?.cancel()
+            super.onClose(cause)
+        }
+
         private fun expire(head: Long) {
             // Lost to the head's completion if that came first.
-            if (!arriving.compareAndSet(head, 0)) return
-            endPoint.write(Callback.from({ endPoint.close() }, { endPoint.close() }), ByteBuffer.wrap(answer))
+            if (!arriving.compareAndSet(head, TIMED_OUT)) return
+            try {
+                endPoint.write(Callback.from({ endPoint.close() }, { endPoint.close() }), ByteBuffer.wrap(answer))
+            } catch (e: IllegalStateException) {
+                // WritePendingException: the head completed as the bound passed, and its answer is going out; the close ends both.
+                endPoint.close()
+            }
         }
 
         private inner class HeadEvents : RequestHandler() {
@@ -96,9 +110,12 @@ internal class HeadTimedConnectionFactory(http: HttpConfiguration, private val t
             }
 
             private fun headEnds() {
-                arriving.set(0)
+                // A head that completes as its 408 goes out is not served: the connection is closing.
+                if (arriving.getAndSet(0) == TIMED_OUT) endPoint.close()
                 expiry?.cancel()
             }
         }
     }
 }
+
+private const val TIMED_OUT = -1L

@@ -37,9 +37,22 @@ class K6Segments(
     private val segments = generators.hosts.mapIndexed { i, host -> Segment(i, host) }
     private var collected = false
 
-    /** Where the APIs' socket files are: short, as a socket's path must be, and the user's alone. */
-    private val apiSockets: Path by lazy {
-        Files.createTempDirectory("lab-k6-api-", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")))
+    /** Where the APIs' socket files are, once one is forwarded: short, as a socket's path must be, and the user's alone. */
+    private var apiSockets: File? = null
+
+    private fun apiSocket(index: Int): Path {
+        val folder =
+            apiSockets
+                ?: Files.createTempDirectory(
+                    "lab-k6-api-",
+                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")),
+                )
+                    .toFile().also { folder ->
+                        apiSockets = folder
+                        // Ctrl-C stops the forwards without this load's close.
+                        Children.beforeStop { folder.deleteRecursively() }
+                    }
+        return folder.toPath().resolve("$index.sock")
     }
 
     private inner class Segment(val index: Int, val host: SshHost) {
@@ -94,11 +107,16 @@ class K6Segments(
         var port: Int? = null
         while (port == null) {
             if (!s.process.isAlive || System.nanoTime() > deadline) return null
-            port = ListeningPorts.fromRemote(generators.run(s.host, ListeningPorts.remoteCommand(LoadGenerators.shellQuote(s.pidFile))))
-                .singleOrNull()
+            val leftSeconds = ((deadline - System.nanoTime()) / 1_000_000_000).coerceAtLeast(1)
+            val tables = generators.run(
+                s.host,
+                ListeningPorts.remoteCommand(LoadGenerators.shellQuote(s.pidFile)),
+                timeoutSeconds = leftSeconds,
+            )
+            port = ListeningPorts.fromRemote(tables).singleOrNull()
             if (port == null) Thread.sleep(API_POLL_MS)
         }
-        val socket = apiSockets.resolve("${s.index}.sock")
+        val socket = apiSocket(s.index)
         val forward = Children.start(generators.forward(s.host, socket.toString(), port), File(s.localDir, "api-forward.log"))
         s.forward = forward
         while (!Files.exists(socket)) {
@@ -165,7 +183,7 @@ class K6Segments(
     override fun close() {
         for (s in segments) s.started?.takeIf { it.isAlive }?.let { Children.stop(it, graceSeconds = 10) }
         for (s in segments) s.forward?.takeIf { it.isAlive }?.let { Children.stop(it, graceSeconds = 2) }
-        runCatching { apiSockets.toFile().deleteRecursively() }
+        apiSockets?.deleteRecursively()
         if (!collected) runCatching { collect() }
         for (s in segments) runCatching { generators.run(s.host, "rm -rf ${LoadGenerators.shellQuote("${generators.workDir}/$runTag")}") }
     }

@@ -62,7 +62,11 @@ object UnixSocketHttp {
         val rest = text.substring(headEnd + 4)
         val body = when {
             headers["transfer-encoding"]?.contains("chunked", ignoreCase = true) == true -> dechunk(rest)
-            headers["content-length"] != null -> rest.take(headers.getValue("content-length").toInt())
+            headers["content-length"] != null -> {
+                val length = headers.getValue("content-length").toInt()
+                if (rest.length < length) throw IOException("the body ended after ${rest.length} of its $length bytes")
+                rest.take(length)
+            }
             else -> rest
         }
         return Answer(status, body.toByteArray(Charsets.ISO_8859_1).toString(Charsets.UTF_8))

@@ -30,6 +30,11 @@ class UnixSocketHttpTest {
     )
 
     @Test
+    fun `a body shorter than its Content-Length is an IOException`() {
+        assertFailsWith<IOException> { UnixSocketHttp.parse("HTTP/1.1 200 OK\r\nContent-Length: 7\r\n\r\n{\"a\"".toByteArray()) }
+    }
+
+    @Test
     fun `an answer cut off in its head is an IOException`() {
         assertFailsWith<IOException> { UnixSocketHttp.parse("HTTP/1.1 200 OK\r\nContent-Le".toByteArray()) }
     }
