@@ -41,18 +41,16 @@ class K6Segments(
     private var apiSockets: File? = null
 
     private fun apiSocket(index: Int): Path {
-        val folder =
-            apiSockets
-                ?: Files.createTempDirectory(
-                    "lab-k6-api-",
-                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")),
-                )
-                    .toFile().also { folder ->
-                        apiSockets = folder
-                        // Ctrl-C stops the forwards without this load's close.
-                        Children.beforeStop { folder.deleteRecursively() }
-                    }
+        val folder = apiSockets ?: newSocketFolder().also { apiSockets = it }
         return folder.toPath().resolve("$index.sock")
+    }
+
+    private fun newSocketFolder(): File {
+        val owned = PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------"))
+        val folder = Files.createTempDirectory("lab-k6-api-", owned).toFile()
+        // Ctrl-C stops the forwards without this load's close.
+        Children.beforeStop { folder.deleteRecursively() }
+        return folder
     }
 
     private inner class Segment(val index: Int, val host: SshHost) {
