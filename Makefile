@@ -10,8 +10,9 @@ SHELL := bash
 CATALOGUE := python3 analysis/labanalysis/catalogue.py
 # Some of the catalogue's servers, comma-separated, for audit-pinning, clients and bench-vps; empty: all of them.
 SERVERS ?=
-# The JDKs `make audit-pinning` and `make floor` cover.
+# The JDKs `make audit-pinning` and `make floor` cover; `make bench` runs once per JDK only when JDKS is given.
 JDKS ?= 21,25
+BENCH_JDKS := $(if $(filter command line environment,$(origin JDKS)),$(subst $(comma), ,$(JDKS)),)
 comma := ,
 SERVER ?=
 PROFILE ?= local
@@ -40,7 +41,7 @@ MAIN_SOURCES := $(shell find . -path ./.tools -prune -o -path '*/src/main/*' -ty
 JARS_STAMP := .tools/jars.stamp
 LOCKED := $(if $(shell command -v flock),flock .tools/build.lock,)
 
-.PHONY: help servers build test smoke bench bench-vps report audit-pinning clients io-bench floor experiment-report serve stub format clean
+.PHONY: help servers build test smoke bench bench-vps report compare audit-pinning clients io-bench floor experiment-report serve stub format clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -69,11 +70,19 @@ smoke: ## the servers' smoke check: build, start the stub and each server, and h
 # its JFR reader knows the format of every server's recording. The servers run on JDK 25 unless JDK=21.
 # A run in which a server failed (exit code 1) still gets its report; bad input (2) and a
 # preflight refusal (3) have no run to report on.
-bench: build ## run every server under one k6 profile and render its report: make bench [PROFILE=local|smoke|vps] [JDK=21|25] [ONLY=<server>,...] [RATE=1500]
+bench: build ## run every server under one k6 profile and render its report: make bench [PROFILE=local|smoke|vps] [JDK=21|25 or JDKS=21,25] [ONLY=<server>,...] [RATE=1500]
+ifneq ($(BENCH_JDKS),)
+	@# One run per JDK, each with its own report, then the first against each other one. A run in which a server failed
+	@# is compared too; one refused (2 or 3) stops here.
+	runs=(); for jdk in $(BENCH_JDKS); do status=0; $(MAKE) --no-print-directory bench JDK=$$jdk JDKS= || status=$$?; \
+	  [ $$status -le 1 ] || exit $$status; runs+=("results/$$(readlink results/latest)"); done; \
+	for other in "$${runs[@]:1}"; do $(MAKE) --no-print-directory compare A="$${runs[0]}" B="$$other"; done
+else
 	status=0; "$$(setup/jdk.sh 25)/bin/java" --enable-native-access=ALL-UNNAMED -jar lab/target/lab.jar --profile $(PROFILE) \
 	  --server-jdk "$$(setup/jdk.sh $(or $(JDK),25))" --k6 "$$(setup/k6.sh)" --pin-threshold-ms $(PIN_THRESHOLD_MS) \
 	  $(if $(ONLY),--servers $(ONLY),) $(if $(RATE),--json-rate $(RATE),) || status=$$?; \
 	if [ $$status -le 1 ]; then $(MAKE) --no-print-directory report RUN=results/latest; fi; exit $$status
+endif
 
 # The same harness on a rented host (README: "Run it on a Hetzner host"); infra/bench-vps.sh
 # says what it does on each host. PROFILE defaults to vps here, the profile it exists for.
@@ -86,6 +95,12 @@ bench-vps: build ## the bench on a remote host, load from others: make bench-vps
 report: ## render a run folder's report.html: make report [RUN=results/<run>] [ALSO="results/<run> ..." to pool as repeats]
 	@[ -f "$(RUN)/manifest.json" ] || { echo "make report: $(RUN) is not a run folder (no manifest.json); pass RUN=results/<run>" >&2; exit 2; }
 	cd analysis && "$$(../setup/python.sh)" -m labanalysis.render "$(abspath $(RUN))" $(foreach a,$(ALSO),"$(abspath $(a))")
+
+A ?=
+B ?=
+compare: ## one report comparing two run folders, figure by figure and server by server: make compare A=results/<run> B=results/<run>
+	@[ -n "$(A)" ] && [ -n "$(B)" ] || { echo "make compare: name the two run folders: make compare A=results/<run> B=results/<run>" >&2; exit 2; }
+	cd analysis && "$$(../setup/python.sh)" -m labanalysis.render --compare "$(abspath $(A))" "$(abspath $(B))"
 
 # JFR's recordings are read on JDK 25 whatever JDKs the servers run on.
 audit-pinning: build ## spring each pinning trap and walk the request paths on every server and JDK: make audit-pinning [SERVERS=<server>,...] [JDKS=21,25]

@@ -22,23 +22,37 @@ class Figure:
     name: str
     unit: str
     lower_is_better: bool = True
+    # The run settings (compare.settings: the profile's, with the rate, sockets and pinning threshold the run used) the figure depends
+    # on: two runs that differ in one of them measured two different things, and a comparison of the two says so instead of a ratio.
+    settings: tuple[str, ...] = ()
 
 
-LIVE_HEAP = Figure("live heap per idle socket (KiB)", "KiB")
-NATIVE = Figure("native memory (NMT, not the heap) per idle socket (KiB)", "KiB")
-KERNEL = Figure("kernel memory per idle socket (KiB)", "KiB")
-RSS = Figure("RSS per idle socket (KiB)", "KiB")
-PSS = Figure("PSS per idle socket (KiB)", "KiB")
-JSON_P50 = Figure("/json p50 (ms)", "ms")
-JSON_P99 = Figure("/json p99 (ms)", "ms")
+# What a per-socket slope depends on: how many sockets it is fitted over, the heap they live in, and the CPUs the JVM sized itself to.
+PER_SOCKET = ("idleSockets", "heapMb", "serverCpus")
+# What a latency under load depends on besides its own rate: the sockets open meanwhile, and the server's heap and CPUs.
+UNDER_LOAD = ("idleSockets", "heapMb", "serverCpus")
+
+LIVE_HEAP = Figure("live heap per idle socket (KiB)", "KiB", settings=PER_SOCKET)
+NATIVE = Figure("native memory (NMT, not the heap) per idle socket (KiB)", "KiB", settings=PER_SOCKET)
+KERNEL = Figure("kernel memory per idle socket (KiB)", "KiB", settings=PER_SOCKET)
+RSS = Figure("RSS per idle socket (KiB)", "KiB", settings=PER_SOCKET)
+PSS = Figure("PSS per idle socket (KiB)", "KiB", settings=PER_SOCKET)
+JSON_P50 = Figure("/json p50 (ms)", "ms", settings=("jsonRatePerSecond", *UNDER_LOAD))
+JSON_P99 = Figure("/json p99 (ms)", "ms", settings=("jsonRatePerSecond", *UNDER_LOAD))
 # The same requests timed on the wire: the server's share of JSON_P99, without the load generator's delays (latency.wire_durations).
-JSON_WIRE_P99 = Figure("/json p99 on the wire (ms)", "ms")
-DASHBOARD_P99 = Figure("/dashboard p99 (ms)", "ms")
-JSON_ACHIEVED = Figure("/json achieved (req/s)", "req/s", lower_is_better=False)
-JSON_DROPPED = Figure("/json dropped iterations", "iterations")
-CPU = Figure("server CPU per /json request (µs)", "µs")
-THREADS = Figure("peak OS threads", "threads")
-PINNED = Figure("pinned events", "events")
+JSON_WIRE_P99 = Figure("/json p99 on the wire (ms)", "ms", settings=("jsonRatePerSecond", *UNDER_LOAD))
+DASHBOARD_P99 = Figure("/dashboard p99 (ms)", "ms", settings=("dashboardRatePerSecond", *UNDER_LOAD))
+JSON_ACHIEVED = Figure("/json achieved (req/s)", "req/s", lower_is_better=False, settings=("jsonRatePerSecond",))
+JSON_DROPPED = Figure("/json dropped iterations", "iterations", settings=("jsonRatePerSecond", "jsonSeconds", *UNDER_LOAD))
+CPU = Figure("server CPU per /json request (µs)", "µs", settings=("jsonRatePerSecond", *UNDER_LOAD))
+# A thread per socket on the platform server; the pools size themselves to the CPUs.
+THREADS = Figure("peak OS threads", "threads", settings=("idleSockets", "serverCpus"))
+# A count: how often the traps were sprung, for how long, and from what duration an event is recorded.
+PINNED = Figure(
+    "pinned events",
+    "events",
+    settings=("pinTrapsPerSecond", "pinThresholdMs", "jsonSeconds", "dashboardRatePerSecond", "dashboardSeconds"),
+)
 
 FIGURES = [LIVE_HEAP, NATIVE, KERNEL, RSS, PSS, JSON_P50, JSON_P99, JSON_WIRE_P99, DASHBOARD_P99, JSON_ACHIEVED, JSON_DROPPED, CPU, THREADS, PINNED]
 BY_NAME = {f.name: f for f in FIGURES}

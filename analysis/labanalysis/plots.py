@@ -583,3 +583,32 @@ def cpu_of_every_process(runs: list[Run]):
     fig.supxlabel("seconds since the server started", fontsize=8, y=0.04)
     fig.tight_layout(rect=(0, 0.06, 1, 1))
     return fig
+
+
+def ratios(pairs: list):
+    """compare.pairs as B / A on a log axis, one row per figure, one colour per server: the bar runs from B's lowest pass over A's
+    highest to B's highest over A's lowest, and a filled point is one whose ranges across passes are apart. Pairs with no ratio
+    (settings that differ, a server that failed) are left out; the table says why."""
+    drawn = [p for p in pairs if p.ratio == p.ratio and p.ratio > 0]
+    figures = list(dict.fromkeys(p.figure.name for p in drawn))
+    servers = list(dict.fromkeys(p.server for p in drawn))
+    fig, ax = plt.subplots(figsize=(8, 0.45 * max(len(figures), 1) + 1.2))
+    step = 0.7 / max(len(servers), 1)
+    for p in drawn:
+        y = figures.index(p.figure.name) + (servers.index(p.server) - (len(servers) - 1) / 2) * step
+        colour = catalogue.colour(p.server)
+        if p.a.has_interval and p.b.has_interval and p.a.low > 0 and p.a.high > 0:
+            low, high = p.b.low / p.a.high, p.b.high / p.a.low
+            ax.plot([max(low, 1e-3), high], [y, y], "-", color=colour, alpha=0.6)
+        apart = repeats.separated(p.a, p.b) == "apart across passes"
+        ax.plot(p.ratio, y, "o", color=colour, markerfacecolor=colour if apart else "white")
+    ax.axvline(1.0, color="grey", linewidth=1)
+    ax.set_xscale("log")
+    _plain_log_axis(ax.xaxis)
+    ax.set_yticks(range(len(figures)), figures)
+    ax.invert_yaxis()
+    ax.set_xlabel("B / A (median over median; below 1: B's figure is lower)")
+    ax.set_title("Each figure, B against A (filled: every pass of one beyond every pass of the other)")
+    ax.legend(handles=[Patch(color=catalogue.colour(s), label=catalogue.label(s)) for s in servers], loc="center left", bbox_to_anchor=(1.01, 0.5))
+    ax.grid(alpha=0.3, axis="x")
+    return fig

@@ -1,9 +1,12 @@
-"""Renders report.ipynb for one run folder into a self-contained report.html beside the run's data.
+"""Renders the lab's notebooks into self-contained report.html files: a bench run's, an experiment folder's, and two runs compared.
 
     python -m labanalysis.render results/<run> [results/<another run> ...]
+    python -m labanalysis.render --experiment results/<clients, io or floor folder>
+    python -m labanalysis.render --compare results/<run A> results/<run B>
 
-The notebook runs headless (nbclient) with the run folder injected as its RUN parameter, and
-is exported with its inputs hidden and its plots embedded, so the HTML opens anywhere alone.
+The notebook runs headless (nbclient) with the folders injected as its parameters, and is exported
+with its inputs hidden, its plots embedded and nothing loaded from the network (the offline template,
+held to it by labanalysis.offline), so the HTML opens anywhere alone.
 The folders a report shows beside its own (the newest pinning audit, clients, IO and floor runs) are
 chosen at its first render and recorded in the folder (report-inputs.json), so rendering it
 again gives the same report.
@@ -28,6 +31,10 @@ from .run import RunFolderError, load_run
 ANALYSIS_DIR = Path(__file__).resolve().parent.parent
 NOTEBOOK = ANALYSIS_DIR / "report.ipynb"
 EXPERIMENTS = ANALYSIS_DIR / "experiments.ipynb"
+COMPARE = ANALYSIS_DIR / "compare.ipynb"
+# nbconvert's lab template without its CDN scripts (templates/offline).
+TEMPLATES = ANALYSIS_DIR / "templates"
+OFFLINE_TEMPLATE = "offline"
 CELL_TIMEOUT_S = 600
 
 
@@ -106,6 +113,21 @@ def render_experiment(folder: str | Path) -> Path:
     return _execute(EXPERIMENTS, {kind.parameter: str(folder), **siblings(folder, others)}, folder)
 
 
+def render_compare(a: str | Path, b: str | Path) -> Path:
+    """Renders compare.ipynb on run folders `a` and `b` into `compare-<a>-vs-<b>/report.html` beside `b`; returns its path."""
+    run_a, run_b = (load_run(Path(folder).resolve()) for folder in (a, b))
+    if run_a.folder == run_b.folder:
+        raise RunFolderError(f"A and B are the same run ({run_a.folder.name}); name two run folders: make compare A=results/<run> B=results/<run>")
+    out = compare_folder(run_a.folder, run_b.folder)
+    out.mkdir(exist_ok=True)
+    return _execute(COMPARE, {"A": str(run_a.folder), "B": str(run_b.folder)}, out)
+
+
+def compare_folder(a: Path, b: Path) -> Path:
+    """Where the comparison of runs `a` and `b` is written: beside `b`, named for both, so comparing them again rewrites it."""
+    return b.parent / f"compare-{a.name}-vs-{b.name}"
+
+
 def siblings(folder: Path, wanted: list[str]) -> dict[str, str | None]:
     """The sibling folders `folder`'s report shows, by parameter: as its report-inputs.json recorded them, else the newest of each kind now.
 
@@ -127,7 +149,13 @@ def _execute(notebook: Path, parameters: dict, out_folder: Path) -> Path:
     _inject_parameters(nb, parameters)
     client = NotebookClient(nb, timeout=CELL_TIMEOUT_S, kernel_name="python3", allow_errors=True, resources={"metadata": {"path": str(ANALYSIS_DIR)}})
     client.execute()
-    exporter = HTMLExporter(exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True)
+    exporter = HTMLExporter(
+        template_name=OFFLINE_TEMPLATE,
+        extra_template_basedirs=[str(TEMPLATES)],
+        exclude_input=True,
+        exclude_input_prompt=True,
+        exclude_output_prompt=True,
+    )
     html, _ = exporter.from_notebook_node(nb)
     out = out_folder / "report.html"
     out.write_text(html)
@@ -150,12 +178,17 @@ def _inject_parameters(nb: nbformat.NotebookNode, parameters: dict) -> None:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) < 1:
-        print("usage: make report RUN=results/<run folder> [ALSO='results/<another> ...']", file=sys.stderr)
+    if len(argv) < 1 or (argv[0] == "--compare" and len(argv) != 3):
+        print(
+            "usage: make report RUN=results/<run folder> [ALSO='results/<another> ...'], or make compare A=results/<run> B=results/<run>",
+            file=sys.stderr,
+        )
         return 2
     try:
         if argv[0] == "--experiment":
             print(render_experiment(argv[1]))
+        elif argv[0] == "--compare":
+            print(render_compare(argv[1], argv[2]))
         else:
             print(render(argv[0], also=argv[1:]))
     except (RunFolderError, clients.ClientsFolderError, iobench.IoFolderError, floor.FloorFolderError) as e:

@@ -61,6 +61,12 @@ def apart(best: Across, other: Across, lower_is_better: bool) -> str:
     return "apart across passes" if separated else "overlap across passes: not resolved"
 
 
+def separated(a: Across, b: Across) -> str:
+    """`apart` without a side: whether the two ranges across passes do not overlap, in apart's words."""
+    low, high = sorted([a, b], key=lambda v: v.median)
+    return apart(low, high, lower_is_better=True)
+
+
 def number(x: float) -> str:
     """A figure as the report's tables write it: whole from 100 on, with thousands separated; 2 decimals from 1; 3 digits below."""
     if x != x:

@@ -64,6 +64,8 @@ SERIES = {
 # The series a run from before issue 16 does not have: missing, its report says the figure is not in that run. Within a run that has
 # them, a pass without one is a problem like any other missing file.
 NEWER_SERIES = ("cpu.csv", "memory.csv", "histogram.csv", "wire.csv")
+# The export of k6's web dashboard (the harness's K6Dashboard.FILE): k6's own view of the load, for a person to open.
+K6_DASHBOARD = "k6-dashboard.html"
 K6_SAMPLE_COLUMNS = ["metric_name", "timestamp", "metric_value", "scenario", "extra_tags"]
 K6_SAMPLE_METRICS = ["http_req_duration", "http_req_failed", "dropped_iterations", "lab_sockets_opened"]
 
@@ -97,6 +99,11 @@ class ServerRun:
     @property
     def repeat(self) -> int:
         return self.outcome.get("repeat", 1)
+
+    @property
+    def k6_dashboards(self) -> list[Path]:
+        """k6's web dashboard as it ended the pass, one HTML file: k6's beside the harness, or each load generator's."""
+        return [f for f in [self.folder / K6_DASHBOARD, *sorted(self.folder.glob(f"k6-segments/*/{K6_DASHBOARD}"))] if f.is_file()]
 
     @cached_property
     def proc(self) -> pd.DataFrame:

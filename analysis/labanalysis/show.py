@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import math
+import os
 
 import pandas as pd
 from pandas.io.formats.style import Styler
@@ -65,3 +66,13 @@ def number(value: float) -> str:
     if abs(value) >= 100 or float(value).is_integer():
         return f"{value:,.0f}"
     return f"{value:.1f}" if abs(value) >= 10 else f"{value:.2f}" if abs(value) >= 1 else f"{value:.2g}"
+
+
+def dashboard_links(run: Run) -> str:
+    """Each pass's k6 dashboard export as a link relative to the run folder, where its report.html is; empty when none was kept."""
+    links = [
+        f"<a href='{html.escape(os.path.relpath(path, run.folder))}'>{html.escape(os.path.relpath(path.parent, run.folder))}</a>"
+        for server in run.servers
+        for path in server.k6_dashboards
+    ]
+    return ("<p>k6's own view of each pass, its web dashboard as the pass ended: " + ", ".join(links) + ".</p>") if links else ""

@@ -1,6 +1,6 @@
 """The experiments' report: experiments.ipynb run headless on a clients or IO folder, with the newest folder of the other kind beside it."""
 
-from labanalysis import render
+from labanalysis import offline, render
 
 SECTIONS = [
     "What to pick",
@@ -29,6 +29,7 @@ def test_a_clients_run_renders_every_section_with_the_newest_io_run_beside_it(fi
     assert html.count("data:image/png;base64,") >= 4
     assert "Traceback" not in html and 'data-mime-type="application/vnd.jupyter.stderr"' not in html
     assert "20261122-074453-io" in html and "NIO FileChannel" in html
+    assert offline.external_loads(html) == [], "the report loads nothing from the network"
 
 
 def test_an_io_run_alone_says_which_command_measures_the_clients(fixture_copy):

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from labanalysis import render
+from labanalysis import offline, render
 
 SECTIONS = [
     "Who wins what",
@@ -39,6 +39,7 @@ def test_a_whole_run_renders_every_section_with_embedded_plots(run_folder):
     for section in SECTIONS:
         assert f">{section}<" in html, section
     assert html.count("data:image/png;base64,") >= 10
+    assert offline.external_loads(html) == [], "the report loads nothing from the network"
     # A cell that raised would have stopped the render; one that wrote to stderr shows here.
     assert "Traceback" not in html and 'data-mime-type="application/vnd.jupyter.stderr"' not in html
     assert "every file of the run was read whole" in html
@@ -231,3 +232,19 @@ def test_runs_that_do_not_share_their_jvm_flags_are_refused_in_one_line_and_noth
     assert "the JVM flags differ (-Xmx160m against -Xmx512m)" in err
     assert "Compare them side by side instead" in err
     assert not (repeats_folder / "report.html").exists() and not (repeats_folder / render.INPUTS).exists()
+
+
+def test_each_passs_k6_dashboard_is_linked_relative_to_the_report(run_folder):
+    (run_folder / "vthread" / "k6-dashboard.html").write_text("<html></html>")
+    segments = run_folder / "platform" / "k6-segments"
+    for i in ("0", "1"):
+        (segments / i).mkdir(parents=True)
+        (segments / i / "k6-dashboard.html").write_text("<html></html>")
+
+    html = render.render(run_folder).read_text()
+
+    the_run = _section(html, "The run", "Memory per idle connection (/proc, per pass)")
+    assert 'href="vthread/k6-dashboard.html">vthread</a>' in the_run
+    assert 'href="platform/k6-segments/0/k6-dashboard.html">platform/k6-segments/0</a>' in the_run
+    assert "platform/k6-segments/1/k6-dashboard.html" in the_run
+    assert "coroutine/k6-dashboard.html" not in the_run, "a pass without the export has no link"

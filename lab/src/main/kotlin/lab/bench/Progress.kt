@@ -16,17 +16,19 @@ class Progress(private val out: (String) -> Unit = ::println) {
         sample: ProcView.Memory?,
         heapUsedBytes: Long?,
         pinnedEvents: Long?,
+        dashboardUrl: String?,
     ) {
         val elapsed = clock.loadSeconds()
         val remaining = (totalSeconds - elapsed).coerceAtLeast(0.0)
         out(
             String.format(
                 Locale.ROOT,
-                "%-14s %-16s %4.0fs, %4.0fs left | sockets %6d | %7.1f req/s, p95 %s | RSS %s, heap %s, threads %s | pinned %s",
+                "%-14s %-16s %4.0fs, %4.0fs left | sockets %6d | %7.1f req/s, p95 %s | RSS %s, heap %s, threads %s | pinned %s%s",
                 server, clock.phase(), elapsed, remaining,
                 live?.socketsOpened ?: 0, requestsPerSecond,
                 live?.p95Ms?.let { String.format(Locale.ROOT, "%.1f ms", it) } ?: "-",
                 mib(sample?.rssBytes), mib(heapUsedBytes), sample?.threads ?: "-", pinnedEvents ?: "-",
+                dashboardUrl?.let { " | k6 live $it" } ?: "",
             ),
         )
     }

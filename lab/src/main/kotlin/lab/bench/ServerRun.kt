@@ -205,7 +205,10 @@ class ServerRun(
             }
             if (++ticks % PROGRESS_EVERY_TICKS == 0) {
                 val jfr = measured.jfr
-                progress.line(label, clock, setup.profile.durationSeconds, live, rate, sample, jfr?.heapUsedBytes, jfr?.pinnedEvents?.get())
+                progress.line(
+                    label, clock, setup.profile.durationSeconds, live, rate, sample, jfr?.heapUsedBytes, jfr?.pinnedEvents?.get(),
+                    k6.dashboardUrl,
+                )
             }
         }
     }

@@ -55,6 +55,10 @@ class SmokeRunIT {
         assertTrue(manifest.k6Version.startsWith("k6 v1.8.1"), manifest.k6Version)
         assertTrue(manifest.provenance.gitCommit.matches(Regex("[0-9a-f]{40}")), manifest.provenance.gitCommit)
         assertTrue(manifest.provenance.finishedAt != null)
+        // The host's CPUs, not the load's share that the harness pins itself to before it writes the header.
+        manifest.cpuSplit?.let {
+            assertTrue(manifest.provenance.host.cpus >= it.serverCpus.size + it.loadCpus.size, "${manifest.provenance.host}")
+        }
     }
 
     @Test
@@ -95,11 +99,26 @@ class SmokeRunIT {
                 "memory.csv",
                 "histogram.csv",
                 "outcome.json",
+                "k6-dashboard.html",
             )) {
                 assertTrue(File(runDir, "$server/$file").isFile, "$server/$file is missing")
             }
         }
         assertEquals(runDir.canonicalFile, File(harness.results, "latest").canonicalFile, "results/latest points at the newest run")
+    }
+
+    @Test
+    fun `each pass's k6 dashboard was live on loopback, named in the progress lines, and kept whole`() {
+        val progress = harness.log.readLines()
+        for (pass in manifest.outcomes.map { it.folder!! }) {
+            val urls = progress.filter {
+                it.startsWith("$pass ")
+            }.mapNotNull { Regex("""k6 live (\S+)""").find(it)?.groupValues?.get(1) }.toSet()
+            val url = assertNotNull(urls.singleOrNull(), "$pass: one dashboard address in its progress lines, not $urls")
+            assertTrue(url.matches(Regex("""http://127\.0\.0\.1:\d+""")), "$pass: $url")
+            // k6 writes the export as it ends; a page cut short has no closing tag.
+            assertTrue(File(runDir, "$pass/k6-dashboard.html").readText().trimEnd().endsWith("</html>"), "$pass: the export is not whole")
+        }
     }
 
     @Test

@@ -17,9 +17,14 @@ object Children {
         Runtime.getRuntime().addShutdownHook(Thread(::stopAll, "stop-children"))
     }
 
-    /** Starts [command] in [directory] (null: this program's) with its output (stdout and stderr) going to [log], and tracks it. */
-    fun start(command: List<String>, log: File, directory: File? = null): Process {
-        val process = ProcessBuilder(command).directory(directory).redirectErrorStream(true).redirectOutput(log).start()
+    /**
+     * Starts [command] in [directory] (null: this program's), with [environment] added to this program's, its output (stdout and
+     * stderr) going to [log], and tracks it.
+     */
+    fun start(command: List<String>, log: File, directory: File? = null, environment: Map<String, String> = emptyMap()): Process {
+        val builder = ProcessBuilder(command).directory(directory).redirectErrorStream(true).redirectOutput(log)
+        builder.environment().putAll(environment)
+        val process = builder.start()
         synchronized(processes) { processes += process }
         return process
     }

@@ -52,11 +52,11 @@ object ListeningPorts {
         return listening(lines.subList(0, split), lines.subList(split + 1, lines.size))
     }
 
-    /** The one port [process] listens on, once it does; null if it exits or [timeoutMs] passes first. */
-    fun awaitOne(process: Process, timeoutMs: Long): Int? {
+    /** The [count] ports [process] listens on, once it listens on that many; null if it exits or [timeoutMs] passes first. */
+    fun await(process: Process, count: Int, timeoutMs: Long): Set<Int>? {
         val deadline = System.nanoTime() + timeoutMs * 1_000_000
         while (process.isAlive && System.nanoTime() < deadline) {
-            of(process.pid()).singleOrNull()?.let { return it }
+            of(process.pid()).takeIf { it.size == count }?.let { return it }
             Thread.sleep(50)
         }
         return null

@@ -34,7 +34,8 @@ data class Provenance(
                 kernel = File("/proc/sys/kernel/osrelease").readText().trim(),
                 cpuModel = File("/proc/cpuinfo").useLines { lines -> lines.firstOrNull { it.startsWith("model name") } }
                     ?.substringAfter(':')?.trim() ?: "unknown",
-                cpus = Runtime.getRuntime().availableProcessors(),
+                // The host's, not this process's: the bench pins itself to the load's CPUs before it writes this header.
+                cpus = File("/proc/cpuinfo").useLines { lines -> lines.count { it.startsWith("processor") } },
                 memoryBytes = File("/proc/meminfo").useLines { lines -> lines.first { it.startsWith("MemTotal:") } }
                     .split(Regex("\\s+"))[1].toLong() * 1024,
             )

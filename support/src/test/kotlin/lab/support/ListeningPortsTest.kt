@@ -8,6 +8,8 @@ import java.util.concurrent.TimeUnit
 import kotlin.test.Test
 import kotlin.test.assertEquals
 import kotlin.test.assertFalse
+import kotlin.test.assertNotNull
+import kotlin.test.assertNull
 import kotlin.test.assertTrue
 
 class ListeningPortsTest {
@@ -43,6 +45,23 @@ class ListeningPortsTest {
     @Test
     fun `the remote command shows nothing before the pid file exists`() =
         assertEquals(emptySet(), ListeningPorts.fromRemote(shell(ListeningPorts.remoteCommand("/nonexistent/k6.pid"))))
+
+    @Test
+    fun `await returns a child's ports once it listens on as many as asked, and null once it has exited`() {
+        // Two listeners one after the other, as k6 binds its API and then its dashboard.
+        val script = "import socket, time\n" +
+            "a = socket.socket(); a.bind(('127.0.0.1', 0)); a.listen(); time.sleep(0.3)\n" +
+            "b = socket.socket(); b.bind(('127.0.0.1', 0)); b.listen(); time.sleep(30)\n"
+        val child = ProcessBuilder("python3", "-c", script).start()
+        try {
+            val ports = assertNotNull(ListeningPorts.await(child, count = 2, timeoutMs = 10_000))
+            assertEquals(2, ports.size)
+            assertEquals(ports, ListeningPorts.of(child.pid()))
+        } finally {
+            child.destroyForcibly().waitFor()
+        }
+        assertNull(ListeningPorts.await(child, count = 2, timeoutMs = 1_000))
+    }
 
     private fun shell(command: String): String {
         val process = ProcessBuilder("sh", "-c", command).redirectErrorStream(true).start()

@@ -19,7 +19,8 @@ import java.time.Duration
 /**
  * The load on one server: one k6 beside it ([K6Run]) or one k6 per load generator, each
  * running its execution segment ([K6Segments]). Either way, once [collect] has run, the
- * server's folder holds one `k6-summary.json` and one `k6-metrics.csv.gz` for all of it.
+ * server's folder holds one `k6-summary.json` and one `k6-metrics.csv.gz` for all of it, and each
+ * k6's dashboard export ([K6Dashboard]).
  */
 interface K6Load : AutoCloseable {
     val summaryFile: File
@@ -37,6 +38,9 @@ interface K6Load : AutoCloseable {
 
     /** The k6 process on this host, for its CPU; null where k6 runs on load generators. */
     val localPid: Long? get() = null
+
+    /** k6's live web dashboard on this host's loopback, once it listens; null where k6 runs on load generators. */
+    val dashboardUrl: String? get() = null
 
     /** What k6 has counted so far, or null while its API is not up. */
     fun live(): Live?

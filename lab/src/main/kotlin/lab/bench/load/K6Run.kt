@@ -7,8 +7,9 @@ import java.util.concurrent.TimeUnit
 
 /**
  * One k6 process driving one server with `loadtests/bench.js`. Its summary (with
- * percentiles up to p99.9) goes to `k6-summary.json` and every sample to `k6-metrics.csv.gz`;
- * while it runs, [live] reads k6's own REST API for the progress line.
+ * percentiles up to p99.9) goes to `k6-summary.json`, every sample to `k6-metrics.csv.gz`, and its
+ * web dashboard's export to [K6Dashboard.FILE]; while it runs, [live] reads k6's own REST API for
+ * the progress line, which shows the live dashboard's address.
  */
 class K6Run(
     private val k6: File,
@@ -23,6 +24,9 @@ class K6Run(
     /** k6's REST API, once k6 has bound the port it was given as 0. */
     @Volatile private var api: K6Api? = null
 
+    @Volatile override var dashboardUrl: String? = null
+        private set
+
     override fun start() {
         val command = buildList {
             addAll(listOf(k6.path, "run", "--quiet", "--no-color", "--address", "127.0.0.1:0"))
@@ -33,7 +37,8 @@ class K6Run(
             addAll(listOf("-e", "LAB_SUMMARY=${summaryFile.path}"))
             add(script.path)
         }
-        process = Children.start(command, File(dir, "k6.log"))
+        val dashboard = K6Dashboard.environment(K6Dashboard.exportIn(dir).path, live = true)
+        process = Children.start(command, File(dir, "k6.log"), environment = dashboard)
     }
 
     /**
@@ -42,10 +47,17 @@ class K6Run(
      * [timeoutSeconds] passed first.
      */
     override fun awaitRunning(timeoutSeconds: Long): Boolean {
-        val startNs = System.nanoTime()
-        val port = ListeningPorts.awaitOne(process, TimeUnit.SECONDS.toMillis(timeoutSeconds)) ?: return false
-        val api = K6Api.onPort(port).also { api = it }
-        val left = timeoutSeconds - TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - startNs)
+        val deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds)
+        // Two ports, both bound to 0: the API's, which answers its status, and the dashboard's, which does not.
+        val ports = ListeningPorts.await(process, count = 2, TimeUnit.SECONDS.toMillis(timeoutSeconds)) ?: return false
+        var apiPort: Int? = null
+        while (apiPort == null) {
+            if (!process.isAlive || System.nanoTime() > deadlineNs) return false
+            apiPort = ports.firstOrNull { K6Api.onPort(it).status() != null } ?: null.also { Thread.sleep(50) }
+        }
+        dashboardUrl = K6Dashboard.url((ports - apiPort).single())
+        val api = K6Api.onPort(apiPort).also { api = it }
+        val left = TimeUnit.NANOSECONDS.toSeconds(deadlineNs - System.nanoTime())
         return api.await(maxOf(left, 1), { process.isAlive }) { it.running }
     }
 

@@ -21,7 +21,7 @@ import java.util.Base64
  * SSH connection forwards it to a socket file here. No port is picked free on either host and
  * bound later, where another process could have taken it first.
  *
- * Afterwards each segment's raw samples and summary are fetched into `k6-segments/<i>/` and
+ * Afterwards each segment's raw samples, summary and dashboard export are fetched into `k6-segments/<i>/` and
  * merged by [K6Merge]: the percentiles in the server's `k6-summary.json` come from all the
  * samples, as k6 cannot merge percentiles.
  */
@@ -78,6 +78,7 @@ class K6Segments(
                 "echo $$ > ${LoadGenerators.shellQuote(s.pidFile)} &&",
                 // k6 needs a descriptor per socket; the hard limit is what tune-host.sh raised.
                 "ulimit -n \"$(ulimit -Hn)\" &&",
+                K6Dashboard.environment("$remote/${K6Dashboard.FILE}", live = false).entries.joinToString(" ") { (k, v) -> "$k=$v" },
                 "exec ${LoadGenerators.shellQuote(generators.k6)} run --quiet --no-color --paused --address 127.0.0.1:0",
                 "--execution-segment ${generators.segment(s.index)} --execution-segment-sequence ${generators.segmentSequence}",
                 "--out csv=$remote/k6-metrics.csv.gz -e LAB_SUMMARY=$remote/k6-summary.json",
@@ -172,6 +173,9 @@ class K6Segments(
             for (name in listOf("k6-metrics.csv.gz", "k6-summary.json")) {
                 generators.fetch(s.host, "${s.remoteDir}/$name", File(s.localDir, name))
             }
+            // k6's view for a person, no figure is computed from it: one that k6 did not write (it was stopped) loses nothing.
+            val dashboard = K6Dashboard.exportIn(s.localDir)
+            runCatching { generators.fetch(s.host, "${s.remoteDir}/${K6Dashboard.FILE}", dashboard) }.onFailure { dashboard.delete() }
         }
         K6Merge.merge(segments.map { it.localDir }, dir)
         collected = true

@@ -1,0 +1,185 @@
+"""Two runs side by side (`make compare A=... B=...`): every headline figure of every server in both, B against A, and what differs
+between their manifests.
+
+A comparison asks whether something changed a figure: JDK 21 against 25, a laptop against a Hetzner host, the lab before and after
+an upgrade. Each run's figure is its median across its passes with the range across them (repeats.across); B / A is the ratio of
+the medians; and the ranges are apart only when every pass of one came out beyond every pass of the other. A figure whose settings
+differ between the runs (perpass.Figure.settings) measured two different things: it says which setting differs instead of a ratio.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import pandas as pd
+
+from . import catalogue, perpass, provenance, repeats
+from .repeats import Across
+from .run import Run
+
+
+def settings(run: Run) -> dict:
+    """What the run's figures depend on: its profile's settings (without the words), with the /json rate and socket count it ran
+    at (a calibrated rate, a preflight that scaled the sockets) and the pinning threshold."""
+    m = run.manifest
+    found = {k: v for k, v in m.get("profile", {}).items() if k not in repeats.PROFILE_WORDS}
+    found["jsonRatePerSecond"] = m.get("jsonRatePerSecond", found.get("jsonRatePerSecond"))
+    found["idleSockets"] = m.get("preflight", {}).get("idleSockets", found.get("idleSockets"))
+    found["pinThresholdMs"] = m.get("pinThresholdMs")
+    return found
+
+
+def incomparable(figure: perpass.Figure, a: dict, b: dict) -> str | None:
+    """Why `figure` cannot be compared between runs of settings `a` and `b`, naming each setting it depends on that differs; None
+    if it can."""
+    differ = [f"{key} {a.get(key)} against {b.get(key)}" for key in figure.settings if a.get(key) != b.get(key)]
+    return "not comparable: " + ", ".join(differ) if differ else None
+
+
+def ratio(a: Across, b: Across) -> float:
+    """B's median over A's; NaN where one is not measured or A's is 0."""
+    if a.passes == 0 or b.passes == 0 or a.median == 0:
+        return math.nan
+    return b.median / a.median
+
+
+def verdict(figure: perpass.Figure, a: Across, b: Across) -> str:
+    """B against A in words: better or worse only when the ranges across passes are apart; else why no conclusion is drawn."""
+    if a.median == b.median:
+        return "the same"
+    separated = repeats.separated(a, b)
+    if separated != "apart across passes":
+        return separated
+    better = b.median < a.median if figure.lower_is_better else b.median > a.median
+    return f"B {'better' if better else 'worse'}: apart across passes"
+
+
+@dataclass(frozen=True)
+class Pair:
+    """One figure of one server in both runs."""
+
+    figure: perpass.Figure
+    server: str
+    label: str
+    a: Across
+    b: Across
+    # Why no ratio is given: the runs' settings differ for this figure, or one run did not measure it (a failed server).
+    why_not: str | None = None
+
+    @property
+    def ratio(self) -> float:
+        return math.nan if self.why_not else ratio(self.a, self.b)
+
+    @property
+    def verdict(self) -> str:
+        return self.why_not or verdict(self.figure, self.a, self.b)
+
+
+def pairs(a: Run, b: Run) -> list[Pair]:
+    """Every headline figure (perpass.FIGURES) of every server that both runs ran, figure by figure in the catalogue's order."""
+    per_server = {run.folder: perpass.per_server(perpass.table([run])) for run in (a, b)}
+    settings_a, settings_b = settings(a), settings(b)
+    found = []
+    for figure in perpass.FIGURES:
+        why_figure = incomparable(figure, settings_a, settings_b)
+        for server in in_both(a, b):
+            values = [figure_of(per_server[run.folder], figure, server) for run in (a, b)]
+            missing = [f"{side}: {not_measured(run, server)}" for side, run, v in zip("AB", (a, b), values, strict=True) if v.passes == 0]
+            why_not = why_figure or ("; ".join(missing) if missing else None)
+            found.append(Pair(figure, server, catalogue.label(server), values[0], values[1], why_not))
+    return found
+
+
+def figure_of(per_server: pd.DataFrame, figure: perpass.Figure, server: str) -> Across:
+    rows = per_server[(per_server["figure"] == figure.name) & (per_server["server"] == server)] if not per_server.empty else per_server
+    if rows.empty:
+        return repeats.across([])
+    row = rows.iloc[0]
+    return Across(row["median"], row["low"], row["high"], int(row["passes"]))
+
+
+def not_measured(run: Run, server: str) -> str:
+    """Why `run` has no compared pass of `server`: how its passes ended, or that none measured the figure."""
+    passes = [s for s in run.servers if s.server == server and s.jfr_streaming]
+    failed = [s for s in passes if not s.ok]
+    if passes and len(failed) == len(passes):
+        first = failed[0].outcome
+        return f"{server} failed in every pass ({first.get('status', 'failed')}: {first.get('reason', 'no reason recorded')})"
+    return "not measured"
+
+
+def in_both(a: Run, b: Run) -> list[str]:
+    """The servers both runs ran, in A's order."""
+    theirs = set(b.manifest.get("servers", []))
+    return [s for s in a.manifest.get("servers", []) if s in theirs]
+
+
+def in_one(a: Run, b: Run) -> list[str]:
+    """The servers only one run ran, one sentence each."""
+    mine, theirs = a.manifest.get("servers", []), b.manifest.get("servers", [])
+    only_a = [s for s in mine if s not in theirs]
+    only_b = [s for s in theirs if s not in mine]
+    notes = [f"only in A ({a.folder.name}): {', '.join(only_a)}"] if only_a else []
+    return notes + ([f"only in B ({b.folder.name}): {', '.join(only_b)}"] if only_b else [])
+
+
+def table(found: list[Pair]) -> pd.DataFrame:
+    """The comparison for a reader: one row per figure and server, A and B as median [range] over N passes, B / A and the verdict."""
+    rows = [
+        {
+            "figure": p.figure.name,
+            "server": p.label,
+            "A": repeats.shown(p.a),
+            "B": repeats.shown(p.b),
+            "B / A": f"{p.ratio:.2f}x" if p.ratio == p.ratio else "",
+            "B against A": p.verdict,
+        }
+        for p in found
+    ]
+    return pd.DataFrame(rows, columns=["figure", "server", "A", "B", "B / A", "B against A"])
+
+
+# ---- what differs between the manifests -----------------------------------------------------------
+
+
+def facts(run: Run) -> dict[str, str]:
+    """The manifest's facts a comparison puts side by side, by the name the table gives them."""
+    m = run.manifest
+    header = provenance.of(m)
+    host, jdk = header["host"], header["jdk"]
+    split = m.get("cpuSplit") or {}
+    return {
+        "JDK": " ".join(str(x) for x in (jdk.get("version"), jdk.get("vendor")) if x) or "?",
+        "JVM flags": " ".join(m.get("jvmFlags", [])),
+        "host": f"{host.get('hostname', '?')}, kernel {host.get('kernel', '?')}",
+        "CPUs": f"{host.get('cpus', '?')} ({host.get('cpuModel', '?')})",
+        "CPU split": f"server on {split.get('serverCpus')}, load on {split.get('loadCpus')}" if split else "none: shared",
+        "profile": str(m.get("profileName", "?")),
+        "/json rate": f"{settings(run).get('jsonRatePerSecond')}/s",
+        "/dashboard rate": f"{settings(run).get('dashboardRatePerSecond')}/s",
+        "idle sockets": str(settings(run).get("idleSockets")),
+        "servers": ", ".join(m.get("servers", [])),
+        "k6": str(m.get("k6Version", "?")),
+        "git commit": provenance.commit(m),
+        "started": str(header.get("startedAt") or "?")[:19].replace("T", " "),
+        "status": str(header.get("status") or "?"),
+    }
+
+
+def manifest_differences(a: Run, b: Run) -> pd.DataFrame:
+    """Each fact of facts() in A and in B, and whether it differs; then every other profile setting that differs."""
+    fa, fb = facts(a), facts(b)
+    rows = [{"": name, "A": fa[name], "B": fb[name], "differs": "yes" if fa[name] != fb[name] else ""} for name in fa]
+    sa, sb = settings(a), settings(b)
+    shown_already = {"jsonRatePerSecond", "dashboardRatePerSecond", "idleSockets"}
+    for key in sorted((set(sa) | set(sb)) - shown_already):
+        if sa.get(key) != sb.get(key):
+            rows.append({"": f"profile: {key}", "A": str(sa.get(key)), "B": str(sb.get(key)), "differs": "yes"})
+    return pd.DataFrame(rows, columns=["", "A", "B", "differs"])
+
+
+def differing(a: Run, b: Run) -> list[str]:
+    """The names of the facts that differ, for the report's opening sentence."""
+    frame = manifest_differences(a, b)
+    return [name for name, differs in zip(frame[""], frame["differs"], strict=True) if differs and name not in ("started", "status")]

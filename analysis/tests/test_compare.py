@@ -1,0 +1,175 @@
+"""make compare: two run folders in one self-contained report, figure by figure and server by server, B against A."""
+
+import csv
+import json
+import math
+import shutil
+
+import pytest
+from conftest import REPEATS
+
+from labanalysis import compare, offline, perpass, render
+from labanalysis.repeats import Across
+from labanalysis.run import load_run
+
+SECTIONS = ["How to read this", "What differs between the runs", "Figures, B against A", "Servers in one run only, and passes left out"]
+
+
+@pytest.fixture
+def runs(tmp_path):
+    """A and B: two copies of the repeats-run fixture (vthread and platform, three passes each), B's to be changed by each test."""
+
+    def copy(name):
+        folder = tmp_path / name
+        shutil.copytree(REPEATS, folder)
+        return folder
+
+    return copy("20261123-100000-a"), copy("20261123-110000-b")
+
+
+def edit_manifest(folder, change):
+    path = folder / "manifest.json"
+    manifest = json.loads(path.read_text())
+    change(manifest)
+    path.write_text(json.dumps(manifest))
+
+
+def on_jdk_21_at_40_per_second(manifest):
+    manifest["provenance"]["jdk"] = {"home": "/jdk21", "version": "21.0.8", "feature": 21, "vendor": "Eclipse Adoptium"}
+    manifest["jsonRatePerSecond"] = 40
+
+
+def double_the_threads(folder, passes):
+    """Every /proc sample's thread count doubled in `passes`: the peak OS threads of each is twice A's."""
+    for name in passes:
+        path = folder / name / "proc.csv"
+        rows = list(csv.DictReader(path.open()))
+        for row in rows:
+            row["threads"] = str(2 * int(row["threads"]))
+        with path.open("w", newline="") as out:
+            writer = csv.DictWriter(out, fieldnames=list(rows[0]))
+            writer.writeheader()
+            writer.writerows(rows)
+
+
+def pair(pairs, figure, server):
+    return next(p for p in pairs if p.figure == figure and p.server == server)
+
+
+def test_two_runs_render_one_report_beside_b_with_every_section_and_nothing_loaded_from_the_network(runs):
+    a, b = runs
+    edit_manifest(b, on_jdk_21_at_40_per_second)
+
+    report = render.render_compare(a, b)
+
+    html = report.read_text()
+    assert report == b.parent / "compare-20261123-100000-a-vs-20261123-110000-b" / "report.html"
+    for section in SECTIONS:
+        assert f">{section}<" in html, section
+    assert "B differs from A in:</strong> JDK, /json rate." in html
+    assert html.count('src="data:image/png;base64,') == 1, "the ratios' plot"
+    assert "Traceback" not in html and 'data-mime-type="application/vnd.jupyter.stderr"' not in html
+    assert offline.external_loads(html) == [], "the report loads nothing from the network"
+    # Each run's own report, relative to the comparison's folder.
+    assert 'href="../20261123-100000-a/report.html"' in html
+
+
+def test_the_manifests_differences_are_listed_jdk_first(runs):
+    a, b = runs
+    edit_manifest(b, on_jdk_21_at_40_per_second)
+
+    differences = compare.manifest_differences(load_run(a), load_run(b)).set_index("")
+
+    assert differences.loc["JDK"].to_dict() == {"A": "25.0.3 Eclipse Adoptium", "B": "21.0.8 Eclipse Adoptium", "differs": "yes"}
+    assert differences.loc["/json rate"].to_dict() == {"A": "20/s", "B": "40/s", "differs": "yes"}
+    assert differences.loc["git commit", "differs"] == "" and differences.loc["JVM flags", "differs"] == ""
+
+
+def test_a_figure_whose_settings_differ_is_marked_not_comparable_and_gets_no_ratio(runs):
+    a, b = runs
+    edit_manifest(b, on_jdk_21_at_40_per_second)
+
+    pairs = compare.pairs(load_run(a), load_run(b))
+
+    p99 = pair(pairs, perpass.JSON_P99, "vthread")
+    assert p99.verdict == "not comparable: jsonRatePerSecond 20 against 40" and math.isnan(p99.ratio)
+    assert p99.a == p99.b == Across(6.0, 5.0, 7.0, 3), "each run's figure is still shown: 5, 6 and 7 ms"
+    # A per-socket slope does not depend on the /json rate: the same run twice, so the same figure.
+    heap = pair(pairs, perpass.LIVE_HEAP, "vthread")
+    assert heap.ratio == 1.0 and heap.verdict == "the same"
+    html = render.render_compare(a, b).read_text()
+    assert "not comparable: jsonRatePerSecond 20 against 40" in html
+
+
+def test_b_is_better_or_worse_only_where_every_pass_of_one_is_beyond_every_pass_of_the_other(runs):
+    a, b = runs
+    double_the_threads(b, ["vthread", "vthread-r2", "vthread-r3"])
+
+    pairs = compare.pairs(load_run(a), load_run(b))
+
+    threads = pair(pairs, perpass.THREADS, "vthread")
+    assert (threads.a.median, threads.b.median, threads.ratio) == (40.0, 80.0, 2.0)
+    assert threads.verdict == "B worse: apart across passes"
+    assert compare.table([threads]).iloc[0]["B / A"] == "2.00x"
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "lower_is_better", "expected"),
+    [
+        (Across(10, 9, 11, 3), Across(5, 4, 6, 3), True, "B better: apart across passes"),
+        (Across(10, 9, 11, 3), Across(5, 4, 6, 3), False, "B worse: apart across passes"),
+        (Across(10, 9, 11, 3), Across(8, 7, 9.5, 3), True, "overlap across passes: not resolved"),
+        (Across(10, math.nan, math.nan, 1), Across(5, math.nan, math.nan, 1), True, "one pass: no comparison can be concluded"),
+        (Across(10, 9, 11, 3), Across(10, 8, 12, 3), True, "the same"),
+    ],
+)
+def test_the_verdict_comes_from_the_ranges_across_passes(a, b, lower_is_better, expected):
+    figure = perpass.Figure("a figure", "units", lower_is_better=lower_is_better)
+    assert compare.verdict(figure, a, b) == expected
+
+
+def test_a_server_in_one_run_only_is_named_and_not_compared(runs):
+    a, b = runs
+
+    def vthread_only(manifest):
+        manifest["servers"] = ["vthread"]
+        manifest["outcomes"] = [o for o in manifest["outcomes"] if o["server"] == "vthread"]
+
+    edit_manifest(b, vthread_only)
+    run_a, run_b = load_run(a), load_run(b)
+
+    assert {p.server for p in compare.pairs(run_a, run_b)} == {"vthread"}
+    assert compare.in_one(run_a, run_b) == ["only in A (20261123-100000-a): platform"]
+    assert "only in A (20261123-100000-a): platform" in render.render_compare(a, b).read_text()
+
+
+def test_a_server_that_failed_in_every_pass_says_so_in_place_of_its_figures(runs):
+    a, b = runs
+
+    def platform_killed(manifest):
+        for outcome in manifest["outcomes"]:
+            if outcome["server"] == "platform":
+                outcome.update(status="failed", reason="exited with 137 (SIGKILL) in phase json")
+
+    edit_manifest(b, platform_killed)
+
+    pairs = compare.pairs(load_run(a), load_run(b))
+
+    heap = pair(pairs, perpass.LIVE_HEAP, "platform")
+    assert heap.verdict == "B: platform failed in every pass (failed: exited with 137 (SIGKILL) in phase json)"
+    assert math.isnan(heap.ratio) and heap.b.passes == 0 and heap.a.passes == 3
+    assert pair(pairs, perpass.LIVE_HEAP, "vthread").verdict == "the same"
+    html = render.render_compare(a, b).read_text()
+    assert "B: 20261123-110000-b/platform-r2: failed; its figures are not compared" in html
+
+
+def test_the_same_folder_twice_or_a_missing_one_is_one_line_and_exit_code_2(runs, tmp_path, capsys):
+    a, _ = runs
+
+    assert render.main(["--compare", str(a), str(a)]) == 2
+    assert render.main(["--compare", str(a), str(tmp_path / "nowhere")]) == 2
+    assert render.main(["--compare", str(a)]) == 2
+
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 3
+    assert "A and B are the same run" in lines[0] and "no manifest.json" in lines[1] and "make compare A=" in lines[2]
