@@ -12,8 +12,8 @@ CATALOGUE := python3 analysis/labanalysis/catalogue.py
 SERVERS ?=
 # The JDKs `make audit-pinning` and `make floor` cover; `make bench` runs once per JDK only when JDKS is given.
 JDKS ?= 21,25
-BENCH_JDKS := $(if $(filter command line environment,$(origin JDKS)),$(subst $(comma), ,$(JDKS)),)
 comma := ,
+BENCH_JDKS := $(strip $(if $(filter command line environment,$(origin JDKS)),$(subst $(comma), ,$(JDKS)),))
 SERVER ?=
 PROFILE ?= local
 ONLY ?=

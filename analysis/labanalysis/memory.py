@@ -64,7 +64,7 @@ def plateaus(server: ServerRun) -> pd.DataFrame:
                 "why": "" if settled else f"RSS still moving {drift:+.1f}% over the step's last third (limit {SETTLED_DRIFT_PERCENT:g}%)",
             }
         )
-    return pd.DataFrame(rows).sort_values("step").reset_index(drop=True)
+    return pd.DataFrame(rows, columns=PLATEAU_COLUMNS).sort_values("step").reset_index(drop=True)
 
 
 def plateaus_table(run: Run) -> pd.DataFrame:

@@ -96,8 +96,8 @@ def refuse_to_pool(run, others) -> None:
         difference = repeats.first_difference(run, other)
         if difference:
             raise PoolingRefused(
-                f"{other.folder.name} is not a repeat of {run.folder.name}: {difference}. Compare them side by side instead: "
-                f"make report RUN={other.folder}, then read its report.html beside this run's"
+                f"{other.folder.name} is not a repeat of {run.folder.name}: {difference}. Compare the two instead: "
+                f"make compare A={run.folder} B={other.folder}"
             )
 
 

@@ -230,7 +230,7 @@ def test_runs_that_do_not_share_their_jvm_flags_are_refused_in_one_line_and_noth
     assert err.count("\n") == 1
     assert "20261123-120000-fixture is not a repeat of" in err
     assert "the JVM flags differ (-Xmx160m against -Xmx512m)" in err
-    assert "Compare them side by side instead" in err
+    assert f"Compare the two instead: make compare A={repeats_folder} B={other}" in err
     assert not (repeats_folder / "report.html").exists() and not (repeats_folder / render.INPUTS).exists()
 
 
@@ -248,3 +248,19 @@ def test_each_passs_k6_dashboard_is_linked_relative_to_the_report(run_folder):
     assert 'href="platform/k6-segments/0/k6-dashboard.html">platform/k6-segments/0</a>' in the_run
     assert "platform/k6-segments/1/k6-dashboard.html" in the_run
     assert "coroutine/k6-dashboard.html" not in the_run, "a pass without the export has no link"
+
+
+def test_a_run_whose_every_pass_failed_before_its_first_socket_renders_whole(run_folder):
+    # As bench-vps left one whose k6 never started: every pass failed in startup, with /proc samples of startup only.
+    manifest = json.loads((run_folder / "manifest.json").read_text())
+    for outcome in manifest["outcomes"]:
+        outcome.update(status="failed", reason="k6 did not start its timeline within 60 s; see k6.log", phaseAtEnd="startup")
+    (run_folder / "manifest.json").write_text(json.dumps(manifest))
+    for proc in run_folder.glob("*/proc.csv"):
+        lines = proc.read_text().splitlines()
+        proc.write_text("\n".join([lines[0], *[line for line in lines[1:] if ",startup," in line]]) + "\n")
+
+    html = render.render(run_folder).read_text()
+
+    assert "Traceback" not in html
+    assert "k6 did not start its timeline within 60 s" in html

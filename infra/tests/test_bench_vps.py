@@ -252,9 +252,14 @@ def test_the_run_comes_back_complete_with_its_report(hosts, smoke_run):
     assert [g["executionSegment"] for g in manifest["loadGenerators"]] == ["0:1/2", "1/2:1"]
     assert (run / "report.html").stat().st_size > 0
     assert (run / "hosts" / "sut-limits.txt").read_text().strip(), "the server host's limits were not recorded"
+    report = (run / "report.html").read_text()
     for server in SERVERS:
         for segment in ["0", "1"]:
             assert (run / server / "k6-segments" / segment / "k6-metrics.csv.gz").stat().st_size > 0
+            # Each load generator's k6 dashboard, exported as it ended, fetched and linked from the report.
+            dashboard = f"{server}/k6-segments/{segment}/k6-dashboard.html"
+            assert (run / dashboard).read_text().rstrip().endswith("</html>"), dashboard
+            assert f'href="{dashboard}"' in report, dashboard
 
 
 def test_the_two_segments_together_make_the_profiles_iterations_each_its_half(hosts, smoke_run):

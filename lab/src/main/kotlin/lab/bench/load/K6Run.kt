@@ -37,7 +37,7 @@ class K6Run(
             addAll(listOf("-e", "LAB_SUMMARY=${summaryFile.path}"))
             add(script.path)
         }
-        val dashboard = K6Dashboard.environment(K6Dashboard.exportIn(dir).path, live = true)
+        val dashboard = K6Dashboard.environment(K6Dashboard.exportIn(dir).path)
         process = Children.start(command, File(dir, "k6.log"), environment = dashboard)
     }
 
@@ -50,13 +50,14 @@ class K6Run(
         val deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds)
         // Two ports, both bound to 0: the API's, which answers its status, and the dashboard's, which does not.
         val ports = ListeningPorts.await(process, count = 2, TimeUnit.SECONDS.toMillis(timeoutSeconds)) ?: return false
-        var apiPort: Int? = null
-        while (apiPort == null) {
+        val candidates = ports.associateWith(K6Api::onPort)
+        var found: Map.Entry<Int, K6Api>? = null
+        while (found == null) {
             if (!process.isAlive || System.nanoTime() > deadlineNs) return false
-            apiPort = ports.firstOrNull { K6Api.onPort(it).status() != null } ?: null.also { Thread.sleep(50) }
+            found = candidates.entries.firstOrNull { it.value.status() != null } ?: null.also { Thread.sleep(50) }
         }
-        dashboardUrl = K6Dashboard.url((ports - apiPort).single())
-        val api = K6Api.onPort(apiPort).also { api = it }
+        dashboardUrl = K6Dashboard.url((ports - found.key).single())
+        val api = found.value.also { api = it }
         val left = TimeUnit.NANOSECONDS.toSeconds(deadlineNs - System.nanoTime())
         return api.await(maxOf(left, 1), { process.isAlive }) { it.running }
     }

@@ -16,10 +16,11 @@ import java.util.Base64
  * the same moment on every host. The SSH connection that runs each k6 is its leash: it runs
  * in a terminal, so a connection that ends hangs k6 up with it.
  *
- * Each k6's REST API, for the progress line and the start, binds port 0 on its host's loopback;
- * the port it took is read from that host's /proc ([ListeningPorts.remoteCommand]), and a second
- * SSH connection forwards it to a socket file here. No port is picked free on either host and
- * bound later, where another process could have taken it first.
+ * Each k6's REST API, for the progress line and the start, binds port 0 on its host's loopback, as
+ * does its dashboard; the ports they took are read from that host's /proc
+ * ([ListeningPorts.remoteCommand]), and a second SSH connection forwards the API's, the one that
+ * answers k6's status, to a socket file here. No port is picked free on either host and bound
+ * later, where another process could have taken it first.
  *
  * Afterwards each segment's raw samples, summary and dashboard export are fetched into `k6-segments/<i>/` and
  * merged by [K6Merge]: the percentiles in the server's `k6-summary.json` come from all the
@@ -78,7 +79,7 @@ class K6Segments(
                 "echo $$ > ${LoadGenerators.shellQuote(s.pidFile)} &&",
                 // k6 needs a descriptor per socket; the hard limit is what tune-host.sh raised.
                 "ulimit -n \"$(ulimit -Hn)\" &&",
-                K6Dashboard.environment("$remote/${K6Dashboard.FILE}", live = false).entries.joinToString(" ") { (k, v) -> "$k=$v" },
+                K6Dashboard.environment("$remote/${K6Dashboard.FILE}").entries.joinToString(" ") { (k, v) -> "$k=$v" },
                 "exec ${LoadGenerators.shellQuote(generators.k6)} run --quiet --no-color --paused --address 127.0.0.1:0",
                 "--execution-segment ${generators.segment(s.index)} --execution-segment-sequence ${generators.segmentSequence}",
                 "--out csv=$remote/k6-metrics.csv.gz -e LAB_SUMMARY=$remote/k6-summary.json",
@@ -101,10 +102,13 @@ class K6Segments(
         return segments.all { s -> s.api?.await(left(), { s.process.isAlive }) { it.running } == true }
     }
 
-    /** Finds the port [s]'s k6 took for its API and forwards it here; null if k6 or the forward ends, or [deadline] passes, first. */
+    /**
+     * Finds the port [s]'s k6 took for its API and forwards it here; null if k6 or the forward ends, or [deadline] passes, first.
+     * k6 binds two ports to 0 there, its API's and its dashboard's ([K6Dashboard]): the API is the one that answers its status.
+     */
     private fun forwardApi(s: Segment, deadline: Long): K6Api? {
-        var port: Int? = null
-        while (port == null) {
+        var ports = emptySet<Int>()
+        while (ports.size != 2) {
             if (!s.process.isAlive || System.nanoTime() > deadline) return null
             val leftSeconds = ((deadline - System.nanoTime()) / 1_000_000_000).coerceAtLeast(1)
             val tables = generators.run(
@@ -112,9 +116,21 @@ class K6Segments(
                 ListeningPorts.remoteCommand(LoadGenerators.shellQuote(s.pidFile)),
                 timeoutSeconds = leftSeconds,
             )
-            port = ListeningPorts.fromRemote(tables).singleOrNull()
-            if (port == null) Thread.sleep(API_POLL_MS)
+            ports = ListeningPorts.fromRemote(tables)
+            if (ports.size != 2) Thread.sleep(API_POLL_MS)
         }
+        while (true) {
+            for (port in ports) {
+                val api = forward(s, port, deadline) ?: return null
+                if (api.status() != null) return api.also { s.api = it }
+                unforward(s)
+            }
+            Thread.sleep(API_POLL_MS)
+        }
+    }
+
+    /** Forwards [port] of [s]'s host to its socket file here; null if k6 or the forward ends, or [deadline] passes, first. */
+    private fun forward(s: Segment, port: Int, deadline: Long): K6Api? {
         val socket = apiSocket(s.index)
         val forward = Children.start(generators.forward(s.host, socket.toString(), port), File(s.localDir, "api-forward.log"))
         s.forward = forward
@@ -122,7 +138,14 @@ class K6Segments(
             if (!forward.isAlive || !s.process.isAlive || System.nanoTime() > deadline) return null
             Thread.sleep(API_POLL_MS)
         }
-        return K6Api.onUnixSocket(socket).also { s.api = it }
+        return K6Api.onUnixSocket(socket)
+    }
+
+    /** Ends [s]'s forward and removes its socket file, for the next forward to bind. */
+    private fun unforward(s: Segment) {
+        s.forward?.let { Children.stop(it, graceSeconds = 2) }
+        s.forward = null
+        Files.deleteIfExists(apiSocket(s.index))
     }
 
     /** Throws [LoadGeneratorLost] as soon as one segment ends badly while others still run: the load is no longer the profile's. */
