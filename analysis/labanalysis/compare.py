@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from . import catalogue, perpass, provenance, repeats
+from . import catalogue, cpu, perpass, provenance, repeats
 from .repeats import Across
 from .run import Run
 
@@ -132,12 +132,42 @@ def table(found: list[Pair]) -> pd.DataFrame:
             "server": p.label,
             "A": repeats.shown(p.a),
             "B": repeats.shown(p.b),
-            "B / A": f"{p.ratio:.2f}x" if p.ratio == p.ratio else "",
+            "B / A": times(p.ratio),
             "B against A": p.verdict,
         }
         for p in found
     ]
     return pd.DataFrame(rows, columns=["figure", "server", "A", "B", "B / A", "B against A"])
+
+
+def host_speed(run: Run) -> Across:
+    """k6's CPU per /json request (µs) across the run's compared passes (cpu.k6_cpu_per_request): the same work for every server at
+    one rate, so it moves with the host's speed, which moves every timing of the run with it."""
+    table = cpu.phase_table([run])
+    return repeats.across(table.get(cpu.K6_PER_REQUEST, []))
+
+
+def host_speed_sentence(a: Run, b: Run) -> str:
+    """The two runs' host speed side by side, and whether it moved: a timing that moved with it is not the change's doing."""
+    speed_a, speed_b = host_speed(a), host_speed(b)
+    if speed_a.passes == 0 or speed_b.passes == 0:
+        return "The host's speed cannot be compared: a run has no cpu.csv with k6's CPU in it (an older run, or k6 on other hosts)."
+    return (
+        f"The host's speed, from k6's CPU per /json request (k6 does the same work for every server at one rate, so it moves with the "
+        f"host): A {repeats.shown(speed_a)} µs, B {repeats.shown(speed_b)} µs, B / A {times(ratio(speed_a, speed_b))} "
+        f"({repeats.separated(speed_a, speed_b)}). A timing that moved by about as much may have moved with the host."
+    )
+
+
+def marked(run: Run, side: str) -> list[str]:
+    """The run's passes whose latency measures something else (cpu's marks: the load generator was the bottleneck, or the server was
+    saturated), one sentence each: kept in the medians, as in the run's own report, and named here."""
+    return [f"{side}: {note}" for note in cpu.bottleneck_notes([run]) + cpu.saturation_notes([run])]
+
+
+def times(r: float) -> str:
+    """A ratio as the table writes it, with the change in percent: a 1.00x that is 0.1% up is not a 1.00x that is 0.4% down."""
+    return f"{r:.2f}x ({100 * (r - 1):+.1f}%)" if r == r else ""
 
 
 # ---- what differs between the manifests -----------------------------------------------------------

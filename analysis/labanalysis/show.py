@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import math
 import os
+from pathlib import Path
 
 import pandas as pd
 from pandas.io.formats.style import Styler
@@ -68,11 +69,19 @@ def number(value: float) -> str:
     return f"{value:.1f}" if abs(value) >= 10 else f"{value:.2f}" if abs(value) >= 1 else f"{value:.2g}"
 
 
+def relative_link(target: Path, start: Path, text: str) -> str:
+    """A link to `target` relative to `start`, the folder the report is in: it still works once the folders are moved or copied whole."""
+    return f"<a href='{html.escape(os.path.relpath(target, start))}'>{html.escape(text)}</a>"
+
+
 def dashboard_links(run: Run) -> str:
     """Each pass's k6 dashboard export as a link relative to the run folder, where its report.html is; empty when none was kept."""
-    links = [
-        f"<a href='{html.escape(os.path.relpath(path, run.folder))}'>{html.escape(os.path.relpath(path.parent, run.folder))}</a>"
-        for server in run.servers
-        for path in server.k6_dashboards
-    ]
+    links = [relative_link(path, run.folder, os.path.relpath(path.parent, run.folder)) for server in run.servers for path in server.k6_dashboards]
     return ("<p>k6's own view of each pass, its web dashboard as the pass ended: " + ", ".join(links) + ".</p>") if links else ""
+
+
+def report_link(run: Run, start: Path) -> str:
+    """A link to the run's report.html relative to `start`, named for the run; says how to render it when there is none yet."""
+    report = run.folder / "report.html"
+    missing = "" if report.is_file() else f" (no report.html yet: make report RUN={run.folder})"
+    return relative_link(report, start, run.folder.name) + html.escape(missing)

@@ -12,7 +12,7 @@ from labanalysis import compare, offline, perpass, render
 from labanalysis.repeats import Across
 from labanalysis.run import load_run
 
-SECTIONS = ["How to read this", "What differs between the runs", "Figures, B against A", "Servers in one run only, and passes left out"]
+SECTIONS = ["How to read this", "What differs between the runs", "Figures, B against A", "Servers in one run only, and passes left out or marked"]
 
 
 @pytest.fixture
@@ -110,7 +110,7 @@ def test_b_is_better_or_worse_only_where_every_pass_of_one_is_beyond_every_pass_
     threads = pair(pairs, perpass.THREADS, "vthread")
     assert (threads.a.median, threads.b.median, threads.ratio) == (40.0, 80.0, 2.0)
     assert threads.verdict == "B worse: apart across passes"
-    assert compare.table([threads]).iloc[0]["B / A"] == "2.00x"
+    assert compare.table([threads]).iloc[0]["B / A"] == "2.00x (+100.0%)"
 
 
 @pytest.mark.parametrize(
@@ -173,3 +173,22 @@ def test_the_same_folder_twice_or_a_missing_one_is_one_line_and_exit_code_2(runs
     lines = capsys.readouterr().err.splitlines()
     assert len(lines) == 3
     assert "A and B are the same run" in lines[0] and "no manifest.json" in lines[1] and "make compare A=" in lines[2]
+
+
+def test_the_hosts_speed_is_set_beside_the_figures_from_k6s_cpu_per_request(runs):
+    a, b = runs
+    run_a, run_b = load_run(a), load_run(b)
+
+    # The fixture's k6 uses 0.45 cores through /json at 20 requests a second: 22,500 µs a request, in the passes that answered them all.
+    assert compare.host_speed(run_a).median == 22_500
+    sentence = compare.host_speed_sentence(run_a, run_b)
+    assert "A 22,500 [" in sentence and "B / A 1.00x (+0.0%)" in sentence
+
+
+def test_passes_whose_latency_measures_the_load_generator_are_named_with_their_run(runs):
+    a, _ = runs
+
+    marks = compare.marked(load_run(a), "A")
+
+    # platform-r2's load CPUs were 95% busy in 6 of its 10 /json seconds (make_repeats_run.py).
+    assert len(marks) == 1 and marks[0].startswith("A: 20261123-100000-a/platform-r2: ")
