@@ -179,6 +179,7 @@ def facts(run: Run) -> dict[str, str]:
     header = provenance.of(m)
     host, jdk = header["host"], header["jdk"]
     split = m.get("cpuSplit") or {}
+    ran = settings(run)
     return {
         "JDK": " ".join(str(x) for x in (jdk.get("version"), jdk.get("vendor")) if x) or "?",
         "JVM flags": " ".join(m.get("jvmFlags", [])),
@@ -186,9 +187,9 @@ def facts(run: Run) -> dict[str, str]:
         "CPUs": f"{host.get('cpus', '?')} ({host.get('cpuModel', '?')})",
         "CPU split": f"server on {split.get('serverCpus')}, load on {split.get('loadCpus')}" if split else "none: shared",
         "profile": str(m.get("profileName", "?")),
-        "/json rate": f"{settings(run).get('jsonRatePerSecond')}/s",
-        "/dashboard rate": f"{settings(run).get('dashboardRatePerSecond')}/s",
-        "idle sockets": str(settings(run).get("idleSockets")),
+        "/json rate": f"{ran.get('jsonRatePerSecond')}/s",
+        "/dashboard rate": f"{ran.get('dashboardRatePerSecond')}/s",
+        "idle sockets": str(ran.get("idleSockets")),
         "servers": ", ".join(m.get("servers", [])),
         "k6": str(m.get("k6Version", "?")),
         "git commit": provenance.commit(m),
