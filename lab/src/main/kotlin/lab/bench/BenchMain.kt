@@ -76,6 +76,11 @@ private class BenchCommand : CliktCommand(name = "bench") {
     )
     private val sourceDirty by option("--git-dirty", help = "with --git-commit: the working tree had changes").flag()
     private val knownHosts by option("--known-hosts", help = "the load generators' host keys, kept for this run").file()
+    private val profilesDir by option(
+        "--profiles",
+        hidden = true,
+        help = "for tests that need a timeline of their own: the folder the profile is read from instead of loadtests/profiles",
+    ).file()
     private val holdIn by option(
         "--hold-in",
         hidden = true,
@@ -99,7 +104,7 @@ private class BenchCommand : CliktCommand(name = "bench") {
     }
 
     private fun bench() {
-        val profile = Profile.load(File(repo, "loadtests/profiles"), profileName)
+        val profile = Profile.load(profilesDir ?: File(repo, "loadtests/profiles"), profileName)
         val jdk = Provenance.Jdk.read(serverJdk)
         if (!k6.canExecute()) throw BenchInputException("$k6 is not an executable k6; setup/k6.sh builds one")
         val generators = loadGenerators()

@@ -43,7 +43,15 @@ class FailureAndStopIT {
     @Test
     fun `a stub killed mid-dashboard is marked on its pass, with its failed dashboards counted, and the next pass runs`() {
         val harness = Harness("stub-dies")
-        val process = harness.start("--profile", "smoke", "--servers", Catalogue.names.take(2).joinToString(","))
+        // A dashboard phase of 12 s: the kill below lands in its first 2 s, with 10 s of it left, instead of racing a 2 s phase.
+        val process = harness.start(
+            "--profiles",
+            File(harness.root, "lab/src/test/resources/profiles").path,
+            "--profile",
+            "long-dashboard",
+            "--servers",
+            Catalogue.names.take(2).joinToString(","),
+        )
         harness.waitUntil("the pass order in the manifest", seconds = 90) {
             runCatching { harness.manifest().passOrder.size == 2 }.getOrDefault(false)
         }
