@@ -22,16 +22,17 @@ object ConformanceLab {
 
     private val servers = ConcurrentHashMap<String, LabProcess>()
 
-    fun server(name: String): LabProcess = servers.computeIfAbsent(name) {
-        Catalogue.named(name).start(
-            "--downstream-url",
-            stub.baseUrl.toString(),
-            "--max-frame-bytes",
-            MAX_FRAME_BYTES.toString(),
-            "--downstream-timeout-ms",
-            DOWNSTREAM_TIMEOUT_MS.toString(),
-            "--request-head-timeout-ms",
-            REQUEST_HEAD_TIMEOUT_MS.toString(),
-        )
-    }
+    fun server(name: String): LabProcess = servers.computeIfAbsent(name) { freshServer(name) }
+
+    /** A server of its own for a test that needs one just started, with the same options as the shared ones; the test stops it. */
+    fun freshServer(name: String): LabProcess = Catalogue.named(name).start(
+        "--downstream-url",
+        stub.baseUrl.toString(),
+        "--max-frame-bytes",
+        MAX_FRAME_BYTES.toString(),
+        "--downstream-timeout-ms",
+        DOWNSTREAM_TIMEOUT_MS.toString(),
+        "--request-head-timeout-ms",
+        REQUEST_HEAD_TIMEOUT_MS.toString(),
+    )
 }

@@ -7,7 +7,6 @@ import org.eclipse.jetty.io.EndPoint
 import org.eclipse.jetty.server.Connector
 import org.eclipse.jetty.server.HttpConfiguration
 import org.eclipse.jetty.server.HttpConnectionFactory
-import org.eclipse.jetty.server.internal.HttpConnection
 import org.eclipse.jetty.util.Callback
 import org.eclipse.jetty.util.thread.Scheduler
 import java.nio.ByteBuffer
@@ -17,6 +16,7 @@ import java.util.concurrent.atomic.AtomicLong
 /**
  * HTTP/1.1 connections that hold every request's head to [lab.handlers.Limits.requestHeadTimeoutMs],
  * which Jetty has no bound for: its idle timeout restarts with every byte (and is off here).
+ * They read on one thread at a time ([SerialHttpConnection]), which Jetty 12.1 fails to ensure after a bad request.
  *
  * Jetty's parser tells its connection when a message begins and when its head is complete; the
  * clock runs from the first byte of the one to the other. As on the Ktor server, a timer is set
@@ -37,7 +37,7 @@ internal class HeadTimedConnectionFactory(http: HttpConfiguration, private val t
     }
 
     private inner class HeadTimedConnection(http: HttpConfiguration, connector: Connector, endPoint: EndPoint) :
-        HttpConnection(http, connector, endPoint) {
+        SerialHttpConnection(http, connector, endPoint) {
         private val heads = AtomicLong()
 
         /** The number of the head arriving; 0 while none is, [TIMED_OUT] once one has been answered 408. */
@@ -55,8 +55,7 @@ internal class HeadTimedConnectionFactory(http: HttpConfiguration, private val t
         // Called from HttpConnection's constructor, before the fields above exist; the handler uses them only once bytes come.
         override fun newRequestHandler(): RequestHandler = HeadEvents()
 
-        override fun onFillable() {
-            super.onFillable()
+        override fun afterFill() {
             val head = arriving.get()
             if (head <= 0L) return
             if (parser.isStart) {

@@ -1,0 +1,71 @@
+package lab.conformance
+
+import org.junit.jupiter.api.Timeout
+import org.junit.jupiter.params.ParameterizedTest
+import org.junit.jupiter.params.provider.FieldSource
+import java.io.IOException
+import java.util.concurrent.TimeUnit
+import kotlin.test.assertEquals
+
+/**
+ * A bad request is its own connection's business: whatever one client sends, a well-formed
+ * request on another connection gets its answer. Round after round, a client sends a request
+ * whose header is over the servers' limit on a connection of its own, and then a `GET /health`
+ * goes out on one kept-alive connection, which must be answered 200 every time.
+ *
+ * Jetty 12.1 (12.1.12 and 12.1.14 alike; not 12.0.40) broke this: after a bad request, two of its
+ * threads used one pooled request buffer, and the next connection to take it parsed the bad
+ * client's bytes (`SerialHttpConnection` in jetty-adapter has the mechanism, and the lock that
+ * ends it). The defect showed most in a server's first seconds, so each server here is started
+ * for this test alone.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class BadNeighbourTest {
+    @ParameterizedTest
+    @FieldSource("lab.conformance.Servers#all")
+    fun `a request on one connection is answered whatever another connection sent before it`(name: String) {
+        ConformanceLab.freshServer(name).use { server ->
+            val oversize = "GET /health HTTP/1.1\r\nHost: ${server.baseUrl.authority}\r\nX-Big: ${"x".repeat(OVERSIZE_BYTES)}\r\n\r\n"
+            val health = "GET /health HTTP/1.1\r\nHost: ${server.baseUrl.authority}\r\n\r\n"
+            val wrong = mutableListOf<String>()
+            var kept = RawWire(server.baseUrl)
+            repeat(ROUNDS) { round ->
+                RawWire(server.baseUrl).use { bad ->
+                    // The server may answer and close before it has read all of it: a reset here is the bad client's own.
+                    try {
+                        bad.write(oversize)
+                        bad.readHead()
+                    } catch (e: IOException) {
+                        // nothing: only the other connection is under test
+                    }
+                }
+                kept.write(health)
+                when (val head = kept.readHead()) {
+                    is RawWire.Reply.Head -> {
+                        kept.skipBody(head)
+                        if (head.status != 200) wrong += "round $round: status ${head.status}"
+                    }
+                    else -> wrong += "round $round: $head"
+                }
+                // After a wrong answer the server may be closing the connection: the next round starts on a new one.
+                if (wrong.lastOrNull()?.startsWith("round $round:") == true) {
+                    kept.close()
+                    kept = RawWire(server.baseUrl)
+                }
+            }
+            kept.close()
+            assertEquals(emptyList(), wrong, "$name: answers to a well-formed GET /health after another client's oversize header")
+        }
+    }
+
+    private companion object {
+        /**
+         * Rounds enough to see Jetty 12.1's defect on the lab's Jetty servers without the lock: one of the three
+         * failed in each of two runs of 3,000 rounds out of three (a plain Jetty server failed 3 to 63 times in 3,000).
+         */
+        const val ROUNDS = 5_000
+
+        /** Past every server's limit on a request head (8 KiB on Jetty and on Ktor's Netty). */
+        const val OVERSIZE_BYTES = 64 * 1024
+    }
+}
