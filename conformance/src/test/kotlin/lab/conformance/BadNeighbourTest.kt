@@ -60,8 +60,8 @@ class BadNeighbourTest {
 
     private companion object {
         /**
-         * Rounds enough to see Jetty 12.1's defect on the lab's Jetty servers without the lock: one of the three
-         * failed in each of two runs of 3,000 rounds out of three (a plain Jetty server failed 3 to 63 times in 3,000).
+         * Rounds enough to catch Jetty 12.1's defect on the lab's Jetty servers without their lock: 5,000 failed
+         * the test in 3 runs of 3 (5 of the 9 Jetty servers' runs, 1 to 5 wrong answers each); 3,000 in 2 of 3.
          */
         const val ROUNDS = 5_000
 
