@@ -25,10 +25,9 @@ class BadNeighbourTest {
     @FieldSource("lab.conformance.Servers#all")
     fun `a request on one connection is answered whatever another connection sent before it`(name: String) {
         ConformanceLab.freshServer(name).use { server ->
+            val big = "x".repeat(OVERSIZE_BYTES)
             // Its own path, so that the other connection's answers cannot pass for its own should they meet.
-            val oversize = "GET /bad-neighbour HTTP/1.1\r\nHost: ${server.baseUrl.authority}\r\nX-Big: ${"x".repeat(
-                OVERSIZE_BYTES,
-            )}\r\n\r\n"
+            val oversize = "GET /bad-neighbour HTTP/1.1\r\nHost: ${server.baseUrl.authority}\r\nX-Big: $big\r\n\r\n"
             val health = "GET /health HTTP/1.1\r\nHost: ${server.baseUrl.authority}\r\n\r\n"
             val wrong = mutableListOf<String>()
             var kept = RawWire(server.baseUrl)
@@ -44,9 +43,9 @@ class BadNeighbourTest {
                 }
                 kept.write(health)
                 val head = kept.readHead()
-                if (head is RawWire.Reply.Head) kept.skipBody(head)
-                if ((head as? RawWire.Reply.Head)?.status != 200) {
-                    wrong += "round $round: " + ((head as? RawWire.Reply.Head)?.let { "status ${it.status}" } ?: "$head")
+                val status = (head as? RawWire.Reply.Head)?.also { kept.skipBody(it) }?.status
+                if (status != 200) {
+                    wrong += "round $round: " + (status?.let { "status $it" } ?: "$head")
                     // The server may be closing the connection after a wrong answer: the next round starts on a new one.
                     kept.close()
                     kept = RawWire(server.baseUrl)
