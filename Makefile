@@ -41,7 +41,7 @@ MAIN_SOURCES := $(shell find . -path ./.tools -prune -o -path '*/src/main/*' -ty
 JARS_STAMP := .tools/jars.stamp
 LOCKED := $(if $(shell command -v flock),flock .tools/build.lock,)
 
-.PHONY: help servers build test smoke bench bench-vps report compare audit-pinning clients io-bench floor experiment-report serve stub format clean
+.PHONY: help servers build test smoke bench bench-vps report compare audit-pinning clients io-bench floor sweep experiment-report serve stub format clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -58,7 +58,7 @@ $(JARS_STAMP): $(MAIN_SOURCES)
 
 test: ## run every test: unit tests, the suites that start the real servers, a smoke bench run, the analysis tests, and bench-vps over loopback SSH
 	"$$(setup/python.sh)" -m ruff format --check analysis infra/tests && "$$(setup/python.sh)" -m ruff check analysis infra/tests
-	LAB_K6="$$(setup/k6.sh)" LAB_PYTHON="$$(setup/python.sh)" LAB_HARNESS_JDK="$$(setup/jdk.sh 25)" LAB_SERVER_JDK="$$(setup/jdk.sh $(JDK))" $(MVN) verify
+	LAB_K6="$$(setup/k6.sh)" LAB_WRK="$$(setup/wrk.sh)" LAB_PYTHON="$$(setup/python.sh)" LAB_HARNESS_JDK="$$(setup/jdk.sh 25)" LAB_SERVER_JDK="$$(setup/jdk.sh $(JDK))" $(MVN) verify
 	cd analysis && "$$(../setup/python.sh)" -m pytest
 	setup/test-hosts.sh
 	"$$(setup/python.sh)" -m pytest infra/tests
@@ -140,6 +140,21 @@ floor: build ## each model's own memory per parked task, no server: make floor [
 	  $(foreach j,$(subst $(comma), ,$(JDKS)),--jdk "$$(setup/jdk.sh $(j))") $(if $(MODELS),--models $(MODELS),) \
 	  $(if $(DEPTHS),--depths $(DEPTHS),) $(if $(STEPS),--steps $(STEPS),) $(if $(REPEATS),--repeats $(REPEATS),) || status=$$?; \
 	latest="$$(ls -d results/*-floor 2>/dev/null | tail -n 1)"; \
+	if [ $$status -le 1 ] && [ -n "$$latest" ]; then $(MAKE) --no-print-directory experiment-report FOLDER="$$latest"; fi; exit $$status
+
+# The concurrency sweep: wrk holds C requests in flight on each server, each waiting D ms; empty
+# variables keep the defaults the sweep declares (delay and dashboard, C=100,1000,2000,4000,6000,
+# D=1000 ms, 6 s warm-up and 10 s measured a step, 3 interleaved passes: about 45 minutes).
+WORKLOADS ?=
+CONCURRENCY ?=
+DELAY_MS ?=
+PASSES ?=
+sweep: build ## C requests in flight on each server (closed loop, wrk): throughput, latency, threads, memory: make sweep [SERVERS=...] [WORKLOADS=delay,dashboard] [CONCURRENCY=100,1000] [DELAY_MS=1000] [PASSES=3] [JDK=21|25]
+	status=0; "$$(setup/jdk.sh 25)/bin/java" --enable-native-access=ALL-UNNAMED --add-exports jdk.attach/sun.tools.attach=ALL-UNNAMED -cp lab/target/lab.jar lab.sweep.SweepMainKt \
+	  --jdk "$$(setup/jdk.sh $(or $(JDK),25))" --wrk "$$(setup/wrk.sh)" $(if $(SERVERS),--servers $(SERVERS),) \
+	  $(if $(WORKLOADS),--workloads $(WORKLOADS),) $(if $(CONCURRENCY),--concurrency $(CONCURRENCY),) \
+	  $(if $(DELAY_MS),--delay-ms $(DELAY_MS),) $(if $(PASSES),--passes $(PASSES),) || status=$$?; \
+	latest="$$(ls -d results/*-sweep 2>/dev/null | tail -n 1)"; \
 	if [ $$status -le 1 ] && [ -n "$$latest" ]; then $(MAKE) --no-print-directory experiment-report FOLDER="$$latest"; fi; exit $$status
 
 # Renders a clients, IO or floor folder's report.html, with the newest folder of each other kind beside it.

@@ -7,7 +7,7 @@ import pandas as pd
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
-from . import catalogue, cpu, latency, memory, perpass, provenance, repeats, runtime
+from . import catalogue, cpu, latency, memory, perpass, provenance, repeats, runtime, sweep
 from .run import Run
 
 MIB = 1 << 20
@@ -611,4 +611,41 @@ def ratios(pairs: list):
     ax.set_title("Each figure, B against A (filled: every pass of one beyond every pass of the other)")
     ax.legend(handles=[Patch(color=catalogue.colour(s), label=catalogue.label(s)) for s in servers], loc="center left", bbox_to_anchor=(1.01, 0.5))
     ax.grid(alpha=0.3, axis="x")
+    return fig
+
+
+def sweep_curves(run, workload: str):
+    """The concurrency sweep on one workload, requests in flight along (log): throughput with C/D dashed (Little's law),
+    latency p99, and the server's peak threads; one line a server, its points the medians across passes, whiskers their range."""
+    panels = [("throughput (/s)", False), ("latency p99 (ms)", True), ("threads (peak)", True)]
+    fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 4), squeeze=False)
+    for ax, (figure, log_y) in zip(axes[0], panels, strict=True):
+        values = sweep.across_passes(run, figure)
+        values = values[values["workload"] == workload]
+        for server, points in values.groupby("server", sort=False):
+            ranged = points["passes"] >= 2
+            errors = [(points["median"] - points["low"]).where(ranged, 0), (points["high"] - points["median"]).where(ranged, 0)]
+            ax.errorbar(
+                points["concurrency"],
+                points["median"],
+                yerr=errors,
+                marker="o",
+                capsize=3,
+                color=catalogue.colour(server),
+                label=catalogue.label(server),
+            )
+        if figure.startswith("throughput") and not values.empty:
+            delay_ms = run.manifest["settings"]["delayMs"]
+            c = sorted(values["concurrency"].unique())
+            ax.plot(c, [x * 1000 / delay_ms for x in c], linestyle="--", color="grey", label="C/D (Little's law)")
+        ax.set_xscale("log")
+        if log_y:
+            ax.set_yscale("log")
+        _plain_log_axis(ax.xaxis)
+        ax.set_xlabel("requests in flight (C)")
+        ax.set_ylabel(figure)
+        ax.set_title(f"/{workload}: {figure}")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    fig.tight_layout()
     return fig

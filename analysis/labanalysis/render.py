@@ -1,7 +1,7 @@
 """Renders the lab's notebooks into self-contained report.html files: a bench run's, an experiment folder's, and two runs compared.
 
     python -m labanalysis.render results/<run> [results/<another run> ...]
-    python -m labanalysis.render --experiment results/<clients, io or floor folder>
+    python -m labanalysis.render --experiment results/<clients, io, floor or sweep folder>
     python -m labanalysis.render --compare results/<run A> results/<run B>
 
 The notebook runs headless (nbclient) with the folders injected as its parameters, and is exported
@@ -24,7 +24,7 @@ import nbformat
 from nbclient import NotebookClient
 from nbconvert import HTMLExporter
 
-from . import audit, clients, floor, iobench, repeats
+from . import audit, clients, floor, iobench, repeats, sweep
 from .folders import newest_beside
 from .run import RunFolderError, load_run
 
@@ -54,6 +54,8 @@ SIBLINGS = {
     "IO": (iobench.IO_SUFFIX, "io-bench.json"),
     # make floor's folder: each model's cost per parked task, which the bench report's per-socket decomposition subtracts.
     "FLOOR": (floor.FLOOR_SUFFIX, "floor.csv"),
+    # make sweep's folder: requests in flight on each server, a closed loop.
+    "SWEEP": (sweep.SWEEP_SUFFIX, "sweep.csv"),
 }
 # The siblings a bench run's report shows; every kind shows beside an experiment's.
 BENCH_SIBLINGS = ["AUDIT", "CLIENTS", "IO", "FLOOR"]
@@ -73,7 +75,12 @@ class Experiment:
         return SIBLINGS[self.parameter][0]
 
 
-EXPERIMENT_KINDS = [Experiment("CLIENTS", clients.load), Experiment("IO", iobench.load), Experiment("FLOOR", floor.load)]
+EXPERIMENT_KINDS = [
+    Experiment("CLIENTS", clients.load),
+    Experiment("IO", iobench.load),
+    Experiment("FLOOR", floor.load),
+    Experiment("SWEEP", sweep.load),
+]
 
 
 def render(run_folder: str | Path, also: list[str | Path] = (), notebook: Path = NOTEBOOK) -> Path:
@@ -191,7 +198,7 @@ def main(argv: list[str]) -> int:
             print(render_compare(argv[1], argv[2]))
         else:
             print(render(argv[0], also=argv[1:]))
-    except (RunFolderError, clients.ClientsFolderError, iobench.IoFolderError, floor.FloorFolderError) as e:
+    except (RunFolderError, clients.ClientsFolderError, iobench.IoFolderError, floor.FloorFolderError, sweep.SweepFolderError) as e:
         print(f"make report: {e}", file=sys.stderr)
         return 2
     except SectionFailed as e:

@@ -2,6 +2,7 @@ package lab.coroutine
 
 import io.ktor.client.HttpClient
 import io.ktor.client.engine.cio.CIO
+import io.ktor.client.engine.cio.endpoint
 import io.ktor.client.plugins.HttpTimeout
 import io.ktor.http.ContentType
 import io.ktor.http.HttpHeaders
@@ -31,6 +32,7 @@ import io.ktor.server.websocket.webSocketRaw
 import io.ktor.utils.io.ByteWriteChannel
 import io.ktor.utils.io.writeFully
 import io.ktor.websocket.ChannelOverflow
+import io.netty.channel.ChannelOption
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.runBlocking
@@ -59,7 +61,16 @@ class CoroutineServer(private val config: ServerConfig) {
     private val client = HttpClient(CIO) {
         expectSuccess = false
         // The contract's one bound, through the plugin, instead of CIO's own 15 s on top of it.
-        engine { requestTimeout = 0 }
+        engine {
+            requestTimeout = 0
+            // CIO's 100 connections to one host, and its 5 s connect timeout that a call waiting for one of them runs
+            // out, failed most /dashboards from 1,000 in flight: every server's client holds the same declared bound.
+            maxConnectionsCount = Limits.DOWNSTREAM_CONNECTIONS_MAX
+            endpoint {
+                maxConnectionsPerRoute = Limits.DOWNSTREAM_CONNECTIONS_MAX
+                connectTimeout = config.limits.downstreamTimeoutMs
+            }
+        }
         install(HttpTimeout) { requestTimeoutMillis = config.limits.downstreamTimeoutMs }
     }
     private val headTimeoutAnswer = RequestHeadTimeout.answer(config.limits.requestHeadTimeoutMs)
@@ -75,6 +86,8 @@ class CoroutineServer(private val config: ServerConfig) {
                     host = config.host
                     port = config.port
                 }
+                // Netty's own default is somaxconn; declared, so both engines ask for the same backlog.
+                configureBootstrap = { option(ChannelOption.SO_BACKLOG, Limits.ACCEPT_BACKLOG) }
                 shutdownGracePeriod = ServerConfig.SHUTDOWN_GRACE_MS / 2
                 shutdownTimeout = ServerConfig.SHUTDOWN_GRACE_MS
                 channelPipelineConfig = { RequestHeadClock.install(this, config.limits.requestHeadTimeoutMs, headTimeoutAnswer) }

@@ -2,6 +2,7 @@ package lab.jetty
 
 import lab.handlers.DownstreamPaths
 import lab.handlers.Handlers
+import lab.handlers.Limits
 import lab.handlers.Reply
 import org.eclipse.jetty.client.ContentResponse
 import org.eclipse.jetty.client.HttpClient
@@ -24,10 +25,11 @@ internal class DownstreamClient(val baseUrl: String, private val timeoutMs: Long
         // Its selector and callbacks run here: a few engine threads, the same on every model.
         executor = QueuedThreadPool(CLIENT_THREADS, 2).apply { name = "jetty-client" }
         // Jetty's defaults (64 connections to one host, 1,024 calls queued behind them) would
-        // queue calls, then fail them, where a thread model's own bound or none applies; the
-        // stub is local, so the client sets no bound of its own that the models would meet unequally.
-        maxConnectionsPerDestination = MAX_CALLS
-        maxRequestsQueuedPerDestination = MAX_CALLS
+        // queue calls, then fail them; every server's client holds the same declared bound instead.
+        maxConnectionsPerDestination = Limits.DOWNSTREAM_CONNECTIONS_MAX
+        maxRequestsQueuedPerDestination = Limits.DOWNSTREAM_CONNECTIONS_MAX
+        // Its 5 s default would end a call whose connect waits on a busy stub: the call's own bound is the only one.
+        connectTimeout = timeoutMs
         // Its 30 s idle timeout would also end a call in flight (with a TimeoutException): the
         // contract's downstream timeout, set on each call, is the only bound, as on Ktor's client.
         idleTimeout = 0
@@ -64,6 +66,5 @@ internal class DownstreamClient(val baseUrl: String, private val timeoutMs: Long
 
     private companion object {
         const val CLIENT_THREADS = 8
-        const val MAX_CALLS = 100_000
     }
 }

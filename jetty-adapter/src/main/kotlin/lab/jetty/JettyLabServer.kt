@@ -1,5 +1,6 @@
 package lab.jetty
 
+import lab.handlers.Limits
 import lab.handlers.LiveCounters
 import lab.support.ServerConfig
 import org.eclipse.jetty.server.HttpConfiguration
@@ -33,6 +34,8 @@ class JettyLabServer(private val config: ServerConfig, private val model: JettyM
             // Netty under Ktor closes no idle connection by default; Jetty's 30 s default would
             // close k6's keep-alive connections in quiet phases, so the servers would differ.
             idleTimeout = 0
+            // The JDK's default backlog of 50 where Netty asks for somaxconn: Limits.ACCEPT_BACKLOG says what that cost.
+            acceptQueueSize = Limits.ACCEPT_BACKLOG
         }
         server.addConnector(connector)
 

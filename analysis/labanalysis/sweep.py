@@ -1,0 +1,309 @@
+"""The concurrency sweep (`make sweep`, a `results/<time>-sweep/` folder): what each model buys with requests in flight.
+
+wrk holds C requests in flight on a server (a closed loop), each waiting D ms: on `/delay` the model itself waits,
+on `/dashboard` two downstream calls do. The harness writes what each measured step counted (`sweep.csv`) and the
+server's memory taken apart with the requests in flight (`memory.csv`); this module computes every figure from them:
+
+- throughput, answers a second: wrk's answers over the counted part of its window (from when every connection has
+  had an answer);
+- Little's law: with C in flight each waiting D, throughput is C/D until something gives; `little` is throughput over
+  C/D, so 1.0 is a server that adds nothing to the wait;
+- server CPU per request: the server's CPU time over the window, over its requests;
+- which side saturated: the server's CPU set or the load's (wrk and the stub) busy for SATURATED_SHARE of the window;
+- memory per request in flight: a component at the step, less the same server's at rest, over the requests the
+  server itself counted in flight (the mean of its count before and after the snapshot).
+
+A compared figure is the median across passes with the range across them (repeats.across).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from . import catalogue, provenance, repeats
+
+SWEEP_SUFFIX = "-sweep"
+STEP_COLUMNS = [
+    "pass",
+    "server",
+    "workload",
+    "delay_ms",
+    "concurrency",
+    "duration_us",
+    "requests",
+    "window_from_ms",
+    "answered_in_window",
+    "statuses",
+    "errors_connect",
+    "errors_read",
+    "errors_write",
+    "errors_timeout",
+    "latency_us_p50",
+    "latency_us_p90",
+    "latency_us_p99",
+    "latency_us_p999",
+    "latency_us_max",
+    "server_cpu_s",
+    "stub_cpu_s",
+    "wrk_cpu_s",
+    "server_cpus_busy",
+    "load_cpus_busy",
+    "threads_peak",
+    "threads_mean",
+    "rss_bytes_peak",
+    "server_in_flight",
+]
+MEMORY_COLUMNS = ["pass", "server", "workload", "concurrency", "in_flight_before", "in_flight_after", "component", "bytes"]
+REST = "rest"
+# A CPU set busy for this share of a step's window had no more to give: the side that ran out.
+SATURATED_SHARE = 0.9
+# A step holds Little's law while its throughput is at least this share of C/D and it answered nearly every request well.
+LITTLE_HELD = 0.9
+ERRORS_HELD = 0.01
+# A memory snapshot counts only when the server's own count of requests in flight stayed within this share of C.
+IN_FLIGHT_TOLERANCE = 0.1
+# The figures per step, by the name the report gives them: (per_step's column, lower is better).
+FIGURES = {
+    "throughput (/s)": ("throughput_per_s", False),
+    "Little's law (throughput / (C/D))": ("little", False),
+    "latency p50 (ms)": ("latency_ms_p50", True),
+    "latency p99 (ms)": ("latency_ms_p99", True),
+    "latency max (ms)": ("latency_ms_max", True),
+    "answers not 200 or lost (%)": ("error_percent", True),
+    "server CPU per request (µs)": ("server_cpu_us_per_request", True),
+    "server CPU busy (%)": ("server_busy_percent", True),
+    "load CPU busy (%)": ("load_busy_percent", True),
+    "threads (peak)": ("threads_peak", True),
+}
+MEMORY_MEASURES = {"live heap": "live_heap", "NMT thread committed": "nmt_thread", "RSS": "rss", "kernel": "kernel"}
+
+
+class SweepFolderError(Exception):
+    """Not a `make sweep` folder: one line saying what to pass instead."""
+
+
+@dataclass
+class SweepRun:
+    folder: Path
+    manifest: dict
+    steps: pd.DataFrame
+    memory: pd.DataFrame
+    problems: list[str] = field(default_factory=list)
+
+
+def load(folder: str | Path) -> SweepRun:
+    """The run's manifest, steps and memory snapshots, with what failed, is missing or was cut said in `problems`."""
+    folder = Path(folder)
+    manifest_file = folder / "manifest.json"
+    if not manifest_file.is_file() or "highestConcurrency" not in (manifest := json.loads(manifest_file.read_text())):
+        raise SweepFolderError(f"{folder} is not a `make sweep` folder (no manifest.json with highestConcurrency); pass results/<time>-sweep")
+    status = provenance.status(manifest)
+    problems = ([] if status == "complete" else [f"the run is {status}"]) + list(manifest.get("problems", []))
+    steps = _csv(
+        folder / "sweep.csv",
+        STEP_COLUMNS,
+        problems,
+        keep_blank=["stub_cpu_s", "wrk_cpu_s", "server_cpus_busy", "load_cpus_busy", "server_in_flight", "statuses"],
+    )
+    memory = _csv(folder / "memory.csv", MEMORY_COLUMNS, problems)
+    return SweepRun(folder, manifest, steps, memory, problems)
+
+
+def _csv(path: Path, columns: list[str], problems: list[str], keep_blank: list[str] = ()) -> pd.DataFrame:
+    if not path.is_file():
+        problems.append(f"{path.name} is missing")
+        return pd.DataFrame(columns=columns)
+    frame = pd.read_csv(path, keep_default_na=True, dtype={"statuses": str})
+    if list(frame.columns) != columns:
+        raise SweepFolderError(f"{path} has columns {list(frame.columns)}, not {columns}")
+    whole = frame.dropna(subset=[c for c in columns if c not in keep_blank])
+    if len(whole) < len(frame):
+        problems.append(f"{path.name}: {len(frame) - len(whole)} row(s) cut mid-write, dropped")
+    return whole.reset_index(drop=True)
+
+
+def statuses(text) -> dict[str, int]:
+    """sweep.csv's statuses column (`200=3506;502=10`) as {status: answers}; none for a blank."""
+    if not isinstance(text, str) or not text:
+        return {}
+    return {status: int(count) for status, count in (part.split("=") for part in text.split(";"))}
+
+
+def saturated(server_busy: float, load_busy: float) -> str:
+    """Which side of a step had no CPU left: the server's set, the load's (wrk and the stub), both, or neither."""
+    server = server_busy == server_busy and server_busy >= SATURATED_SHARE
+    load = load_busy == load_busy and load_busy >= SATURATED_SHARE
+    return {(True, True): "both", (True, False): "server", (False, True): "load"}.get((server, load), "neither")
+
+
+def per_step(run_or_steps) -> pd.DataFrame:
+    """sweep.csv with every figure of FIGURES per pass and step, and `saturated`, `errors` and `answers_200`."""
+    steps = run_or_steps.steps if isinstance(run_or_steps, SweepRun) else run_or_steps
+    out = steps.copy()
+    # The rate over the counted window only: wrk's first requests are spread over one delay, and the window starts once every
+    # connection has had an answer (loadtests/wrk/closed-loop.lua says why a count over the whole run would be short).
+    out["throughput_per_s"] = out["answered_in_window"] / (out["duration_us"] / 1e6 - out["window_from_ms"] / 1e3)
+    out["little"] = out["throughput_per_s"] / (out["concurrency"] * 1000 / out["delay_ms"])
+    for p in ("p50", "p99", "max"):
+        out[f"latency_ms_{p}"] = out[f"latency_us_{p}"] / 1000
+    out["answers_200"] = [statuses(s).get("200", 0) for s in out["statuses"]]
+    # Every request wrk made or lost that was not a 200: other statuses, and socket errors and timeouts (no answer at all).
+    lost = out["errors_connect"] + out["errors_read"] + out["errors_write"] + out["errors_timeout"]
+    out["errors"] = (out["requests"] - out["answers_200"]) + lost
+    out["error_percent"] = 100 * out["errors"] / (out["requests"] + lost).where(lambda n: n > 0)
+    out["server_cpu_us_per_request"] = 1e6 * out["server_cpu_s"] / out["requests"].where(lambda n: n > 0)
+    out["server_busy_percent"] = 100 * out["server_cpus_busy"]
+    out["load_busy_percent"] = 100 * out["load_cpus_busy"]
+    out["saturated"] = [saturated(s, lo) for s, lo in zip(out["server_cpus_busy"], out["load_cpus_busy"], strict=True)]
+    return out
+
+
+def across_passes(run: SweepRun, figure: str) -> pd.DataFrame:
+    """One row per server, workload and concurrency: `figure` (a FIGURES name) as the median across passes, low, high, passes."""
+    column, _ = FIGURES[figure]
+    steps = per_step(run)
+    rows = []
+    for (server, workload, concurrency), group in steps.groupby(["server", "workload", "concurrency"], sort=True):
+        value = repeats.across(group[column])
+        rows.append(
+            {
+                "server": server,
+                "workload": workload,
+                "concurrency": concurrency,
+                "median": value.median,
+                "low": value.low,
+                "high": value.high,
+                "passes": value.passes,
+            }
+        )
+    return _server_order(pd.DataFrame(rows, columns=["server", "workload", "concurrency", "median", "low", "high", "passes"]))
+
+
+def table(run: SweepRun, workload: str, figure: str) -> pd.DataFrame:
+    """Server down, requests in flight across: `figure` as `median [lowest, highest] over N passes`."""
+    values = across_passes(run, figure)
+    values = values[values["workload"] == workload]
+    if values.empty:
+        return pd.DataFrame()
+    values = values.assign(text=[repeats.shown(repeats.Across(r.median, r.low, r.high, r.passes)) for r in values.itertuples()])
+    wide = values.pivot_table(index="server", columns="concurrency", values="text", aggfunc="first", sort=False)
+    wide.columns = [f"C={c:,}" for c in wide.columns]
+    wide.index = [catalogue.label(s) if s in catalogue.names() else s for s in wide.index]
+    return wide
+
+
+def capacity(run: SweepRun) -> pd.DataFrame:
+    """Per server and workload: the most requests in flight it held in every pass (throughput at least LITTLE_HELD of C/D, fewer
+    than ERRORS_HELD of requests failed), the first step it did not hold and why, from the median pass."""
+    steps = per_step(run)
+    rows = []
+    for (server, workload), group in steps.groupby(["server", "workload"], sort=False):
+        held_c, broke = None, None
+        for concurrency, at in group.groupby("concurrency", sort=True):
+            holds = (at["little"] >= LITTLE_HELD) & (at["error_percent"].fillna(100) < 100 * ERRORS_HELD)
+            if holds.all():
+                held_c = concurrency
+                continue
+            broke = (concurrency, why_not_held(at[~holds]))
+            break
+        rows.append(
+            {
+                "server": server,
+                "workload": workload,
+                "held up to C": held_c,
+                "first C not held": broke[0] if broke else None,
+                "why": broke[1] if broke else "held at every step swept",
+            }
+        )
+    return _server_order(pd.DataFrame(rows, columns=["server", "workload", "held up to C", "first C not held", "why"]))
+
+
+def why_not_held(failed: pd.DataFrame) -> str:
+    """A step's failing passes in a reader's words: how short of C/D, the errors by status, and which CPU was full."""
+    row = failed.sort_values("little").iloc[len(failed) // 2]
+    parts = [f"{row['little']:.0%} of C/D"]
+    other = {s: n for s, n in statuses(row["statuses"]).items() if s != "200"}
+    if other:
+        parts.append("answers " + ", ".join(f"{n:,} of {s}" for s, n in sorted(other.items())))
+    if row["errors_timeout"]:
+        parts.append(f"{row['errors_timeout']:,} unanswered within wrk's timeout")
+    socket = row["errors_connect"] + row["errors_read"] + row["errors_write"]
+    if socket:
+        parts.append(f"{socket:,} socket errors")
+    parts.append(
+        {"server": "the server's CPU full", "load": "the load's CPU full", "both": "both CPU sets full"}.get(row["saturated"], "no CPU full")
+    )
+    parts.append(f"{row['threads_peak']:,} threads")
+    return f"{len(failed)} of its passes: " + "; ".join(parts)
+
+
+def memory_per_in_flight(run: SweepRun) -> pd.DataFrame:
+    """Per pass, server, workload, concurrency and MEMORY_MEASURES component: bytes per request in flight against the same
+    server pass at rest. A snapshot whose in-flight count moved more than IN_FLIGHT_TOLERANCE of C is left out."""
+    memory = run.memory
+    if memory.empty:
+        return pd.DataFrame(columns=["pass", "server", "workload", "concurrency", "measure", "bytes_per_request", "in_flight"])
+    rest = memory[memory["workload"] == REST][["pass", "server", "component", "bytes"]].rename(columns={"bytes": "rest_bytes"})
+    loaded = memory[memory["workload"] != REST].merge(rest, on=["pass", "server", "component"])
+    moved = loaded[["in_flight_before", "in_flight_after"]].sub(loaded["concurrency"], axis=0).abs().max(axis=1)
+    loaded = loaded[moved <= IN_FLIGHT_TOLERANCE * loaded["concurrency"]]
+    loaded = loaded.assign(
+        in_flight=(loaded["in_flight_before"] + loaded["in_flight_after"]) / 2,
+        measure=loaded["component"].map({component: measure for measure, component in MEMORY_MEASURES.items()}),
+    )
+    loaded = loaded.assign(bytes_per_request=(loaded["bytes"] - loaded["rest_bytes"]) / loaded["in_flight"]).dropna(subset=["measure"])
+    return loaded[["pass", "server", "workload", "concurrency", "measure", "bytes_per_request", "in_flight"]].reset_index(drop=True)
+
+
+def memory_table(run: SweepRun, workload: str, measure: str) -> pd.DataFrame:
+    """Server down, requests in flight across: `measure` in KiB per request in flight, median [range] across passes."""
+    per = memory_per_in_flight(run)
+    per = per[(per["workload"] == workload) & (per["measure"] == measure)]
+    if per.empty:
+        return pd.DataFrame()
+    rows = []
+    for (server, concurrency), group in per.groupby(["server", "concurrency"], sort=True):
+        value = repeats.across(group["bytes_per_request"] / 1024)
+        rows.append({"server": server, "concurrency": concurrency, "text": repeats.shown(value)})
+    wide = _server_order(pd.DataFrame(rows)).pivot_table(index="server", columns="concurrency", values="text", aggfunc="first", sort=False)
+    wide.columns = [f"C={c:,}" for c in wide.columns]
+    wide.index = [catalogue.label(s) if s in catalogue.names() else s for s in wide.index]
+    return wide
+
+
+def facts(run: SweepRun) -> dict[str, str]:
+    """What ran, for the report's table of runs."""
+    m = run.manifest
+    s = m["settings"]
+    split = m.get("cpuSplit")
+    return {
+        "command": provenance.of(m).get("command", "?"),
+        "status": provenance.status(m),
+        "server JDK": m["serverJdk"]["version"],
+        "JVM flags": " ".join(m["jvmFlags"]),
+        "CPUs": f"server {split['serverCpus']}, load (wrk, stub, harness) {split['loadCpus']}" if split else "shared",
+        "load generator": f"{m['wrk']}, one thread, a closed loop; gives a request up after {s['wrkTimeoutSeconds']} s",
+        "workloads": ", ".join(s["workloads"]),
+        "each request waits (D)": f"{s['delayMs']:,} ms",
+        "requests in flight (C)": ", ".join(f"{c:,}" for c in s["concurrencies"]),
+        "highest C each workload may reach": ", ".join(f"{w} {c:,}" for w, c in m["highestConcurrency"].items()),
+        "what bounds it": f"{s['openFilesLimitSource']}: {s['openFilesLimit']:,}",
+        "a step": f"{s['warmupSeconds']} s warm-up at its C (memory taken apart then), {s['seconds']} s measured",
+        "passes": f"{s['passes']}, interleaved (each pass runs every server, starting with the next)",
+    }
+
+
+def _server_order(frame: pd.DataFrame) -> pd.DataFrame:
+    if frame.empty:
+        return frame
+    order = catalogue.order(list(frame["server"]))
+    return (
+        frame.assign(_rank=frame["server"].map(order.index))
+        .sort_values(["_rank", *[c for c in ("workload", "concurrency") if c in frame.columns]])
+        .drop(columns="_rank")
+        .reset_index(drop=True)
+    )

@@ -1,0 +1,225 @@
+package lab.sweep
+
+import com.github.ajalt.clikt.core.CliktCommand
+import com.github.ajalt.clikt.core.Context
+import com.github.ajalt.clikt.core.UsageError
+import com.github.ajalt.clikt.parameters.options.default
+import com.github.ajalt.clikt.parameters.options.option
+import com.github.ajalt.clikt.parameters.options.required
+import com.github.ajalt.clikt.parameters.options.split
+import com.github.ajalt.clikt.parameters.options.validate
+import com.github.ajalt.clikt.parameters.types.file
+import com.github.ajalt.clikt.parameters.types.int
+import com.github.ajalt.clikt.parameters.types.long
+import com.github.ajalt.clikt.parameters.types.restrictTo
+import lab.bench.host.CpuSplit
+import lab.bench.host.HostLimits
+import lab.bench.host.PreflightRefusal
+import lab.bench.load.BenchInputException
+import lab.bench.load.Profile
+import lab.support.Catalogue
+import lab.support.LabMain
+import lab.support.ManifestFile
+import lab.support.NotAJdk
+import lab.support.Provenance
+import lab.support.RunFolder
+import lab.support.UnknownServer
+import java.io.File
+import java.util.Locale
+
+/**
+ * `make sweep`: what each model buys with requests in flight (issue #32, item 4). A closed loop
+ * (wrk) holds C requests in flight on each server, each waiting D ms, on `/delay` (the model
+ * itself waits) and `/dashboard` (two downstream calls wait), for C in steps. Throughput should
+ * be C/D until something gives (Little's law); what gives first, and at which C, is the finding.
+ * Each step records throughput, latency, answers by status, the server's threads, CPU (the
+ * server's set and the load's, so a step says which side ran out) and memory with the requests in
+ * flight. The passes are interleaved (each pass runs every server, starting with the next one),
+ * so a drift of the host lands on every server alike. Writes `results/<time>-sweep/`.
+ */
+private class SweepCommand(private val argv: List<String>) : CliktCommand(name = "sweep") {
+    override fun help(context: Context) = "C requests in flight on each server, waiting D ms each: throughput, latency, threads and memory."
+
+    private val jdkHome by option("--jdk", help = "the JDK home the servers run on (21 or later)").file().required()
+    private val repo by option("--repo", help = "the lab's repository root").file().default(File("."))
+    private val resultsDir by option("--results", help = "where run folders go").file().default(File("results"))
+    private val wrkBinary by option("--wrk", help = "wrk's path (setup/wrk.sh prints it)").file().default(File("/usr/bin/wrk"))
+    private val serverNames by option("--servers", help = "servers of servers.json, comma-separated; all by default").split(",")
+    private val workloadSlugs by option("--workloads", help = "delay, dashboard or both, comma-separated").split(",")
+        .default(SweepWorkload.entries.map { it.slug })
+    private val concurrencies by option("--concurrency", help = "requests in flight at each step, comma-separated, rising")
+        .int().split(",").default(DEFAULT_CONCURRENCIES)
+        .validate { c ->
+            require(c.isNotEmpty() && c.all { it >= 1 } && c == c.sorted().distinct()) { "must be rising counts of 1 or more, got $c" }
+        }
+    private val delayMs by option("--delay-ms", help = "how long each request waits: /delay's ms, the stub's latency")
+        .long().restrictTo(1L..60_000L).default(1_000)
+    private val warmupSeconds by option(
+        "--warmup-seconds",
+        help = "each step's warm-up at its concurrency",
+    ).int().restrictTo(1..600).default(6)
+    private val seconds by option("--seconds", help = "each step's measured window").int().restrictTo(1..3_600).default(10)
+    private val passes by option("--passes", help = "passes over every server, interleaved; the report gives a range from 2")
+        .int().restrictTo(1..20).default(3)
+
+    override fun run() {
+        val jdk = try {
+            Provenance.Jdk.read(jdkHome)
+        } catch (e: NotAJdk) {
+            throw UsageError("${e.message}; setup/jdk.sh 21 or 25 prints one")
+        }
+        if (jdk.feature <
+            21
+        ) {
+            throw UsageError("--jdk: ${jdk.home} is JDK ${jdk.version}; virtual threads need 21 or later (setup/jdk.sh 25)")
+        }
+        val servers = try {
+            serverNames?.map { Catalogue.named(it.trim()) } ?: Catalogue.servers
+        } catch (e: UnknownServer) {
+            throw UsageError("--servers: ${e.message}")
+        }
+        val workloads = try {
+            workloadSlugs.map { SweepWorkload.bySlug(it.trim()) }.distinct()
+        } catch (e: IllegalArgumentException) {
+            throw UsageError("--workloads: ${e.message}")
+        }
+        if (!wrkBinary.canExecute()) throw UsageError("--wrk: ${wrkBinary.path} is not an executable; setup/wrk.sh installs wrk")
+        servers.map { it.jarIn(repo) }.firstOrNull { !it.isFile }?.let { throw UsageError("${it.path} is missing; run `make build` first") }
+
+        val profile = Profile.load(File(repo, "loadtests/profiles"), BENCH_PROFILE)
+        val limits = HostLimits.read()
+        val split = try {
+            CpuSplit.forThisHost(profile.serverCpus)
+        } catch (e: PreflightRefusal) {
+            throw BenchInputException(e.reasons.joinToString("; "))
+        }
+        split?.pinToLoadCpus()
+        val setup = SweepSetup(
+            repo = repo.absoluteFile,
+            java = File(jdk.home, "bin/java"),
+            jdkFeature = jdk.feature,
+            heapMb = profile.heapMb,
+            cpuSplit = split,
+            wrk = Wrk(wrkBinary, File(repo.absoluteFile, SCRIPT)),
+            workloads = workloads,
+            concurrencies = concurrencies,
+            delayMs = delayMs,
+            warmupSeconds = warmupSeconds,
+            seconds = seconds,
+            openFilesLimit = limits.openFilesHard,
+        )
+        val highest = workloads.associate { it.slug to setup.highestConcurrency(it) }
+        val dir = RunFolder.create(resultsDir, "sweep")
+        val manifest =
+            ManifestFile(
+                File(dir, "manifest.json"),
+                SweepManifest.serializer(),
+                firstManifest(
+                    setup,
+                    jdk,
+                    servers.map {
+                        it.name
+                    },
+                    highest,
+                ),
+            ) {
+                System.err.println("stopped: ${dir.path} is marked incomplete")
+            }
+        val stepsPerPass = workloads.sumOf { w -> concurrencies.count { it <= highest.getValue(w.slug) } }
+        val estimateS = passes * servers.size * (stepsPerPass * (warmupSeconds + seconds + STEP_OVERHEAD_S) + PASS_OVERHEAD_S)
+        println(
+            "sweep: ${servers.joinToString {
+                it.name
+            }} on JDK ${jdk.version}, ${workloads.joinToString { it.slug }} at C=${concurrencies.joinToString(",")}, " +
+                "D=$delayMs ms, $passes passes: about ${estimateS / 60} min, into ${dir.path}",
+        )
+        workloads.filter { highest.getValue(it.slug) < concurrencies.last() }.forEach {
+            println(
+                "sweep: ${it.slug} stops at C=${concurrencies.last { c ->
+                    c <= highest.getValue(it.slug)
+                }}: a process would need more than the " +
+                    "open-files limit of ${limits.openFilesHard} (ulimit -Hn) beyond C=${highest.getValue(it.slug)}",
+            )
+        }
+        val startNs = System.nanoTime()
+        SweepCsv(dir).use { csv ->
+            for (pass in 1..passes) {
+                for (i in servers.indices) {
+                    val server = servers[(i + pass - 1) % servers.size]
+                    val passStartNs = System.nanoTime()
+                    val say = { line: String -> println("[%s] %s".format(Locale.ROOT, clock((System.nanoTime() - startNs) / 1e9), line)) }
+                    val failure = SweepPass(setup, server, pass, File(dir, "${server.name}-pass$pass"), csv, say).run()
+                    val passSeconds = (System.nanoTime() - passStartNs) / 1e9
+                    failure?.let { say("${server.name} pass $pass ended early: $it") }
+                    manifest.update {
+                        it.copy(
+                            passes =
+                            it.passes +
+                                SweepManifest.Pass(pass, server.name, if (failure == null) "ok" else "failed", passSeconds, failure),
+                            problems = it.problems + listOfNotNull(failure?.let { why -> "${server.name} pass $pass: $why" }),
+                        )
+                    }
+                }
+            }
+        }
+        val problems = manifest.current.problems
+        manifest.end(if (problems.isEmpty()) Provenance.COMPLETE else Provenance.FAILED)
+        problems.forEach { System.err.println("make sweep: $it") }
+        println("run folder: ${dir.path}")
+        if (problems.isNotEmpty()) {
+            throw SweepFailed(
+                "${problems.size} server pass(es) ended early; their steps until then are in sweep.csv",
+            )
+        }
+    }
+
+    private fun firstManifest(setup: SweepSetup, jdk: Provenance.Jdk, servers: List<String>, highest: Map<String, Int>) = SweepManifest(
+        provenance = Provenance.start("lab.sweep.SweepMainKt " + argv.joinToString(" "), Provenance.Jdk.current(), repo),
+        serverJdk = jdk,
+        jvmFlags = setup.serverFlags,
+        cpuSplit = setup.cpuSplit,
+        settings = SweepManifest.Settings(
+            workloads = setup.workloads.map { it.slug },
+            concurrencies = setup.concurrencies,
+            delayMs = setup.delayMs,
+            warmupSeconds = setup.warmupSeconds,
+            seconds = setup.seconds,
+            passes = passes,
+            heapMb = setup.heapMb,
+            wrkTimeoutSeconds = setup.timeoutSeconds,
+            openFilesLimit = setup.openFilesLimit,
+            openFilesLimitSource = "the hard limit on open files per process (ulimit -Hn), " +
+                "which every process of a step (server, stub, wrk) is under",
+        ),
+        wrk = RunFolder.commandText(wrkBinary.path, "--version").lines().firstOrNull { it.startsWith("wrk") }?.trim() ?: "unknown",
+        servers = servers,
+        highestConcurrency = highest,
+    )
+
+    private fun clock(seconds: Double) = "%d:%02d".format(Locale.ROOT, seconds.toLong() / 60, seconds.toLong() % 60)
+
+    companion object {
+        const val SCRIPT = "loadtests/wrk/closed-loop.lua"
+
+        /** The profile whose heap and CPU split the servers get: `make bench`'s default. */
+        const val BENCH_PROFILE = "local"
+
+        /** From the seeds' gateway case (a thousand waiting tasks) to what this host's open-files limit allows for /delay. */
+        val DEFAULT_CONCURRENCIES = listOf(100, 1_000, 2_000, 4_000, 6_000)
+
+        /** A step's memory snapshot and the gaps between its two wrk runs, in s; a pass's start and stop. */
+        const val STEP_OVERHEAD_S = 2
+        const val PASS_OVERHEAD_S = 10
+    }
+}
+
+private class SweepFailed(message: String) : IllegalStateException(message)
+
+// The servers, stubs and wrk are stopped by Children's shutdown hook as this JVM exits.
+fun main(args: Array<String>): Unit = LabMain.exit(
+    "make sweep",
+    SweepCommand(args.toList()),
+    args,
+    badInput = { it is BenchInputException },
+    failure = { it is IllegalStateException },
+)

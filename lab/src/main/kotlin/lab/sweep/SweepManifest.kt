@@ -1,0 +1,48 @@
+package lab.sweep
+
+import kotlinx.serialization.Serializable
+import lab.bench.host.CpuSplit
+import lab.support.Provenance
+import lab.support.RunManifest
+
+/** `manifest.json` of a `make sweep` run, beside its `sweep.csv` and `memory.csv`: what ran, on what, and what failed. */
+@Serializable
+data class SweepManifest(
+    override val provenance: Provenance,
+    /** The JDK the servers ran on ([Provenance.jdk] is the harness's). */
+    val serverJdk: Provenance.Jdk,
+    val jvmFlags: List<String>,
+    val cpuSplit: CpuSplit?,
+    val settings: Settings,
+    /** wrk's version line, as it prints it. */
+    val wrk: String,
+    val servers: List<String>,
+    /**
+     * The concurrencies each workload was swept to, and what stopped it: a step is left out when a
+     * process of it would need more open files than [Settings.openFilesLimit] allows.
+     */
+    val highestConcurrency: Map<String, Int>,
+    val passes: List<Pass> = emptyList(),
+    /** One sentence for each server pass that ended early; its steps until then are in sweep.csv. */
+    val problems: List<String> = emptyList(),
+) : RunManifest<SweepManifest> {
+    override fun with(provenance: Provenance) = copy(provenance = provenance)
+
+    @Serializable
+    data class Settings(
+        val workloads: List<String>,
+        val concurrencies: List<Int>,
+        val delayMs: Long,
+        val warmupSeconds: Int,
+        val seconds: Int,
+        val passes: Int,
+        val heapMb: Int,
+        val wrkTimeoutSeconds: Int,
+        val openFilesLimit: Long,
+        /** The limit [openFilesLimit] is: named so a reader knows which one stops the sweep. */
+        val openFilesLimitSource: String,
+    )
+
+    @Serializable
+    data class Pass(val pass: Int, val server: String, val status: String, val seconds: Double, val reason: String? = null)
+}

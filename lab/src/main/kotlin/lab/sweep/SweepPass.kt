@@ -1,0 +1,251 @@
+package lab.sweep
+
+import lab.bench.collect.KernelMemory
+import lab.bench.collect.ProcStat
+import lab.bench.host.CpuSplit
+import lab.support.ChildExited
+import lab.support.Children
+import lab.support.JvmFlags
+import lab.support.ProcView
+import lab.support.ServerEntry
+import lab.support.Stub
+import lab.verify.ContractCheck
+import java.io.File
+import java.net.URI
+import java.util.concurrent.CompletableFuture
+import java.util.concurrent.atomic.AtomicInteger
+import java.util.concurrent.atomic.AtomicLong
+
+/**
+ * One server through one pass of the sweep: a fresh stub answering after the sweep's delay, the
+ * server's JVM with the bench's flags on the server's CPUs, a memory snapshot at rest, then for
+ * each workload each concurrency in turn: a warm-up at that concurrency (during which memory is
+ * taken apart with the requests in flight), then the measured window. Everything is stopped at
+ * the end, whatever happened; a server that fails ends its pass and the reason is returned.
+ */
+class SweepPass(
+    private val setup: SweepSetup,
+    private val server: ServerEntry,
+    private val pass: Int,
+    private val dir: File,
+    private val csv: SweepCsv,
+    private val progress: (String) -> Unit,
+) {
+    /** Runs the pass; null when every step was measured, else why it ended early. */
+    fun run(): String? {
+        dir.mkdirs()
+        val stub = Stub.start(setup.java.path, setup.repo, setup.delayMs, dir) ?: return "the stub did not start; see stub.log"
+        val kernel = KernelMemory.forServer("${dir.parentFile.name}-${dir.name}")
+        val process = Children.start(kernel.launch(serverCommand(stub.url)), File(dir, "server.log"), directory = dir)
+        return try {
+            val url = Children.awaitReady(process, File(dir, "server.log"), READY_TIMEOUT_S)
+                ?: return "did not print its READY line within $READY_TIMEOUT_S s"
+            ContractCheck.firstBreach(URI(url))?.let { return "broke the contract before any load: $it" }
+            val memory = InFlightMemory(process.pid(), url, kernel)
+            csv.append(pass, server.name, REST, 0, memory.snapshot())
+            for (workload in setup.workloads) {
+                for (concurrency in setup.concurrencies.filter { it <= setup.highestConcurrency(workload) }) {
+                    if (!process.isAlive) return "exited with code ${process.exitValue()} before $workload at $concurrency"
+                    val step = step(url, workload, concurrency, process.pid(), stub.process.pid(), memory)
+                    csv.append(step)
+                    progress(describe(step))
+                }
+            }
+            null
+        } catch (e: ChildExited) {
+            e.message
+        } catch (e: WrkFailed) {
+            e.message
+        } catch (e: Exception) {
+            if (!process.isAlive) "exited with code ${process.exitValue()}: ${e.message}" else "${e.javaClass.simpleName}: ${e.message}"
+        } finally {
+            Children.stop(process, graceSeconds = 10)
+            Children.stop(stub.process, graceSeconds = 5)
+            runCatching { kernel.close() }
+        }
+    }
+
+    private fun step(
+        url: String,
+        workload: SweepWorkload,
+        concurrency: Int,
+        serverPid: Long,
+        stubPid: Long,
+        memory: InFlightMemory,
+    ): SweepCsv.Step {
+        val target = url + workload.path(setup.delayMs)
+        val name = "${workload.slug}-$concurrency"
+        // The warm-up holds the step's concurrency, so the JIT, the pools and the connections are the step's when it is measured;
+        // the server's memory is taken apart in it with the requests in flight, once they have all arrived (after two waits),
+        // and it lasts as long as the snapshot does, at least the declared warm-up.
+        val warmupStartNs = System.nanoTime()
+        val holdSeconds = setup.warmupSeconds + SNAPSHOT_BUDGET_S
+        val hold = setup.wrk.hold(
+            target,
+            concurrency,
+            holdSeconds,
+            setup.timeoutSeconds,
+            setup.window,
+            setup.loadCpuList,
+            File(dir, "wrk-$name-warmup.log"),
+        )
+        try {
+            Thread.sleep(setup.snapshotAfterMs)
+            runCatching { memory.snapshot() }
+                .onSuccess { csv.append(pass, server.name, workload.slug, concurrency, it) }
+                .onFailure { progress("${server.name} $name: no memory snapshot: ${it.message}") }
+            val leftMs = setup.warmupSeconds * 1000L - (System.nanoTime() - warmupStartNs) / 1_000_000
+            if (leftMs > 0) Thread.sleep(leftMs)
+            if (!hold.isAlive) progress("${server.name} $name: the warm-up's wrk ended before its snapshot did (exit ${hold.exitValue()})")
+        } finally {
+            Children.stop(hold, graceSeconds = 5)
+        }
+
+        val server = ProcView(serverPid)
+        val stub = ProcView(stubPid)
+        val threads = ThreadWatch(server).also { it.start() }
+        val cpuBefore = ProcStat.read()
+        val serverMsBefore = server.cpuMs() ?: 0
+        val stubMsBefore = stub.cpuMs()
+        val inFlight = CompletableFuture.supplyAsync {
+            Thread.sleep(setup.seconds * 500L)
+            runCatching { memory.inFlight() }.getOrNull()
+        }
+        val result = try {
+            setup.wrk.run(
+                target,
+                concurrency,
+                setup.seconds,
+                setup.timeoutSeconds,
+                setup.window,
+                setup.loadCpuList,
+                File(dir, "wrk-$name.log"),
+            )
+        } finally {
+            threads.stop()
+        }
+        val cpuAfter = ProcStat.read()
+        return SweepCsv.Step(
+            pass = pass,
+            server = this.server.name,
+            workload = workload,
+            delayMs = setup.delayMs,
+            concurrency = concurrency,
+            wrk = result,
+            serverCpuSeconds = ((server.cpuMs() ?: serverMsBefore) - serverMsBefore) / 1000.0,
+            stubCpuSeconds = stubMsBefore?.let { before -> stub.cpuMs()?.let { (it - before) / 1000.0 } },
+            serverCpusBusy = setup.cpuSplit?.let { cpuAfter.busyShare(cpuBefore, it.serverCpus) },
+            loadCpusBusy = setup.cpuSplit?.let { cpuAfter.busyShare(cpuBefore, it.loadCpus) },
+            threadsPeak = threads.peak,
+            threadsMean = threads.mean,
+            rssBytesPeak = threads.rssPeak,
+            serverInFlight = inFlight.join(),
+        )
+    }
+
+    private fun describe(step: SweepCsv.Step): String {
+        val seconds = step.wrk.durationUs / 1e6 - step.wrk.windowFromMs / 1e3
+        val statuses = step.wrk.statuses.entries.sortedBy { it.key }.joinToString(" ") { "${it.key}:${it.value}" }
+        return (
+            "%s pass %d %s C=%,d: %,.0f/s (C/D %,.0f/s), p50 %,.0f ms p99 %,.0f ms, %s, timeouts %d, " +
+                "server CPU %.0f%%, load CPU %.0f%%, %,d threads"
+            )
+            .format(
+                java.util.Locale.ROOT, step.server, step.pass, step.workload.slug, step.concurrency, step.wrk.answeredInWindow / seconds,
+                step.concurrency * 1000.0 / step.delayMs, step.wrk.latencyUs.p50 / 1e3, step.wrk.latencyUs.p99 / 1e3, statuses,
+                step.wrk.errors.timeout, 100 * (step.serverCpusBusy ?: Double.NaN), 100 * (step.loadCpusBusy ?: Double.NaN),
+                step.threadsPeak,
+            )
+    }
+
+    private fun serverCommand(stubUrl: String): List<String> =
+        setup.cpuSplit?.serverCommandPrefix().orEmpty() + listOf(setup.java.path) + setup.serverFlags + listOf(
+            "-jar",
+            server.jarIn(setup.repo).path,
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--downstream-url",
+            stubUrl,
+        )
+
+    /** The server's threads and RSS every [PERIOD_MS] through a measured window: their peak and mean. */
+    private class ThreadWatch(private val server: ProcView) {
+        private val samples = AtomicInteger()
+        private val total = AtomicLong()
+        private val peakThreads = AtomicInteger()
+        private val peakRss = AtomicLong()
+
+        @Volatile private var running = true
+        private val thread = Thread({
+            while (running) {
+                server.memory()?.let { memory ->
+                    samples.incrementAndGet()
+                    total.addAndGet(memory.threads.toLong())
+                    peakThreads.accumulateAndGet(memory.threads, ::maxOf)
+                    peakRss.accumulateAndGet(memory.rssBytes, ::maxOf)
+                }
+                Thread.sleep(PERIOD_MS)
+            }
+        }, "sweep-thread-watch").apply { isDaemon = true }
+
+        fun start() = thread.start()
+
+        fun stop() {
+            running = false
+            thread.join()
+        }
+
+        val peak: Int get() = peakThreads.get()
+        val rssPeak: Long get() = peakRss.get()
+        val mean: Double get() = if (samples.get() == 0) 0.0 else total.get().toDouble() / samples.get()
+
+        companion object {
+            const val PERIOD_MS = 250L
+        }
+    }
+
+    companion object {
+        const val READY_TIMEOUT_S = 60L
+
+        /** How long a warm-up may go on for its memory snapshot, past its declared length (a snapshot takes 2-4 s here). */
+        const val SNAPSHOT_BUDGET_S = 60
+
+        /** memory.csv's workload for the snapshot before any load. */
+        const val REST = "rest"
+    }
+}
+
+/** What every pass of a sweep shares. */
+data class SweepSetup(
+    val repo: File,
+    val java: File,
+    val jdkFeature: Int,
+    val heapMb: Int,
+    val cpuSplit: CpuSplit?,
+    val wrk: Wrk,
+    val workloads: List<SweepWorkload>,
+    val concurrencies: List<Int>,
+    val delayMs: Long,
+    val warmupSeconds: Int,
+    val seconds: Int,
+    /** Per process, hard: [SweepWorkload.highestConcurrency] keeps every step under it. */
+    val openFilesLimit: Long,
+) {
+    /** The bench's flags, the same for every server: a fixed heap, ZGC, NMT, and the CPU count of the server's set. */
+    val serverFlags: List<String> = JvmFlags.forServer(heapMb, jdkFeature) + listOfNotNull(cpuSplit?.activeProcessorCountFlag)
+
+    val loadCpuList: String? = cpuSplit?.let { CpuSplit.cpuList(it.loadCpus) }
+
+    /** wrk gives a request up after the slowest answer the contract allows: the downstream timeout, past the delay. */
+    val timeoutSeconds: Int = ((delayMs + lab.handlers.Limits().downstreamTimeoutMs) / 1000 + 5).toInt()
+
+    /** The first requests spread over one delay; the count starts once every connection has had an answer, a delay later. */
+    val window: Wrk.Window = Wrk.Window(spreadMs = delayMs, fromMs = (2 * delayMs).coerceAtMost(seconds * 1000L / 2))
+
+    /** Two delays into the warm-up, by when every connection has had an answer and asked again, but at least a second. */
+    val snapshotAfterMs: Long = maxOf(1_000L, 2 * delayMs)
+
+    fun highestConcurrency(workload: SweepWorkload): Int = workload.highestConcurrency(openFilesLimit)
+}
