@@ -8,10 +8,12 @@ server's memory taken apart with the requests in flight (`memory.csv`); this mod
   had an answer);
 - Little's law: with C in flight each waiting D, throughput is C/D until something gives; `little` is throughput over
   C/D, so 1.0 is a server that adds nothing to the wait;
-- server CPU per request: the server's CPU time over the window, over its requests;
+- server CPU per request: the server's CPU time over the window, over its requests (mostly the JVM's background at a
+  low rate), and as the slope of CPU use against throughput over the steps a server held (cpu_per_request);
 - which side saturated: the server's CPU set or the load's (wrk and the stub) busy for SATURATED_SHARE of the window;
-- memory per request in flight: a component at the step, less the same server's at rest, over the requests the
-  server itself counted in flight (the mean of its count before and after the snapshot).
+- memory per request in flight: a component at the step, less the same JVM's at rest (each server meets each workload
+  in a JVM of its own), over the requests the server itself counted in flight (the mean of its count before and after
+  the snapshot's full GC).
 
 A compared figure is the median across passes with the range across them (repeats.across).
 """
@@ -22,6 +24,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from . import catalogue, provenance, repeats
@@ -58,7 +61,6 @@ STEP_COLUMNS = [
     "server_in_flight",
 ]
 MEMORY_COLUMNS = ["pass", "server", "workload", "concurrency", "in_flight_before", "in_flight_after", "component", "bytes"]
-REST = "rest"
 # A CPU set busy for this share of a step's window had no more to give: the side that ran out.
 SATURATED_SHARE = 0.9
 # A step holds Little's law while its throughput is at least this share of C/D and it answered nearly every request well.
@@ -222,6 +224,27 @@ def capacity(run: SweepRun) -> pd.DataFrame:
     return _server_order(pd.DataFrame(rows, columns=["server", "workload", "held up to C", "first C not held", "why"]))
 
 
+def cpu_per_request(run: SweepRun) -> pd.DataFrame:
+    """Per server and workload: the server's CPU per request as the slope of its CPU use (CPU-seconds a second) against
+    throughput, fitted by least squares in each pass over the steps it held (LITTLE_HELD), then the median and range across
+    passes. At a low rate a step's own CPU per request is mostly the JVM's background (GC, the JIT, timers) divided by few
+    requests; the slope leaves that fixed part out. NaN where a pass held fewer than two steps."""
+    steps = per_step(run)
+    steps = steps.assign(cpu_per_s=steps["server_cpu_s"] / (steps["duration_us"] / 1e6))
+    rows = []
+    for (server, workload), group in steps.groupby(["server", "workload"], sort=False):
+        slopes = []
+        for _, one in group[group["little"] >= LITTLE_HELD].groupby("pass"):
+            if one["throughput_per_s"].nunique() >= 2:
+                slope, _ = np.polyfit(one["throughput_per_s"], one["cpu_per_s"], 1)
+                slopes.append(slope * 1e6)
+        value = repeats.across(slopes)
+        rows.append(
+            {"server": server, "workload": workload, "µs per request": value.median, "low": value.low, "high": value.high, "passes": value.passes}
+        )
+    return _server_order(pd.DataFrame(rows, columns=["server", "workload", "µs per request", "low", "high", "passes"]))
+
+
 def why_not_held(failed: pd.DataFrame) -> str:
     """A step's failing passes in a reader's words: how short of C/D, the errors by status, and which CPU was full."""
     row = failed.sort_values("little").iloc[len(failed) // 2]
@@ -247,8 +270,9 @@ def memory_per_in_flight(run: SweepRun) -> pd.DataFrame:
     memory = run.memory
     if memory.empty:
         return pd.DataFrame(columns=["pass", "server", "workload", "concurrency", "measure", "bytes_per_request", "in_flight"])
-    rest = memory[memory["workload"] == REST][["pass", "server", "component", "bytes"]].rename(columns={"bytes": "rest_bytes"})
-    loaded = memory[memory["workload"] != REST].merge(rest, on=["pass", "server", "component"])
+    # Concurrency 0 is the server at rest, in the JVM the workload's steps then ran in.
+    rest = memory[memory["concurrency"] == 0][["pass", "server", "workload", "component", "bytes"]].rename(columns={"bytes": "rest_bytes"})
+    loaded = memory[memory["concurrency"] > 0].merge(rest, on=["pass", "server", "workload", "component"])
     moved = loaded[["in_flight_before", "in_flight_after"]].sub(loaded["concurrency"], axis=0).abs().max(axis=1)
     loaded = loaded[moved <= IN_FLIGHT_TOLERANCE * loaded["concurrency"]]
     loaded = loaded.assign(

@@ -64,7 +64,7 @@ class CoroutineServer(private val config: ServerConfig) {
         engine {
             requestTimeout = 0
             // CIO's 100 connections to one host, and its 5 s connect timeout that a call waiting for one of them runs
-            // out, failed most /dashboards from 1,000 in flight: every server's client holds the same declared bound.
+            // out, failed most /dashboards at 1,000 in flight (Limits.DOWNSTREAM_CONNECTIONS_MAX): the declared bound instead.
             maxConnectionsCount = Limits.DOWNSTREAM_CONNECTIONS_MAX
             endpoint {
                 maxConnectionsPerRoute = Limits.DOWNSTREAM_CONNECTIONS_MAX

@@ -44,19 +44,22 @@ data class Limits(
          * Connections a server's downstream client may hold open to the stub at once, and calls it
          * may queue behind them. Far above what a process can open here (20,000 files, hard), so no
          * client queues a call or refuses one of its own accord: the open-files limit, the same for
-         * every server, is the bound the concurrency sweep meets. Without it the clients' own
-         * defaults differed: Ktor's CIO holds 100 connections to one host and fails a call that
-         * waited 5 s for one of them (its connect timeout covers the wait), which answered most
-         * `/dashboard`s 502 from 1,000 in flight; Jetty's holds 64 and queues 1,024 behind them.
+         * every server, is the bound the concurrency sweep meets. Ktor's CIO client held 100
+         * connections to one host by default and failed a call that waited 5 s for one (its connect
+         * timeout covers the wait): with those defaults the coroutine server answered 722 of 1,152
+         * `/dashboard`s at 1,000 in flight with 502, and with this bound none (one pass each, `make
+         * sweep`'s step, 2026-11-26). Jetty's client holds 64 and queues 1,024 by default.
          */
         const val DOWNSTREAM_CONNECTIONS_MAX = 100_000
 
         /**
          * Connections a server's listening socket holds accepted by the kernel and not yet by the
          * server (listen(2)'s backlog; the kernel caps it at net.core.somaxconn). Netty asks for
-         * somaxconn (4,096 here), Jetty for the JDK's default of 50: 4,000 connections opened at
-         * once then overflowed Jetty's queue, and the requests behind the dropped handshakes waited
-         * for TCP's retransmissions (1 s, 3 s, 7 s), a tail of seconds no model causes.
+         * somaxconn (4,096 here), Jetty for the JDK's default of 50; declared so both engines ask
+         * alike. The sweep, whose connections start spread over one wait, saw no difference from
+         * it on the virtual-thread server at 4,000 and 6,000 in flight (p99 1,005-1,048 ms with
+         * either, one pass each), so it is not shown to be the cause of the seconds-long tail the
+         * issue's probe saw when wrk opened 4,000 connections at once on a cold Jetty server.
          */
         const val ACCEPT_BACKLOG = 4_096
     }

@@ -34,7 +34,7 @@ class JettyLabServer(private val config: ServerConfig, private val model: JettyM
             // Netty under Ktor closes no idle connection by default; Jetty's 30 s default would
             // close k6's keep-alive connections in quiet phases, so the servers would differ.
             idleTimeout = 0
-            // The JDK's default backlog of 50 where Netty asks for somaxconn: Limits.ACCEPT_BACKLOG says what that cost.
+            // The JDK's default backlog is 50 where Netty asks for somaxconn: both ask for Limits.ACCEPT_BACKLOG.
             acceptQueueSize = Limits.ACCEPT_BACKLOG
         }
         server.addConnector(connector)

@@ -49,7 +49,7 @@ class SweepCsv(dir: File) : AutoCloseable {
         steps.flush()
     }
 
-    /** A memory snapshot: [concurrency] 0 and workload `rest` before the first step, else the step's warm-up. */
+    /** A memory snapshot: [concurrency] 0 at rest, before the workload's first request, else in the step's warm-up. */
     fun append(pass: Int, server: String, workload: String, concurrency: Int, snapshot: InFlightMemory.Snapshot) {
         for ((component, bytes) in snapshot.components) {
             memory.appendLine(

@@ -35,7 +35,8 @@ import java.util.Locale
  * Each step records throughput, latency, answers by status, the server's threads, CPU (the
  * server's set and the load's, so a step says which side ran out) and memory with the requests in
  * flight. The passes are interleaved (each pass runs every server, starting with the next one),
- * so a drift of the host lands on every server alike. Writes `results/<time>-sweep/`.
+ * so a drift of the host lands on every server alike; each server meets each workload in a JVM of
+ * its own ([SweepPass] says why). Writes `results/<time>-sweep/`.
  */
 private class SweepCommand(private val argv: List<String>) : CliktCommand(name = "sweep") {
     override fun help(context: Context) = "C requests in flight on each server, waiting D ms each: throughput, latency, threads and memory."
@@ -126,7 +127,9 @@ private class SweepCommand(private val argv: List<String>) : CliktCommand(name =
                 System.err.println("stopped: ${dir.path} is marked incomplete")
             }
         val stepsPerPass = workloads.sumOf { w -> concurrencies.count { it <= highest.getValue(w.slug) } }
-        val estimateS = passes * servers.size * (stepsPerPass * (warmupSeconds + seconds + STEP_OVERHEAD_S) + PASS_OVERHEAD_S)
+        val secondsPerServerPass =
+            stepsPerPass * (warmupSeconds + seconds + STEP_OVERHEAD_S) + workloads.size * (warmupSeconds + PASS_OVERHEAD_S)
+        val estimateS = passes * servers.size * secondsPerServerPass
         println(
             "sweep: ${servers.joinToString {
                 it.name
@@ -146,18 +149,36 @@ private class SweepCommand(private val argv: List<String>) : CliktCommand(name =
             for (pass in 1..passes) {
                 for (i in servers.indices) {
                     val server = servers[(i + pass - 1) % servers.size]
-                    val passStartNs = System.nanoTime()
-                    val say = { line: String -> println("[%s] %s".format(Locale.ROOT, clock((System.nanoTime() - startNs) / 1e9), line)) }
-                    val failure = SweepPass(setup, server, pass, File(dir, "${server.name}-pass$pass"), csv, say).run()
-                    val passSeconds = (System.nanoTime() - passStartNs) / 1e9
-                    failure?.let { say("${server.name} pass $pass ended early: $it") }
-                    manifest.update {
-                        it.copy(
-                            passes =
-                            it.passes +
-                                SweepManifest.Pass(pass, server.name, if (failure == null) "ok" else "failed", passSeconds, failure),
-                            problems = it.problems + listOfNotNull(failure?.let { why -> "${server.name} pass $pass: $why" }),
-                        )
+                    for (workload in workloads) {
+                        val passStartNs = System.nanoTime()
+                        val say = { line: String ->
+                            println("[%s] %s".format(Locale.ROOT, clock((System.nanoTime() - startNs) / 1e9), line))
+                        }
+                        val label = "${server.name} ${workload.slug} pass $pass"
+                        val failure = SweepPass(
+                            setup,
+                            server,
+                            workload,
+                            pass,
+                            File(dir, "${server.name}-${workload.slug}-pass$pass"),
+                            csv,
+                            say,
+                        ).run()
+                        val passSeconds = (System.nanoTime() - passStartNs) / 1e9
+                        failure?.let { say("$label ended early: $it") }
+                        manifest.update {
+                            it.copy(
+                                passes = it.passes + SweepManifest.Pass(
+                                    pass,
+                                    server.name,
+                                    workload.slug,
+                                    if (failure == null) "ok" else "failed",
+                                    passSeconds,
+                                    failure,
+                                ),
+                                problems = it.problems + listOfNotNull(failure?.let { why -> "$label: $why" }),
+                            )
+                        }
                     }
                 }
             }
@@ -208,7 +229,7 @@ private class SweepCommand(private val argv: List<String>) : CliktCommand(name =
         val DEFAULT_CONCURRENCIES = listOf(100, 1_000, 2_000, 4_000, 6_000)
 
         /** A step's memory snapshot and the gaps between its two wrk runs, in s; a pass's start and stop. */
-        const val STEP_OVERHEAD_S = 2
+        const val STEP_OVERHEAD_S = 4
         const val PASS_OVERHEAD_S = 10
     }
 }

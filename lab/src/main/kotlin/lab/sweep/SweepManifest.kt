@@ -23,7 +23,7 @@ data class SweepManifest(
      */
     val highestConcurrency: Map<String, Int>,
     val passes: List<Pass> = emptyList(),
-    /** One sentence for each server pass that ended early; its steps until then are in sweep.csv. */
+    /** One sentence for each server's workload in a pass that ended early; its steps until then are in sweep.csv. */
     val problems: List<String> = emptyList(),
 ) : RunManifest<SweepManifest> {
     override fun with(provenance: Provenance) = copy(provenance = provenance)
@@ -44,5 +44,12 @@ data class SweepManifest(
     )
 
     @Serializable
-    data class Pass(val pass: Int, val server: String, val status: String, val seconds: Double, val reason: String? = null)
+    data class Pass(
+        val pass: Int,
+        val server: String,
+        val workload: String,
+        val status: String,
+        val seconds: Double,
+        val reason: String? = null,
+    )
 }

@@ -17,15 +17,23 @@ import java.util.concurrent.atomic.AtomicInteger
 import java.util.concurrent.atomic.AtomicLong
 
 /**
- * One server through one pass of the sweep: a fresh stub answering after the sweep's delay, the
- * server's JVM with the bench's flags on the server's CPUs, a memory snapshot at rest, then for
- * each workload each concurrency in turn: a warm-up at that concurrency (during which memory is
- * taken apart with the requests in flight), then the measured window. Everything is stopped at
- * the end, whatever happened; a server that fails ends its pass and the reason is returned.
+ * One server on one workload in one pass of the sweep: a fresh stub answering after the sweep's
+ * delay, a fresh JVM of the server with the bench's flags on the server's CPUs, a memory snapshot
+ * at rest, a warm-up of the workload's code, then each concurrency in turn, rising: a warm-up at
+ * that concurrency (during which memory is taken apart with the requests in flight), then the
+ * measured window. Everything is stopped at the end, whatever happened; a server that fails ends
+ * its pass and the reason is returned.
+ *
+ * A workload gets a JVM of its own because a server carries what one step left into the next:
+ * the platform server kept the 6,000 threads of `/delay` at 6,000 in flight into its `/dashboard`
+ * steps, and served 15 dashboards a second at 1,000 in flight with 3,500 threads
+ * (results/20261126-135136-sweep, stopped there). Within a workload the steps rise, so what a
+ * step inherits is what it needs anyway.
  */
 class SweepPass(
     private val setup: SweepSetup,
     private val server: ServerEntry,
+    private val workload: SweepWorkload,
     private val pass: Int,
     private val dir: File,
     private val csv: SweepCsv,
@@ -42,14 +50,15 @@ class SweepPass(
                 ?: return "did not print its READY line within $READY_TIMEOUT_S s"
             ContractCheck.firstBreach(URI(url))?.let { return "broke the contract before any load: $it" }
             val memory = InFlightMemory(process.pid(), url, kernel)
-            csv.append(pass, server.name, REST, 0, memory.snapshot())
-            for (workload in setup.workloads) {
-                for (concurrency in setup.concurrencies.filter { it <= setup.highestConcurrency(workload) }) {
-                    if (!process.isAlive) return "exited with code ${process.exitValue()} before $workload at $concurrency"
-                    val step = step(url, workload, concurrency, process.pid(), stub.process.pid(), memory)
-                    csv.append(step)
-                    progress(describe(step))
-                }
+            csv.append(pass, server.name, workload.slug, 0, memory.snapshot())
+            // The workload's code once before any step, in the server and the stub alike: otherwise the first step paid for the
+            // JIT compiling its path (Ktor's first /dashboard step: 83% of its CPU at 96/s).
+            warmUp(url + workload.path(setup.delayMs))
+            for (concurrency in setup.concurrencies.filter { it <= setup.highestConcurrency(workload) }) {
+                if (!process.isAlive) return "exited with code ${process.exitValue()} before C=$concurrency"
+                val step = step(url, concurrency, process.pid(), stub.process.pid(), memory)
+                csv.append(step)
+                progress(describe(step))
             }
             null
         } catch (e: ChildExited) {
@@ -65,9 +74,19 @@ class SweepPass(
         }
     }
 
+    private fun warmUp(target: String) {
+        val concurrency = setup.concurrencies.first()
+        val log = File(dir, "wrk-warmup.log")
+        val hold = setup.wrk.hold(target, concurrency, setup.warmupSeconds, setup.timeoutSeconds, setup.window, setup.loadCpuList, log)
+        try {
+            Thread.sleep(setup.warmupSeconds * 1000L)
+        } finally {
+            Children.stop(hold, graceSeconds = 5)
+        }
+    }
+
     private fun step(
         url: String,
-        workload: SweepWorkload,
         concurrency: Int,
         serverPid: Long,
         stubPid: Long,
@@ -211,9 +230,6 @@ class SweepPass(
 
         /** How long a warm-up may go on for its memory snapshot, past its declared length (a snapshot takes 2-4 s here). */
         const val SNAPSHOT_BUDGET_S = 60
-
-        /** memory.csv's workload for the snapshot before any load. */
-        const val REST = "rest"
     }
 }
 

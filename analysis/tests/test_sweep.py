@@ -1,0 +1,174 @@
+"""The concurrency sweep's figures (labanalysis.sweep), each held to a truth known by construction, and the report of a real one."""
+
+import json
+
+import pandas as pd
+import pytest
+
+from labanalysis import offline, render, sweep
+
+
+def _step(**values) -> dict:
+    """A row of sweep.csv: a server that held 100 in flight on /delay for 10 s, counted from 1 s, answering 100/s, all 200."""
+    row = dict.fromkeys(sweep.STEP_COLUMNS, 0)
+    row.update(
+        {
+            "pass": 1,
+            "server": "vthread",
+            "workload": "delay",
+            "delay_ms": 1000,
+            "concurrency": 100,
+            "duration_us": 10_000_000,
+            "requests": 1000,
+            "window_from_ms": 1000,
+            "answered_in_window": 900,
+            "statuses": "200=1000",
+            "server_cpu_s": 0.5,
+            "server_cpus_busy": 0.05,
+            "load_cpus_busy": 0.02,
+            "threads_peak": 40,
+        }
+    )
+    row.update(values)
+    return row
+
+
+def _run(steps: list[dict], memory: list[dict] = (), tmp_path=None) -> sweep.SweepRun:
+    return sweep.SweepRun(
+        tmp_path,
+        {"settings": {"delayMs": 1000}},
+        pd.DataFrame(steps, columns=sweep.STEP_COLUMNS),
+        pd.DataFrame(list(memory), columns=sweep.MEMORY_COLUMNS),
+    )
+
+
+def test_throughput_is_counted_over_the_window_only_and_little_is_its_share_of_c_over_d():
+    figures = sweep.per_step(pd.DataFrame([_step(), _step(concurrency=200, answered_in_window=900 * 1.5)]))
+
+    # 900 answers in the 9 s after the first second: 100/s, where 1,000 answers over the whole 10 s would say so too only by luck.
+    assert figures["throughput_per_s"].tolist() == [100, 150]
+    assert figures["little"].tolist() == [1.0, 0.75]
+    assert figures["server_cpu_us_per_request"].iloc[0] == 500
+
+
+def test_every_answer_not_a_200_and_every_request_lost_counts_as_an_error():
+    figures = sweep.per_step(pd.DataFrame([_step(requests=1000, statuses="200=900;502=100", errors_timeout=50)]))
+
+    assert figures["answers_200"].iloc[0] == 900
+    assert figures["errors"].iloc[0] == 150
+    assert figures["error_percent"].iloc[0] == pytest.approx(100 * 150 / 1050)
+
+
+@pytest.mark.parametrize(
+    ("server_busy", "load_busy", "side"),
+    [(0.95, 0.3, "server"), (0.3, 0.95, "load"), (0.92, 0.91, "both"), (0.5, 0.5, "neither"), (float("nan"), 0.2, "neither")],
+)
+def test_the_side_that_saturated_is_the_cpu_set_busy_for_nine_tenths_of_the_window(server_busy, load_busy, side):
+    assert sweep.saturated(server_busy, load_busy) == side
+
+
+def test_capacity_is_the_last_concurrency_every_pass_held_and_says_why_the_next_did_not(tmp_path):
+    steps = [_step(**{"pass": p}) for p in (1, 2)] + [
+        _step(
+            **{
+                "pass": 1,
+                "concurrency": 1000,
+                "answered_in_window": 4500,
+                "requests": 5000,
+                "statuses": "200=4000;502=1000",
+                "server_cpus_busy": 0.99,
+            }
+        ),
+        _step(**{"pass": 2, "concurrency": 1000, "answered_in_window": 9000, "requests": 10000, "statuses": "200=10000"}),
+    ]
+
+    row = sweep.capacity(_run(steps, tmp_path=tmp_path)).iloc[0]
+
+    assert row["held up to C"] == 100
+    assert row["first C not held"] == 1000
+    assert "1 of its passes" in row["why"] and "1,000 of 502" in row["why"] and "server's CPU full" in row["why"]
+
+
+def test_memory_per_request_in_flight_is_the_step_less_rest_over_the_servers_own_count(tmp_path):
+    memory = [
+        {
+            "pass": 1,
+            "server": "vthread",
+            "workload": "delay",
+            "concurrency": 0,
+            "in_flight_before": 0,
+            "in_flight_after": 0,
+            "component": "live_heap",
+            "bytes": 10_000_000,
+        },
+        {
+            "pass": 1,
+            "server": "vthread",
+            "workload": "delay",
+            "concurrency": 100,
+            "in_flight_before": 100,
+            "in_flight_after": 98,
+            "component": "live_heap",
+            "bytes": 10_000_000 + 99 * 2048,
+        },
+        # The warm-up ended while this one was taken: its count fell to 40 of 1,000, so it is no snapshot of 1,000 in flight.
+        {
+            "pass": 1,
+            "server": "vthread",
+            "workload": "delay",
+            "concurrency": 1000,
+            "in_flight_before": 1000,
+            "in_flight_after": 40,
+            "component": "live_heap",
+            "bytes": 11_000_000,
+        },
+    ]
+
+    per = sweep.memory_per_in_flight(_run([_step()], memory, tmp_path))
+
+    assert per[["concurrency", "measure", "bytes_per_request"]].to_dict("records") == [
+        {"concurrency": 100, "measure": "live heap", "bytes_per_request": 2048}
+    ]
+
+
+def test_a_folder_that_is_no_sweep_is_refused_in_one_line(tmp_path):
+    (tmp_path / "manifest.json").write_text(json.dumps({"provenance": {}}))
+
+    with pytest.raises(sweep.SweepFolderError, match="not a `make sweep` folder"):
+        sweep.load(tmp_path)
+
+
+def test_a_real_small_sweep_loads_whole_and_holds_littles_law_on_delay(fixture_copy):
+    """The fixture is a real run, made small: the platform server at 20 and 200 in flight, each waiting 200 ms, one pass
+    (lab.sweep.SweepMainKt --servers platform --concurrency 20,200 --delay-ms 200 --warmup-seconds 3 --seconds 3 --passes 1)."""
+    run = sweep.load(fixture_copy("sweep", "20261126-140533-sweep"))
+
+    figures = sweep.per_step(run)
+    assert len(figures) == 4 and run.problems == []
+    assert figures[figures["workload"] == "delay"]["little"].between(0.9, 1.1).all()
+
+
+def test_a_sweep_renders_its_section_with_plots_and_nothing_from_the_network(fixture_copy):
+    folder = fixture_copy("sweep", "20261126-140533-sweep")
+
+    html = render.render_experiment(folder).read_text()
+
+    for section in ["What each model buys: requests in flight", "How far each server held C/D, and why it stopped", "/delay", "/dashboard"]:
+        assert f">{section}<" in html, section
+    assert html.count("data:image/png;base64,") >= 2
+    assert "Traceback" not in html and 'data-mime-type="application/vnd.jupyter.stderr"' not in html
+    assert offline.external_loads(html) == []
+
+
+def test_cpu_per_request_is_the_slope_of_cpu_against_throughput_leaving_the_fixed_background_out(tmp_path):
+    # 20% of a CPU of background, plus 50 µs a request: at 100/s a step's own average says 2,050 µs, the slope 50.
+    steps = [
+        _step(**{"pass": p, "concurrency": c, "answered_in_window": c * 9, "requests": c * 10, "server_cpu_s": 10 * (0.2 + c * 50e-6)})
+        for p in (1, 2)
+        for c in (100, 1000, 2000)
+    ]
+
+    row = sweep.cpu_per_request(_run(steps, tmp_path=tmp_path)).iloc[0]
+
+    assert row["µs per request"] == pytest.approx(50)
+    assert sweep.per_step(pd.DataFrame(steps))["server_cpu_us_per_request"].iloc[0] == pytest.approx(2050)
