@@ -615,9 +615,10 @@ def ratios(pairs: list):
 
 
 def sweep_curves(run, workload: str):
-    """The concurrency sweep on one workload, requests in flight along (log): throughput with C/D dashed (Little's law),
-    latency p99, and the server's peak threads; one line a server, its points the medians across passes, whiskers their range."""
-    panels = [("throughput (/s)", False), ("latency p99 (ms)", True), ("threads (peak)", True)]
+    """The concurrency sweep on one workload, requests in flight along and every figure up (log scales): throughput with C/D
+    dashed (Little's law), latency p99, and the server's peak threads; one line a server, its points the medians across passes,
+    whiskers their range."""
+    panels = [("throughput (/s)", True), ("latency p99 (ms)", True), ("threads (peak)", True)]
     fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 4), squeeze=False)
     for ax, (figure, log_y) in zip(axes[0], panels, strict=True):
         values = sweep.across_passes(run, figure)
