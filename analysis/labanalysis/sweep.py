@@ -11,9 +11,7 @@ server's memory taken apart with the requests in flight (`memory.csv`); this mod
 - server CPU per request: the server's CPU time over the window, over its requests (mostly the JVM's background at a
   low rate), and as the slope of CPU use against throughput over the steps a server held (cpu_per_request);
 - which side saturated: the server's CPU set or the load's (wrk and the stub) busy for SATURATED_SHARE of the window;
-- memory per request in flight: a component at the step, less the same JVM's at rest (each server meets each workload
-  in a JVM of its own), over the requests the server itself counted in flight (the mean of its count before and after
-  the snapshot's full GC).
+- memory per request in flight: labanalysis.sweepmemory.
 
 A compared figure is the median across passes with the range across them (repeats.across).
 """
@@ -66,8 +64,6 @@ SATURATED_SHARE = 0.9
 # A step holds Little's law while its throughput is at least this share of C/D and it answered nearly every request well.
 LITTLE_HELD = 0.9
 ERRORS_HELD = 0.01
-# A memory snapshot counts only when the server's own count of requests in flight stayed within this share of C.
-IN_FLIGHT_TOLERANCE = 0.1
 # The figures per step, by the name the report gives them: (per_step's column, lower is better).
 FIGURES = {
     "throughput (/s)": ("throughput_per_s", False),
@@ -81,7 +77,6 @@ FIGURES = {
     "load CPU busy (%)": ("load_busy_percent", True),
     "threads (peak)": ("threads_peak", True),
 }
-MEMORY_MEASURES = {"live heap": "live_heap", "NMT thread committed": "nmt_thread", "RSS": "rss", "kernel": "kernel"}
 
 
 class SweepFolderError(Exception):
@@ -182,7 +177,7 @@ def across_passes(run: SweepRun, figure: str) -> pd.DataFrame:
                 "passes": value.passes,
             }
         )
-    return _server_order(pd.DataFrame(rows, columns=["server", "workload", "concurrency", "median", "low", "high", "passes"]))
+    return server_order(pd.DataFrame(rows, columns=["server", "workload", "concurrency", "median", "low", "high", "passes"]))
 
 
 def table(run: SweepRun, workload: str, figure: str) -> pd.DataFrame:
@@ -191,8 +186,12 @@ def table(run: SweepRun, workload: str, figure: str) -> pd.DataFrame:
     values = values[values["workload"] == workload]
     if values.empty:
         return pd.DataFrame()
-    values = values.assign(text=[repeats.shown(repeats.Across(r.median, r.low, r.high, r.passes)) for r in values.itertuples()])
-    wide = values.pivot_table(index="server", columns="concurrency", values="text", aggfunc="first", sort=False)
+    return wide_by_concurrency(values.assign(text=[repeats.shown(repeats.Across(r.median, r.low, r.high, r.passes)) for r in values.itertuples()]))
+
+
+def wide_by_concurrency(values: pd.DataFrame) -> pd.DataFrame:
+    """`values`' text column with its servers down (by their labels, in the catalogue's order) and its concurrencies across."""
+    wide = server_order(values).pivot_table(index="server", columns="concurrency", values="text", aggfunc="first", sort=False)
     wide.columns = [f"C={c:,}" for c in wide.columns]
     wide.index = [catalogue.label(s) if s in catalogue.names() else s for s in wide.index]
     return wide
@@ -221,7 +220,7 @@ def capacity(run: SweepRun) -> pd.DataFrame:
                 "why": broke[1] if broke else "held at every step swept",
             }
         )
-    return _server_order(pd.DataFrame(rows, columns=["server", "workload", "held up to C", "first C not held", "why"]))
+    return server_order(pd.DataFrame(rows, columns=["server", "workload", "held up to C", "first C not held", "why"]))
 
 
 def cpu_per_request(run: SweepRun) -> pd.DataFrame:
@@ -242,7 +241,7 @@ def cpu_per_request(run: SweepRun) -> pd.DataFrame:
         rows.append(
             {"server": server, "workload": workload, "µs per request": value.median, "low": value.low, "high": value.high, "passes": value.passes}
         )
-    return _server_order(pd.DataFrame(rows, columns=["server", "workload", "µs per request", "low", "high", "passes"]))
+    return server_order(pd.DataFrame(rows, columns=["server", "workload", "µs per request", "low", "high", "passes"]))
 
 
 def why_not_held(failed: pd.DataFrame) -> str:
@@ -262,41 +261,6 @@ def why_not_held(failed: pd.DataFrame) -> str:
     )
     parts.append(f"{row['threads_peak']:,} threads")
     return f"{len(failed)} of its passes: " + "; ".join(parts)
-
-
-def memory_per_in_flight(run: SweepRun) -> pd.DataFrame:
-    """Per pass, server, workload, concurrency and MEMORY_MEASURES component: bytes per request in flight against the same
-    server pass at rest. A snapshot whose in-flight count moved more than IN_FLIGHT_TOLERANCE of C is left out."""
-    memory = run.memory
-    if memory.empty:
-        return pd.DataFrame(columns=["pass", "server", "workload", "concurrency", "measure", "bytes_per_request", "in_flight"])
-    # Concurrency 0 is the server at rest, in the JVM the workload's steps then ran in.
-    rest = memory[memory["concurrency"] == 0][["pass", "server", "workload", "component", "bytes"]].rename(columns={"bytes": "rest_bytes"})
-    loaded = memory[memory["concurrency"] > 0].merge(rest, on=["pass", "server", "workload", "component"])
-    moved = loaded[["in_flight_before", "in_flight_after"]].sub(loaded["concurrency"], axis=0).abs().max(axis=1)
-    loaded = loaded[moved <= IN_FLIGHT_TOLERANCE * loaded["concurrency"]]
-    loaded = loaded.assign(
-        in_flight=(loaded["in_flight_before"] + loaded["in_flight_after"]) / 2,
-        measure=loaded["component"].map({component: measure for measure, component in MEMORY_MEASURES.items()}),
-    )
-    loaded = loaded.assign(bytes_per_request=(loaded["bytes"] - loaded["rest_bytes"]) / loaded["in_flight"]).dropna(subset=["measure"])
-    return loaded[["pass", "server", "workload", "concurrency", "measure", "bytes_per_request", "in_flight"]].reset_index(drop=True)
-
-
-def memory_table(run: SweepRun, workload: str, measure: str) -> pd.DataFrame:
-    """Server down, requests in flight across: `measure` in KiB per request in flight, median [range] across passes."""
-    per = memory_per_in_flight(run)
-    per = per[(per["workload"] == workload) & (per["measure"] == measure)]
-    if per.empty:
-        return pd.DataFrame()
-    rows = []
-    for (server, concurrency), group in per.groupby(["server", "concurrency"], sort=True):
-        value = repeats.across(group["bytes_per_request"] / 1024)
-        rows.append({"server": server, "concurrency": concurrency, "text": repeats.shown(value)})
-    wide = _server_order(pd.DataFrame(rows)).pivot_table(index="server", columns="concurrency", values="text", aggfunc="first", sort=False)
-    wide.columns = [f"C={c:,}" for c in wide.columns]
-    wide.index = [catalogue.label(s) if s in catalogue.names() else s for s in wide.index]
-    return wide
 
 
 def facts(run: SweepRun) -> dict[str, str]:
@@ -321,7 +285,8 @@ def facts(run: SweepRun) -> dict[str, str]:
     }
 
 
-def _server_order(frame: pd.DataFrame) -> pd.DataFrame:
+def server_order(frame: pd.DataFrame) -> pd.DataFrame:
+    """`frame`'s rows with its servers in the catalogue's order, then by workload and concurrency."""
     if frame.empty:
         return frame
     order = catalogue.order(list(frame["server"]))

@@ -5,7 +5,7 @@ import json
 import pandas as pd
 import pytest
 
-from labanalysis import offline, render, sweep
+from labanalysis import offline, render, sweep, sweepmemory
 
 
 def _step(**values) -> dict:
@@ -124,7 +124,7 @@ def test_memory_per_request_in_flight_is_the_step_less_rest_over_the_servers_own
         },
     ]
 
-    per = sweep.memory_per_in_flight(_run([_step()], memory, tmp_path))
+    per = sweepmemory.per_in_flight(_run([_step()], memory, tmp_path))
 
     assert per[["concurrency", "measure", "bytes_per_request"]].to_dict("records") == [
         {"concurrency": 100, "measure": "live heap", "bytes_per_request": 2048}
