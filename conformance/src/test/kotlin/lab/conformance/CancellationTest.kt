@@ -12,17 +12,22 @@ import org.junit.jupiter.params.provider.FieldSource
 import java.net.Socket
 import java.util.concurrent.TimeUnit
 import kotlin.test.assertEquals
+import kotlin.test.assertTrue
 
 /**
  * A client that leaves mid-`/dashboard` must take both downstream calls with it, on every
  * server. The stub here answers only after [STUB_LATENCY_MS], so both calls are still in
  * flight when the client hangs up; the stub then counts each as cancelled when the server
  * closes its connection, or as finished if the server let it run.
+ *
+ * Watching for a departed client must not take anything from one who stays: a kept-alive
+ * connection's dashboards, one after another, are all answered in full on the same connection.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class CancellationTest {
     private val stub = LabProcess.start("stub", Stub.JAR, "--latency-ms", STUB_LATENCY_MS.toString())
+    private val quickStub = LabProcess.start("stub", Stub.JAR, "--latency-ms", QUICK_STUB_LATENCY_MS.toString())
 
     @ParameterizedTest
     @FieldSource("lab.conformance.Servers#all")
@@ -39,8 +44,27 @@ class CancellationTest {
         }
     }
 
+    @ParameterizedTest
+    @FieldSource("lab.conformance.Servers#all")
+    fun `a client that stays has every dashboard of a kept-alive connection answered on it`(server: String) {
+        Catalogue.named(server).start("--downstream-url", quickStub.baseUrl.toString()).use { server ->
+            RawWire(server.baseUrl).use { wire ->
+                repeat(KEPT_ALIVE_DASHBOARDS) { i ->
+                    wire.write("GET /dashboard/stayer-$i HTTP/1.1\r\nHost: lab\r\n\r\n")
+                    val head = wire.readHead() as? RawWire.Reply.Head ?: error("dashboard $i of the connection got no answer")
+                    assertEquals(200, head.status, "status of dashboard $i")
+                    assertEquals(null, head.headers["connection"], "dashboard $i keeps the connection open")
+                    assertTrue("stayer-$i" in wire.skipBody(head).toString(Charsets.UTF_8), "dashboard $i's body is whole")
+                }
+            }
+        }
+    }
+
     @AfterAll
-    fun stopStub() = stub.close()
+    fun stopStubs() {
+        stub.close()
+        quickStub.close()
+    }
 
     private fun stubStats(): StubStats = LabJson.decode(LabClients.send(stub.baseUrl, "/stats").text)
 
@@ -57,5 +81,7 @@ class CancellationTest {
 
     private companion object {
         const val STUB_LATENCY_MS = 10_000L
+        const val QUICK_STUB_LATENCY_MS = 20L
+        const val KEPT_ALIVE_DASHBOARDS = 20
     }
 }

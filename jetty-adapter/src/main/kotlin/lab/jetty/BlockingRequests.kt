@@ -24,6 +24,7 @@ internal class BlockingRequests(
     private val model: ThreadModel,
     private val counters: LiveCounters,
     private val downstream: BlockingDownstream,
+    private val watcher: DisconnectWatcher,
 ) : Handler.Abstract.NonBlocking() {
     private val router = Router(config.limits)
 
@@ -60,8 +61,8 @@ internal class BlockingRequests(
     }
 
     private fun dashboard(userId: String, request: Request, response: Response, callback: Callback) {
-        val watch = ClientDisconnectWatch(request)
-        val reply = downstream.dashboard(userId, watch::clientGone)
+        val watch = watcher.watchFor(request)
+        val reply = downstream.dashboard(userId, watch)
         response.sendDashboard(reply, userId, watch, callback)
     }
 

@@ -2,63 +2,97 @@ package lab.jetty
 
 import kotlinx.coroutines.async
 import kotlinx.coroutines.coroutineScope
-import kotlinx.coroutines.withTimeoutOrNull
-import org.eclipse.jetty.io.SocketChannelEndPoint
-import org.eclipse.jetty.server.Request
 import java.io.IOException
 import java.nio.ByteBuffer
+import java.nio.channels.SelectionKey
+import java.nio.channels.SocketChannel
+import kotlin.coroutines.cancellation.CancellationException
 
 /**
- * Tells whether the client of a request has closed its connection.
+ * Whether the client of one request has closed its connection while the request waits, told by
+ * the server's [DisconnectWatcher] as soon as the socket reads end-of-stream, with no polling.
  *
- * Jetty (12.1, HTTP/1.1) stops reading a connection while its request is being handled, so
- * it only learns that the client left when it writes the response; `Request.addFailureListener`
- * never fires for a GET whose client hangs up mid-handling (seen in this lab's cancellation
- * test). Netty, under the coroutine server, keeps reading and sees it at once. To give the
- * Jetty servers the same behaviour, [clientGone] reads the socket itself, without blocking:
- * end-of-stream means the client is gone. Jetty is not reading this connection meanwhile,
- * so the two never race.
- *
- * A client that pipelines a second request behind this one would have a byte of it
- * consumed here; the watch then closes the connection after the response ([sawPipelinedBytes]),
- * which RFC 9112 tells pipelining clients to expect and to retry after. k6 and browsers do not pipeline.
+ * A client that pipelines a second request behind this one would have a byte of it consumed by
+ * the watch; the watch then stops, and the response closes the connection ([sawPipelinedBytes]),
+ * which RFC 9112 tells pipelining clients to expect and to retry after. k6, wrk and browsers do not pipeline.
  */
-internal class ClientDisconnectWatch(request: Request) {
-    private val channel = (request.connectionMetaData.connection.endPoint as? SocketChannelEndPoint)?.channel
+internal class ClientDisconnectWatch(private val watcher: DisconnectWatcher, internal val channel: SocketChannel?) {
     private val probe = ByteBuffer.allocate(1)
+    private var onLeave: () -> Unit = {}
 
-    var sawPipelinedBytes = false
+    /** This watch's registration with the watcher's selector; touched only on the watcher's thread. */
+    internal var key: SelectionKey? = null
+
+    // Guarded by this watch: once stopped, the watcher never reads the socket again, so no byte of the next request is taken.
+    internal var isWatching = false
         private set
 
-    fun clientGone(): Boolean {
-        if (channel == null || sawPipelinedBytes) return false
-        probe.clear()
-        val read = try {
-            channel.read(probe)
-        } catch (e: IOException) {
-            -1
-        }
-        if (read > 0) sawPipelinedBytes = true
-        return read < 0
-    }
+    @Volatile var clientLeft = false
+        private set
+
+    @Volatile var sawPipelinedBytes = false
+        private set
 
     /**
-     * Runs [work] to its end, unless the client leaves first: then cancels it and returns null.
-     * The suspending twin of the thread models' wait, checking as often.
+     * Runs [wait] to its end; if the client leaves first, runs [stopWaiting], which must end
+     * [wait] (by aborting what it waits on), and returns null. The thread models' form.
      */
-    suspend fun <T : Any> unlessClientLeaves(work: suspend () -> T): T? = coroutineScope {
-        val answer = async { work() }
-        while (true) {
-            // The timeout cancels only this wait, never the work.
-            withTimeoutOrNull(CHECK_EVERY_MS) { answer.await() }?.let { return@coroutineScope it }
-            if (clientGone()) break
+    fun <T : Any> unlessClientLeaves(stopWaiting: () -> Unit, wait: () -> T): T? {
+        start(stopWaiting)
+        try {
+            return wait()
+        } catch (e: Exception) {
+            if (clientLeft) return null
+            throw e
+        } finally {
+            stop()
         }
-        answer.cancel()
-        null
     }
 
-    companion object {
-        /** How often a waiting `/dashboard` looks for a departed client: often enough that a call rarely outlives it by much. */
-        const val CHECK_EVERY_MS = 25L
+    /** Runs [work] to its end, unless the client leaves first: then cancels it and returns null. The coroutine model's form. */
+    suspend fun <T : Any> unlessClientLeaves(work: suspend () -> T): T? = coroutineScope {
+        val answer = async { work() }
+        start { answer.cancel() }
+        try {
+            answer.await()
+        } catch (e: CancellationException) {
+            if (!clientLeft) throw e
+            null
+        } finally {
+            stop()
+        }
+    }
+
+    private fun start(stopWaiting: () -> Unit) {
+        if (channel == null) return
+        synchronized(this) {
+            onLeave = stopWaiting
+            isWatching = true
+        }
+        watcher.start(this)
+    }
+
+    private fun stop() {
+        synchronized(this) { isWatching = false }
+        watcher.stop(this)
+    }
+
+    /** On the watcher's thread, when the socket is readable: whether to go on watching. */
+    internal fun readableKeepsWatching(): Boolean {
+        val leave = synchronized(this) {
+            if (!isWatching) return false
+            probe.clear()
+            val read = try {
+                channel!!.read(probe)
+            } catch (e: IOException) {
+                -1
+            }
+            if (read == 0) return true
+            if (read > 0) sawPipelinedBytes = true else clientLeft = true
+            isWatching = false
+            onLeave.takeIf { clientLeft }
+        }
+        leave?.invoke()
+        return false
     }
 }

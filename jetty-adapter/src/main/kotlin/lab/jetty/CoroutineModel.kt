@@ -27,8 +27,8 @@ class CoroutineModel : JettyModel() {
     // SupervisorJob: one failed request or socket must not cancel the others.
     internal val scope = CoroutineScope(SupervisorJob() + Dispatchers.Default + CoroutineName("jetty-coroutine"))
 
-    override fun requests(config: ServerConfig, counters: LiveCounters, downstream: DownstreamClient): Handler =
-        SuspendingRequests(config, scope, counters, SuspendingDownstream(downstream))
+    override fun requests(config: ServerConfig, counters: LiveCounters, downstream: DownstreamClient, watcher: DisconnectWatcher): Handler =
+        SuspendingRequests(config, scope, counters, SuspendingDownstream(downstream), watcher)
 
     override fun webSocket(counters: LiveCounters): Session.Listener = SuspendingEchoSocket(scope, counters)
 

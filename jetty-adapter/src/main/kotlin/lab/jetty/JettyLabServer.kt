@@ -40,6 +40,7 @@ class JettyLabServer(private val config: ServerConfig, private val model: JettyM
         server.addConnector(connector)
 
         val downstream = DownstreamClient(config.downstreamUrl, config.limits.downstreamTimeoutMs)
+        val watcher = DisconnectWatcher()
         val webSockets = WebSocketUpgradeHandler.from(server) { container ->
             val maxFrameBytes = config.limits.maxFrameBytes.toLong()
             container.maxFrameSize = maxFrameBytes
@@ -49,7 +50,7 @@ class JettyLabServer(private val config: ServerConfig, private val model: JettyM
             container.idleTimeout = Duration.ZERO
             container.addMapping("/ws") { _, _, _ -> model.webSocket(counters) }
         }
-        webSockets.handler = model.requests(config, counters, downstream)
+        webSockets.handler = model.requests(config, counters, downstream, watcher)
         server.handler = HandshakeCheck(webSockets)
         server.stopTimeout = ServerConfig.SHUTDOWN_GRACE_MS
         server.stopAtShutdown = true
@@ -62,6 +63,7 @@ class JettyLabServer(private val config: ServerConfig, private val model: JettyM
         } finally {
             model.stop()
             downstream.close()
+            watcher.close()
         }
     }
 

@@ -31,6 +31,7 @@ internal class SuspendingRequests(
     private val scope: CoroutineScope,
     private val counters: LiveCounters,
     private val downstream: SuspendingDownstream,
+    private val watcher: DisconnectWatcher,
 ) : Handler.Abstract.NonBlocking() {
     private val router = Router(config.limits)
 
@@ -65,7 +66,7 @@ internal class SuspendingRequests(
     }
 
     private suspend fun dashboard(userId: String, request: Request, response: Response, callback: Callback) {
-        val watch = ClientDisconnectWatch(request)
+        val watch = watcher.watchFor(request)
         val reply = watch.unlessClientLeaves { downstream.dashboard(userId) }
         response.sendDashboard(reply, userId, watch, callback)
     }

@@ -15,8 +15,8 @@ import java.util.concurrent.ExecutorService
  * server then answers 503 (or closes a WebSocket with 1013) instead of queueing.
  */
 class ThreadModel(val executor: ExecutorService) : JettyModel() {
-    override fun requests(config: ServerConfig, counters: LiveCounters, downstream: DownstreamClient): Handler =
-        BlockingRequests(config, this, counters, BlockingDownstream(downstream, this))
+    override fun requests(config: ServerConfig, counters: LiveCounters, downstream: DownstreamClient, watcher: DisconnectWatcher): Handler =
+        BlockingRequests(config, this, counters, BlockingDownstream(downstream, this), watcher)
 
     override fun webSocket(counters: LiveCounters): Session.Listener = BlockingEchoSocket(this, counters)
 
