@@ -57,7 +57,10 @@ STEP_COLUMNS = [
     "threads_mean",
     "rss_bytes_peak",
     "server_in_flight",
+    "server_jit_cpu_s",
 ]
+# Columns a sweep.csv from before they were recorded lacks: read as blank.
+ADDED_LATER = ["server_jit_cpu_s"]
 MEMORY_COLUMNS = ["pass", "server", "workload", "concurrency", "in_flight_before", "in_flight_after", "component", "bytes"]
 # A CPU set busy for this share of a step's window had no more to give: the side that ran out.
 SATURATED_SHARE = 0.9
@@ -74,6 +77,7 @@ FIGURES = {
     "answers not 200 or lost (%)": ("error_percent", True),
     "server CPU per request (µs)": ("server_cpu_us_per_request", True),
     "server CPU busy (%)": ("server_busy_percent", True),
+    "of which the JIT compilers (% of a CPU)": ("server_jit_busy_percent", True),
     "load CPU busy (%)": ("load_busy_percent", True),
     "threads (peak)": ("threads_peak", True),
 }
@@ -104,7 +108,7 @@ def load(folder: str | Path) -> SweepRun:
         folder / "sweep.csv",
         STEP_COLUMNS,
         problems,
-        keep_blank=["stub_cpu_s", "wrk_cpu_s", "server_cpus_busy", "load_cpus_busy", "server_in_flight", "statuses"],
+        keep_blank=["stub_cpu_s", "wrk_cpu_s", "server_cpus_busy", "load_cpus_busy", "server_in_flight", "statuses", *ADDED_LATER],
     )
     memory = _csv(folder / "memory.csv", MEMORY_COLUMNS, problems)
     return SweepRun(folder, manifest, steps, memory, problems)
@@ -115,6 +119,8 @@ def _csv(path: Path, columns: list[str], problems: list[str], keep_blank: list[s
         problems.append(f"{path.name} is missing")
         return pd.DataFrame(columns=columns)
     frame = pd.read_csv(path, keep_default_na=True, dtype={"statuses": str})
+    for missing in [c for c in ADDED_LATER if c in columns and c not in frame.columns]:
+        frame[missing] = np.nan
     if list(frame.columns) != columns:
         raise SweepFolderError(f"{path} has columns {list(frame.columns)}, not {columns}")
     whole = frame.dropna(subset=[c for c in columns if c not in keep_blank])
@@ -153,6 +159,8 @@ def per_step(run_or_steps) -> pd.DataFrame:
     out["errors"] = (out["requests"] - out["answers_200"]) + lost
     out["error_percent"] = 100 * out["errors"] / (out["requests"] + lost).where(lambda n: n > 0)
     out["server_cpu_us_per_request"] = 1e6 * out["server_cpu_s"] / out["requests"].where(lambda n: n > 0)
+    # The JIT compilers' share of a CPU in the window: a server still compiling its path pays for it in every figure of CPU.
+    out["server_jit_busy_percent"] = 100 * out["server_jit_cpu_s"] / (out["duration_us"] / 1e6)
     out["server_busy_percent"] = 100 * out["server_cpus_busy"]
     out["load_busy_percent"] = 100 * out["load_cpus_busy"]
     out["saturated"] = [saturated(s, lo) for s, lo in zip(out["server_cpus_busy"], out["load_cpus_busy"], strict=True)]

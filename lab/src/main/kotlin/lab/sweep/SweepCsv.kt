@@ -22,6 +22,8 @@ class SweepCsv(dir: File) : AutoCloseable {
         val concurrency: Int,
         val wrk: WrkResult,
         val serverCpuSeconds: Double,
+        /** Of [serverCpuSeconds], the JIT compilers' threads': near 0 once the warm-up has done its work. */
+        val serverJitCpuSeconds: Double,
         val stubCpuSeconds: Double?,
         val serverCpusBusy: Double?,
         val loadCpusBusy: Double?,
@@ -44,6 +46,7 @@ class SweepCsv(dir: File) : AutoCloseable {
                 fixed(step.serverCpuSeconds), step.stubCpuSeconds?.let(::fixed) ?: "", w.cpuSeconds?.let(::fixed) ?: "",
                 step.serverCpusBusy?.let(::fixed) ?: "", step.loadCpusBusy?.let(::fixed) ?: "",
                 step.threadsPeak, fixed(step.threadsMean), step.rssBytesPeak, step.serverInFlight ?: "",
+                fixed(step.serverJitCpuSeconds),
             ).joinToString(","),
         )
         steps.flush()
@@ -75,6 +78,7 @@ class SweepCsv(dir: File) : AutoCloseable {
             "latency_us_p50", "latency_us_p90", "latency_us_p99", "latency_us_p999", "latency_us_max",
             "server_cpu_s", "stub_cpu_s", "wrk_cpu_s", "server_cpus_busy", "load_cpus_busy",
             "threads_peak", "threads_mean", "rss_bytes_peak", "server_in_flight",
+            "server_jit_cpu_s",
         )
         val MEMORY_COLUMNS =
             listOf("pass", "server", "workload", "concurrency", "in_flight_before", "in_flight_after", "component", "bytes")

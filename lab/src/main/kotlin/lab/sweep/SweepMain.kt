@@ -59,6 +59,10 @@ private class SweepCommand(private val argv: List<String>) : CliktCommand(name =
         "--warmup-seconds",
         help = "each step's warm-up at its concurrency",
     ).int().restrictTo(1..600).default(6)
+    private val codeWarmupMaxSeconds by option(
+        "--code-warmup-max-seconds",
+        help = "the longest the workload's warm-up before its first step may wait for the JIT to settle",
+    ).int().restrictTo(1..600).default(150)
     private val seconds by option("--seconds", help = "each step's measured window").int().restrictTo(1..3_600).default(10)
     private val passes by option("--passes", help = "passes over every server, interleaved; the report gives a range from 2")
         .int().restrictTo(1..20).default(3)
@@ -106,6 +110,7 @@ private class SweepCommand(private val argv: List<String>) : CliktCommand(name =
             concurrencies = concurrencies,
             delayMs = delayMs,
             warmupSeconds = warmupSeconds,
+            codeWarmupMaxSeconds = maxOf(warmupSeconds, codeWarmupMaxSeconds),
             seconds = seconds,
             openFilesLimit = limits.openFilesHard,
         )
@@ -127,14 +132,15 @@ private class SweepCommand(private val argv: List<String>) : CliktCommand(name =
                 System.err.println("stopped: ${dir.path} is marked incomplete")
             }
         val stepsPerPass = workloads.sumOf { w -> concurrencies.count { it <= highest.getValue(w.slug) } }
-        val secondsPerServerPass =
-            stepsPerPass * (warmupSeconds + seconds + STEP_OVERHEAD_S) + workloads.size * (warmupSeconds + PASS_OVERHEAD_S)
-        val estimateS = passes * servers.size * secondsPerServerPass
+        val stepsS = stepsPerPass * (warmupSeconds + seconds + STEP_OVERHEAD_S) + workloads.size * PASS_OVERHEAD_S
+        // Each workload's code warm-up lasts until the JIT settles: between the declared warm-up and its cap.
+        val estimateS = passes * servers.size * (stepsS + workloads.size * warmupSeconds)
+        val longestS = passes * servers.size * (stepsS + workloads.size * maxOf(warmupSeconds, codeWarmupMaxSeconds))
         println(
             "sweep: ${servers.joinToString {
                 it.name
             }} on JDK ${jdk.version}, ${workloads.joinToString { it.slug }} at C=${concurrencies.joinToString(",")}, " +
-                "D=$delayMs ms, $passes passes: about ${estimateS / 60} min, into ${dir.path}",
+                "D=$delayMs ms, $passes passes: ${estimateS / 60} to ${longestS / 60} min, into ${dir.path}",
         )
         workloads.filter { highest.getValue(it.slug) < concurrencies.last() }.forEach {
             println(
@@ -204,6 +210,7 @@ private class SweepCommand(private val argv: List<String>) : CliktCommand(name =
             concurrencies = setup.concurrencies,
             delayMs = setup.delayMs,
             warmupSeconds = setup.warmupSeconds,
+            codeWarmupMaxSeconds = setup.codeWarmupMaxSeconds,
             seconds = setup.seconds,
             passes = passes,
             heapMb = setup.heapMb,

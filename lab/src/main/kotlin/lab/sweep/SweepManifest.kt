@@ -34,6 +34,8 @@ data class SweepManifest(
         val concurrencies: List<Int>,
         val delayMs: Long,
         val warmupSeconds: Int,
+        /** The workload's warm-up before its first step lasts until the JIT settles (SweepPass.JIT_SETTLED_SHARE), at most this. */
+        val codeWarmupMaxSeconds: Int,
         val seconds: Int,
         val passes: Int,
         val heapMb: Int,

@@ -51,9 +51,10 @@ class SweepPass(
             ContractCheck.firstBreach(URI(url))?.let { return "broke the contract before any load: $it" }
             val memory = InFlightMemory(process.pid(), url, kernel)
             csv.append(pass, server.name, workload.slug, 0, memory.snapshot())
-            // The workload's code once before any step, in the server and the stub alike: otherwise the first step paid for the
-            // JIT compiling its path (Ktor's first /dashboard step: 83% of its CPU at 96/s).
-            warmUp(url + workload.path(setup.delayMs))
+            // The workload's code before any step, in the server and the stub alike, until the JIT has compiled most of it:
+            // otherwise the first steps pay for the compiling. Ktor's /dashboard at 100 in flight used 82% of its CPU in its
+            // second 10 s, 39% of it in the compiler threads, and 28% in its tenth, 6% in them (both on /proc's counts).
+            warmUp(url + workload.path(setup.delayMs), process.pid())
             for (concurrency in setup.concurrencies.filter { it <= setup.highestConcurrency(workload) }) {
                 if (!process.isAlive) return "exited with code ${process.exitValue()} before C=$concurrency"
                 val step = step(url, concurrency, process.pid(), stub.process.pid(), memory)
@@ -74,15 +75,44 @@ class SweepPass(
         }
     }
 
-    private fun warmUp(target: String) {
+    /**
+     * Holds the first concurrency for at least the declared warm-up, then until the JIT compilers used less than
+     * [JIT_SETTLED_SHARE] of a CPU over the last [JIT_WINDOW_S] seconds, or [SweepSetup.codeWarmupMaxSeconds] passed.
+     * Says how long it took.
+     */
+    private fun warmUp(target: String, serverPid: Long) {
         val concurrency = setup.concurrencies.first()
         val log = File(dir, "wrk-warmup.log")
-        val hold = setup.wrk.hold(target, concurrency, setup.warmupSeconds, setup.timeoutSeconds, setup.window, setup.loadCpuList, log)
+        val maxSeconds = setup.codeWarmupMaxSeconds
+        val hold = setup.wrk.hold(target, concurrency, maxSeconds, setup.timeoutSeconds, setup.window, setup.loadCpuList, log)
+        val proc = ProcView(serverPid)
+        val startNs = System.nanoTime()
+        var settled = false
         try {
-            Thread.sleep(setup.warmupSeconds * 1000L)
+            Thread.sleep(minOf(maxOf(setup.warmupSeconds, JIT_WINDOW_S), maxSeconds) * 1000L)
+            // The compilers' CPU a second apart, over the last JIT_WINDOW_S seconds.
+            val samplesMs = ArrayDeque<Long>()
+            while (hold.isAlive && !settled) {
+                samplesMs.addLast(proc.jitCpuMs())
+                if (samplesMs.size > JIT_WINDOW_S + 1) samplesMs.removeFirst()
+                settled =
+                    samplesMs.size == JIT_WINDOW_S + 1 && samplesMs.last() - samplesMs.first() < JIT_SETTLED_SHARE * 1000 * JIT_WINDOW_S
+                if (!settled) Thread.sleep(1_000)
+            }
         } finally {
             Children.stop(hold, graceSeconds = 5)
         }
+        val seconds = (System.nanoTime() - startNs) / 1e9
+        progress(
+            "%s pass %d %s: warmed up for %.0f s (%s)".format(
+                java.util.Locale.ROOT,
+                server.name,
+                pass,
+                workload.slug,
+                seconds,
+                if (settled) "the JIT settled" else "its cap reached before the JIT settled",
+            ),
+        )
     }
 
     private fun step(
@@ -125,6 +155,7 @@ class SweepPass(
         val threads = ThreadWatch(server).also { it.start() }
         val cpuBefore = ProcStat.read()
         val serverMsBefore = server.cpuMs() ?: 0
+        val jitMsBefore = server.jitCpuMs()
         val stubMsBefore = stub.cpuMs()
         val inFlight = CompletableFuture.supplyAsync {
             Thread.sleep(setup.seconds * 500L)
@@ -152,6 +183,7 @@ class SweepPass(
             concurrency = concurrency,
             wrk = result,
             serverCpuSeconds = ((server.cpuMs() ?: serverMsBefore) - serverMsBefore) / 1000.0,
+            serverJitCpuSeconds = (server.jitCpuMs() - jitMsBefore) / 1000.0,
             stubCpuSeconds = stubMsBefore?.let { before -> stub.cpuMs()?.let { (it - before) / 1000.0 } },
             serverCpusBusy = setup.cpuSplit?.let { cpuAfter.busyShare(cpuBefore, it.serverCpus) },
             loadCpusBusy = setup.cpuSplit?.let { cpuAfter.busyShare(cpuBefore, it.loadCpus) },
@@ -230,6 +262,10 @@ class SweepPass(
 
         /** How long a warm-up may go on for its memory snapshot, past its declared length (a snapshot takes 2-4 s here). */
         const val SNAPSHOT_BUDGET_S = 60
+
+        /** The JIT counts as settled under a twentieth of a CPU: Ktor's /dashboard got there after 90 s at 100 in flight. */
+        const val JIT_SETTLED_SHARE = 0.05
+        const val JIT_WINDOW_S = 5
     }
 }
 
@@ -245,6 +281,7 @@ data class SweepSetup(
     val concurrencies: List<Int>,
     val delayMs: Long,
     val warmupSeconds: Int,
+    val codeWarmupMaxSeconds: Int,
     val seconds: Int,
     /** Per process, hard: [SweepWorkload.highestConcurrency] keeps every step under it. */
     val openFilesLimit: Long,

@@ -37,7 +37,7 @@ class SweepIT {
         exitCode = start(
             listOf(
                 "--workloads", "delay,dashboard", "--concurrency", CONCURRENCIES.joinToString(","), "--delay-ms", "$DELAY_MS",
-                "--warmup-seconds", "4", "--seconds", "4", "--passes", "1",
+                "--warmup-seconds", "4", "--code-warmup-max-seconds", "4", "--seconds", "4", "--passes", "1",
             ),
             into,
             File(into, "sweep.log"),
@@ -59,6 +59,10 @@ class SweepIT {
     fun `sweep csv holds the columns the analysis reads, one row a server, workload and concurrency`() {
         assertEquals(SweepCsv.STEP_COLUMNS.joinToString(","), File(dir, SweepCsv.STEPS).readLines().first())
         assertEquals(Catalogue.servers.size * SweepWorkload.entries.size * CONCURRENCIES.size, steps.size)
+        for (step in steps) {
+            val (jit, all) = step.getValue("server_jit_cpu_s").toDouble() to step.getValue("server_cpu_s").toDouble()
+            assertTrue(jit in 0.0..all, "the JIT's CPU is part of the server's: $step")
+        }
     }
 
     @Test

@@ -20,6 +20,9 @@ class ProcView(val pid: Long) {
         runCatching { if (name(File(task, "comm").readText().trim())) cpuMsIn(File(task, "stat")) else 0L }.getOrDefault(0L)
     }
 
+    /** CPU time in ms of a JVM's JIT compiler threads (`C1 CompilerThre`, `C2 CompilerThre`, as the kernel names them). */
+    fun jitCpuMs(): Long = threadsCpuMs { "CompilerThre" in it }
+
     /** The names of the process's threads as the kernel has them (at most 15 characters each). */
     fun threadNames(): List<String> = File("/proc/$pid/task").listFiles().orEmpty()
         .mapNotNull { task -> runCatching { File(task, "comm").readText().trim() }.getOrNull() }

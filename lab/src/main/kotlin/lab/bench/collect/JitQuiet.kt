@@ -33,7 +33,7 @@ class JitQuiet(pid: Long, private val quietMs: Long = 500, private val timeoutMs
         return true
     }
 
-    private fun compilingMs() = proc.threadsCpuMs { "CompilerThre" in it }
+    private fun compilingMs() = proc.jitCpuMs()
 
     private fun elapsedMs(sinceNs: Long) = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sinceNs)
 

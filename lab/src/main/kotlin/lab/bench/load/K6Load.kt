@@ -66,7 +66,7 @@ interface K6Load : AutoCloseable {
          * the same rule; both are held to one fixture's counts (analysis/tests/fixtures/dropped-iterations).
          */
         fun droppedIterations(dir: File, scenario: String, fromEpochSecond: Long): Long {
-            val csv = File(dir, "k6-metrics.csv.gz")
+            val csv = File(dir, K6Samples.FILE)
             if (!csv.isFile) return 0
             return java.util.zip.GZIPInputStream(csv.inputStream()).bufferedReader().useLines { lines ->
                 val iterator = lines.iterator()

@@ -38,7 +38,7 @@ import kotlin.math.floor
  * values of the trends the summary needs are kept, as primitive arrays ([TrendSamples]).
  */
 object K6Merge {
-    private const val METRICS = "k6-metrics.csv.gz"
+    private const val METRICS = K6Samples.FILE
     private const val SUMMARY = "k6-summary.json"
 
     /**

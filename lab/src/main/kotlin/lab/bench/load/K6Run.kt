@@ -30,7 +30,7 @@ class K6Run(
     override fun start() {
         val command = buildList {
             addAll(listOf(k6.path, "run", "--quiet", "--no-color", "--address", "127.0.0.1:0"))
-            addAll(listOf("--out", "csv=${File(dir, "k6-metrics.csv.gz").path}"))
+            addAll(listOf("--out", K6Samples.outArgument(File(dir, K6Samples.FILE).path)))
             // Past one address's ephemeral ports, k6 spreads its sockets over several loopback sources.
             if (sourceAddresses > 1) addAll(listOf("--local-ips", "127.0.0.1-127.0.0.$sourceAddresses"))
             addAll(listOf("-e", "LAB_PLAN=${plan.toJson()}"))

@@ -82,7 +82,7 @@ class K6Segments(
                 K6Dashboard.environment("$remote/${K6Dashboard.FILE}").entries.joinToString(" ") { (k, v) -> "$k=$v" },
                 "exec ${LoadGenerators.shellQuote(generators.k6)} run --quiet --no-color --paused --address 127.0.0.1:0",
                 "--execution-segment ${generators.segment(s.index)} --execution-segment-sequence ${generators.segmentSequence}",
-                "--out csv=$remote/k6-metrics.csv.gz -e LAB_SUMMARY=$remote/k6-summary.json",
+                "--out ${K6Samples.outArgument("$remote/${K6Samples.FILE}")} -e LAB_SUMMARY=$remote/k6-summary.json",
                 "-e LAB_PLAN=\"$(echo $planText | base64 -d)\" $remote/bench.js",
             ).joinToString(" ")
             val ssh = generators.ssh(s.host, command, extra = listOf("-tt"))
@@ -193,7 +193,7 @@ class K6Segments(
 
     override fun collect() {
         for (s in segments) {
-            for (name in listOf("k6-metrics.csv.gz", "k6-summary.json")) {
+            for (name in listOf(K6Samples.FILE, "k6-summary.json")) {
                 generators.fetch(s.host, "${s.remoteDir}/$name", File(s.localDir, name))
             }
             // k6's view for a person, no figure is computed from it: one that k6 did not write (it was stopped) loses nothing.
