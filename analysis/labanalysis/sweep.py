@@ -11,57 +11,20 @@ server's memory taken apart with the requests in flight (`memory.csv`); this mod
 - server CPU per request: the server's CPU time over the window, over its requests (mostly the JVM's background at a
   low rate), and as the slope of CPU use against throughput over the steps a server held (cpu_per_request);
 - which side saturated: the server's CPU set or the load's (wrk and the stub) busy for SATURATED_SHARE of the window;
-- memory per request in flight: labanalysis.sweepmemory.
+- memory per request in flight: labanalysis.sweepmemory; reading the folder: labanalysis.sweepfolder.
 
 A compared figure is the median across passes with the range across them (repeats.across).
 """
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass, field
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 
 from . import catalogue, provenance, repeats
+from .sweepfolder import MEMORY_COLUMNS, STEP_COLUMNS, SweepFolderError, SweepRun, load  # noqa: F401 (the module's API)
 
 SWEEP_SUFFIX = "-sweep"
-STEP_COLUMNS = [
-    "pass",
-    "server",
-    "workload",
-    "delay_ms",
-    "concurrency",
-    "duration_us",
-    "requests",
-    "window_from_ms",
-    "answered_in_window",
-    "statuses",
-    "errors_connect",
-    "errors_read",
-    "errors_write",
-    "errors_timeout",
-    "latency_us_p50",
-    "latency_us_p90",
-    "latency_us_p99",
-    "latency_us_p999",
-    "latency_us_max",
-    "server_cpu_s",
-    "stub_cpu_s",
-    "wrk_cpu_s",
-    "server_cpus_busy",
-    "load_cpus_busy",
-    "threads_peak",
-    "threads_mean",
-    "rss_bytes_peak",
-    "server_in_flight",
-    "server_jit_cpu_s",
-]
-# Columns a sweep.csv from before they were recorded lacks: read as blank.
-ADDED_LATER = ["server_jit_cpu_s"]
-MEMORY_COLUMNS = ["pass", "server", "workload", "concurrency", "in_flight_before", "in_flight_after", "component", "bytes"]
 # A CPU set busy for this share of a step's window had no more to give: the side that ran out.
 SATURATED_SHARE = 0.9
 # A step holds Little's law while its throughput is at least this share of C/D and it answered nearly every request well.
@@ -83,52 +46,6 @@ FIGURES = {
 }
 
 
-class SweepFolderError(Exception):
-    """Not a `make sweep` folder: one line saying what to pass instead."""
-
-
-@dataclass
-class SweepRun:
-    folder: Path
-    manifest: dict
-    steps: pd.DataFrame
-    memory: pd.DataFrame
-    problems: list[str] = field(default_factory=list)
-
-
-def load(folder: str | Path) -> SweepRun:
-    """The run's manifest, steps and memory snapshots, with what failed, is missing or was cut said in `problems`."""
-    folder = Path(folder)
-    manifest_file = folder / "manifest.json"
-    if not manifest_file.is_file() or "highestConcurrency" not in (manifest := json.loads(manifest_file.read_text())):
-        raise SweepFolderError(f"{folder} is not a `make sweep` folder (no manifest.json with highestConcurrency); pass results/<time>-sweep")
-    status = provenance.status(manifest)
-    problems = ([] if status == "complete" else [f"the run is {status}"]) + list(manifest.get("problems", []))
-    steps = _csv(
-        folder / "sweep.csv",
-        STEP_COLUMNS,
-        problems,
-        keep_blank=["stub_cpu_s", "wrk_cpu_s", "server_cpus_busy", "load_cpus_busy", "server_in_flight", "statuses", *ADDED_LATER],
-    )
-    memory = _csv(folder / "memory.csv", MEMORY_COLUMNS, problems)
-    return SweepRun(folder, manifest, steps, memory, problems)
-
-
-def _csv(path: Path, columns: list[str], problems: list[str], keep_blank: list[str] = ()) -> pd.DataFrame:
-    if not path.is_file():
-        problems.append(f"{path.name} is missing")
-        return pd.DataFrame(columns=columns)
-    frame = pd.read_csv(path, keep_default_na=True, dtype={"statuses": str})
-    for missing in [c for c in ADDED_LATER if c in columns and c not in frame.columns]:
-        frame[missing] = np.nan
-    if list(frame.columns) != columns:
-        raise SweepFolderError(f"{path} has columns {list(frame.columns)}, not {columns}")
-    whole = frame.dropna(subset=[c for c in columns if c not in keep_blank])
-    if len(whole) < len(frame):
-        problems.append(f"{path.name}: {len(frame) - len(whole)} row(s) cut mid-write, dropped")
-    return whole.reset_index(drop=True)
-
-
 def statuses(text) -> dict[str, int]:
     """sweep.csv's statuses column (`200=3506;502=10`) as {status: answers}; none for a blank."""
     if not isinstance(text, str) or not text:
@@ -138,9 +55,9 @@ def statuses(text) -> dict[str, int]:
 
 def saturated(server_busy: float, load_busy: float) -> str:
     """Which side of a step had no CPU left: the server's set, the load's (wrk and the stub), both, or neither."""
-    server = server_busy == server_busy and server_busy >= SATURATED_SHARE
-    load = load_busy == load_busy and load_busy >= SATURATED_SHARE
-    return {(True, True): "both", (True, False): "server", (False, True): "load"}.get((server, load), "neither")
+    server_full = server_busy == server_busy and server_busy >= SATURATED_SHARE
+    load_full = load_busy == load_busy and load_busy >= SATURATED_SHARE
+    return {(True, True): "both", (True, False): "server", (False, True): "load"}.get((server_full, load_full), "neither")
 
 
 def per_step(run_or_steps) -> pd.DataFrame:

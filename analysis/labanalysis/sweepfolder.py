@@ -1,0 +1,96 @@
+"""A `make sweep` folder as the harness wrote it: manifest.json, sweep.csv (a row a measured step) and memory.csv (a row a
+memory component of a snapshot), read and checked, with what failed, is missing or was cut said in `problems`.
+labanalysis.sweep computes the figures from it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from . import provenance
+
+STEP_COLUMNS = [
+    "pass",
+    "server",
+    "workload",
+    "delay_ms",
+    "concurrency",
+    "duration_us",
+    "requests",
+    "window_from_ms",
+    "answered_in_window",
+    "statuses",
+    "errors_connect",
+    "errors_read",
+    "errors_write",
+    "errors_timeout",
+    "latency_us_p50",
+    "latency_us_p90",
+    "latency_us_p99",
+    "latency_us_p999",
+    "latency_us_max",
+    "server_cpu_s",
+    "stub_cpu_s",
+    "wrk_cpu_s",
+    "server_cpus_busy",
+    "load_cpus_busy",
+    "threads_peak",
+    "threads_mean",
+    "rss_bytes_peak",
+    "server_in_flight",
+    "server_jit_cpu_s",
+]
+# Columns a sweep.csv from before they were recorded lacks: read as blank.
+ADDED_LATER = ["server_jit_cpu_s"]
+MEMORY_COLUMNS = ["pass", "server", "workload", "concurrency", "in_flight_before", "in_flight_after", "component", "bytes"]
+
+
+class SweepFolderError(Exception):
+    """Not a `make sweep` folder: one line saying what to pass instead."""
+
+
+@dataclass
+class SweepRun:
+    folder: Path
+    manifest: dict
+    steps: pd.DataFrame
+    memory: pd.DataFrame
+    problems: list[str] = field(default_factory=list)
+
+
+def load(folder: str | Path) -> SweepRun:
+    """The run's manifest, steps and memory snapshots, with what failed, is missing or was cut said in `problems`."""
+    folder = Path(folder)
+    manifest_file = folder / "manifest.json"
+    if not manifest_file.is_file() or "highestConcurrency" not in (manifest := json.loads(manifest_file.read_text())):
+        raise SweepFolderError(f"{folder} is not a `make sweep` folder (no manifest.json with highestConcurrency); pass results/<time>-sweep")
+    status = provenance.status(manifest)
+    problems = ([] if status == "complete" else [f"the run is {status}"]) + list(manifest.get("problems", []))
+    steps = _csv(
+        folder / "sweep.csv",
+        STEP_COLUMNS,
+        problems,
+        keep_blank=["stub_cpu_s", "wrk_cpu_s", "server_cpus_busy", "load_cpus_busy", "server_in_flight", "statuses", *ADDED_LATER],
+    )
+    memory = _csv(folder / "memory.csv", MEMORY_COLUMNS, problems)
+    return SweepRun(folder, manifest, steps, memory, problems)
+
+
+def _csv(path: Path, columns: list[str], problems: list[str], keep_blank: list[str] = ()) -> pd.DataFrame:
+    if not path.is_file():
+        problems.append(f"{path.name} is missing")
+        return pd.DataFrame(columns=columns)
+    frame = pd.read_csv(path, keep_default_na=True, dtype={"statuses": str})
+    for missing in [c for c in ADDED_LATER if c in columns and c not in frame.columns]:
+        frame[missing] = np.nan
+    if list(frame.columns) != columns:
+        raise SweepFolderError(f"{path} has columns {list(frame.columns)}, not {columns}")
+    whole = frame.dropna(subset=[c for c in columns if c not in keep_blank])
+    if len(whole) < len(frame):
+        problems.append(f"{path.name}: {len(frame) - len(whole)} row(s) cut mid-write, dropped")
+    return whole.reset_index(drop=True)
