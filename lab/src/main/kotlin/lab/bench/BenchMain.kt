@@ -22,6 +22,7 @@ import lab.bench.host.PreflightRefusal
 import lab.bench.host.QuietHost
 import lab.bench.host.loadGeneratorShortfalls
 import lab.bench.load.BenchInputException
+import lab.bench.load.K6GoRuntime
 import lab.bench.load.LoadGeneratorLost
 import lab.bench.load.LoadGenerators
 import lab.bench.load.Profile
@@ -62,6 +63,10 @@ private class BenchCommand : CliktCommand(name = "bench") {
     ).int().restrictTo(0..(64 shl 20)).default(0)
     private val ballastKind by option("--socket-ballast", help = "where the ballast lives: heap or direct").choice("heap", "direct")
         .default("heap")
+    private val k6Dashboard by option(
+        "--k6-dashboard",
+        help = "run k6's web dashboard too, live during each pass and exported into its folder (it costs k6's latency)",
+    ).flag()
     private val passSeed by option("--seed", help = "the seed that shuffles the passes' order; by default a new one each run").long()
     private val bindAddress by option("--bind", help = "the address the servers listen on (loopback unless load comes from other hosts)")
         .default("127.0.0.1")
@@ -144,6 +149,7 @@ private class BenchCommand : CliktCommand(name = "bench") {
                 repo, profile, decision, File(serverJdk, "bin/java"), jdk.feature, k6,
                 File(repo, "loadtests/bench.js"), stubLatencyMs, jfr, bindAddress, serverPort, generators, split,
                 serverArgs = ballastArgs,
+                k6Dashboard = k6Dashboard || generators != null,
                 holdIn = holdIn,
             )
             val rate = jsonRate(declared, File(runDir, "calibration"), manifest, progress)
@@ -184,6 +190,8 @@ private class BenchCommand : CliktCommand(name = "bench") {
         pinThresholdMs = pinThresholdMs,
         bindAddress = bindAddress,
         loadGenerators = generators?.describe().orEmpty(),
+        k6Dashboard = k6Dashboard || generators != null,
+        k6Environment = if (generators == null) K6GoRuntime.environment() else mapOf("shell" to K6GoRuntime.shellAssignments),
     )
 
     /** The /json rate of the run: `--json-rate`'s, the one calibration finds (recorded with its probes), or the profile's. */

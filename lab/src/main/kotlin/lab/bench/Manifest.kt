@@ -32,6 +32,10 @@ data class Manifest(
     /** What a pass that streamed JFR ran with besides [jvmFlags]: its recording, in the pass's folder, and the run's `lab.jfc`. */
     val jfrFlags: List<String> = emptyList(),
     val k6Version: String,
+    /** Whether k6's web dashboard ran beside its samples (`--k6-dashboard`, or load generators of its own). */
+    val k6Dashboard: Boolean = false,
+    /** k6's Go runtime settings ([lab.bench.load.K6GoRuntime]); `shell`: as a load generator computes them. */
+    val k6Environment: Map<String, String> = emptyMap(),
     val servers: List<String>,
     /** What each of [servers] is (engine, model, traits), as servers.json declared it when the run started. */
     val catalogue: List<ServerEntry> = emptyList(),

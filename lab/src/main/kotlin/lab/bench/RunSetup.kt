@@ -34,6 +34,12 @@ data class RunSetup(
     val cpuSplit: CpuSplit? = null,
     /** Options every server of the run gets besides its address and stub: the socket ballast of the known-truth test. */
     val serverArgs: List<String> = emptyList(),
+    /**
+     * Whether a k6 beside the servers also runs its web dashboard ([lab.bench.load.K6Dashboard]). Off
+     * unless asked for: on k6's one CPU here it cost k6's p99 about as much as writing every sample
+     * (docs/under-load.md). A k6 on load generators of its own always runs it.
+     */
+    val k6Dashboard: Boolean = false,
     /** For tests of stopping: the phase in which a pass holds, with its server and k6 started, until the run is stopped. */
     val holdIn: String? = null,
 ) {

@@ -157,7 +157,7 @@ class ServerRun(
         measured.snapshots = PlateauSnapshots(memory, setup.profile).also { it.atRest() }
         val plan = K6Plan.of(setup.profile, setup.preflight.idleSockets, url)
         val k6 = setup.loadGenerators?.let { K6Segments(it, setup.script, plan, dir, runTag = "${dir.parentFile.name}-${dir.name}") }
-            ?: K6Run(setup.k6, setup.script, plan, dir, setup.preflight.sourceAddresses)
+            ?: K6Run(setup.k6, setup.script, plan, dir, setup.preflight.sourceAddresses, setup.k6Dashboard)
         measured.k6 = k6
         k6.start()
         k6.localPid?.let { measured.cpu?.track(CpuSampler.Role.K6, it) }

@@ -34,7 +34,7 @@ class SmokeRunIT {
 
     @BeforeAll
     fun runSmokeProfile() {
-        val process = harness.start("--profile", "smoke")
+        val process = harness.start("--profile", "smoke", "--k6-dashboard")
         listeners = ListenerWatch(process.toHandle()).start()
         val exitCode = harness.await(process, minutes = 5)
         assertEquals(0, exitCode, "the harness failed; see ${harness.log}:\n${harness.log.readText().takeLast(3000)}")

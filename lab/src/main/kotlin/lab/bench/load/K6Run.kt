@@ -6,10 +6,11 @@ import java.io.File
 import java.util.concurrent.TimeUnit
 
 /**
- * One k6 process driving one server with `loadtests/bench.js`. Its summary (with
- * percentiles up to p99.9) goes to `k6-summary.json`, every sample to `k6-metrics.csv.gz`, and its
- * web dashboard's export to [K6Dashboard.FILE]; while it runs, [live] reads k6's own REST API for
- * the progress line, which shows the live dashboard's address.
+ * One k6 process driving one server with `loadtests/bench.js`, its Go runtime as [K6GoRuntime]
+ * sets it. Its summary (with percentiles up to p99.9) goes to `k6-summary.json`, every sample to
+ * `k6-metrics.csv.gz` ([K6Samples]), and, with [dashboard], its web dashboard's export to
+ * [K6Dashboard.FILE]; while it runs, [live] reads k6's own REST API for the progress line, which
+ * shows the live dashboard's address.
  */
 class K6Run(
     private val k6: File,
@@ -17,6 +18,7 @@ class K6Run(
     private val plan: K6Plan,
     private val dir: File,
     private val sourceAddresses: Int,
+    private val dashboard: Boolean,
 ) : K6Load {
     override val summaryFile = File(dir, "k6-summary.json")
     private lateinit var process: Process
@@ -30,15 +32,16 @@ class K6Run(
     override fun start() {
         val command = buildList {
             addAll(listOf(k6.path, "run", "--quiet", "--no-color", "--address", "127.0.0.1:0"))
-            addAll(listOf("--out", K6Samples.outArgument(File(dir, K6Samples.FILE).path)))
+            addAll(listOf("--out", K6Samples.outArgument(K6Samples.writtenIn(dir).path)))
             // Past one address's ephemeral ports, k6 spreads its sockets over several loopback sources.
             if (sourceAddresses > 1) addAll(listOf("--local-ips", "127.0.0.1-127.0.0.$sourceAddresses"))
             addAll(listOf("-e", "LAB_PLAN=${plan.toJson()}"))
             addAll(listOf("-e", "LAB_SUMMARY=${summaryFile.path}"))
             add(script.path)
         }
-        val dashboard = K6Dashboard.environment(K6Dashboard.exportIn(dir).path)
-        process = Children.start(command, File(dir, "k6.log"), environment = dashboard)
+        val environment = K6GoRuntime.environment() +
+            (if (dashboard) K6Dashboard.environment(K6Dashboard.exportIn(dir).path) else emptyMap())
+        process = Children.start(command, File(dir, "k6.log"), environment = environment)
     }
 
     /**
@@ -48,15 +51,16 @@ class K6Run(
      */
     override fun awaitRunning(timeoutSeconds: Long): Boolean {
         val deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds)
-        // Two ports, both bound to 0: the API's, which answers its status, and the dashboard's, which does not.
-        val ports = ListeningPorts.await(process, count = 2, TimeUnit.SECONDS.toMillis(timeoutSeconds)) ?: return false
+        // The API's port, which answers its status, and the dashboard's, which does not: each bound to 0.
+        val count = if (dashboard) 2 else 1
+        val ports = ListeningPorts.await(process, count, TimeUnit.SECONDS.toMillis(timeoutSeconds)) ?: return false
         val candidates = ports.associateWith(K6Api::onPort)
         var found: Map.Entry<Int, K6Api>? = null
         while (found == null) {
             if (!process.isAlive || System.nanoTime() > deadlineNs) return false
             found = candidates.entries.firstOrNull { it.value.status() != null } ?: null.also { Thread.sleep(50) }
         }
-        dashboardUrl = K6Dashboard.url((ports - found.key).single())
+        dashboardUrl = (ports - found.key).singleOrNull()?.let(K6Dashboard::url)
         val api = found.value.also { api = it }
         val left = TimeUnit.NANOSECONDS.toSeconds(deadlineNs - System.nanoTime())
         return api.await(maxOf(left, 1), { process.isAlive }) { it.running }
@@ -71,9 +75,13 @@ class K6Run(
 
     override fun live(): K6Load.Live? = api?.live()
 
-    /** Stops k6 (SIGTERM lets it write its summary) and waits for it. */
+    /** Once k6 has ended: compresses the samples k6 wrote plain ([K6Samples.compress]). */
+    override fun collect() = K6Samples.compress(dir)
+
+    /** Stops k6 (SIGTERM lets it write its summary) and waits for it; what it wrote is kept, compressed. */
     override fun close() {
         if (!::process.isInitialized) return
         if (process.isAlive) Children.stop(process, graceSeconds = 10)
+        collect()
     }
 }

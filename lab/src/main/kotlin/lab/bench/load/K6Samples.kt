@@ -1,22 +1,49 @@
 package lab.bench.load
 
+import java.io.File
+import java.util.zip.GZIPOutputStream
+
 /**
  * k6's raw samples, every one of them, as the lab keeps them: gzip-compressed CSV in [FILE], the
  * analysis's source for per-second latency, dropped iterations by phase and k6's figures over merged
  * segments.
  *
- * k6 buffers samples and writes them out every [SAVE_INTERVAL]. Its default, once a second, makes
- * each write a burst of about 13 rows a request (13,000 at 1,000/s) that holds k6's one CPU while
- * the answers waiting for it queue: with `/json` alone at 1,000/s, k6's p99 was 55 ms with samples
- * written once a second, 13.5 ms every 100 ms and 4.8 ms with no output (medians of 3 interleaved
- * passes, K6OutputCostIT, which holds the lab's interval to beating the default).
+ * k6 buffers samples and writes them out every [SAVE_INTERVAL], on the CPU it sends requests from,
+ * so each write holds back the answers that arrive meanwhile. What that costs k6's p99 was measured
+ * (`/json` alone, a server that never collects, k6 on one CPU, interleaved passes; docs/under-load.md):
+ * - k6's default, once a second into a `.gz` file: a burst of about 13 rows a request that put
+ *   k6's p99 at 1,000/s at 55 ms, against 4.8 ms with no output;
+ * - every 100 ms: 8-11 ms at 2,000/s (with k6's collector held off, [K6GoRuntime]);
+ * - every 20 ms, plain text: 2.6-3.8 ms at 2,000/s, against 0.8-1.5 ms with no output. k6's
+ *   compression was about half of each write, so k6 writes plain text ([WRITTEN]) and the harness
+ *   compresses it once k6 has ended ([compress]).
+ *
+ * k6 cannot be told to write only the metrics the analysis reads (grafana/k6#1321 is open), so
+ * each request is still about 13 rows; a k6 on load generators of its own ([K6Segments]), with
+ * CPUs to spare, compresses as it writes.
  */
 object K6Samples {
     const val FILE = "k6-metrics.csv.gz"
 
-    /** How often k6 writes its buffered samples out: a tenth of its default, so that no write is long. */
-    const val SAVE_INTERVAL = "100ms"
+    /** What a local k6 writes, plain, until [compress] makes it [FILE]. */
+    const val WRITTEN = "k6-metrics.csv"
+
+    /** How often k6 writes its buffered samples out: a fiftieth of its default, so that no write is long. */
+    const val SAVE_INTERVAL = "20ms"
 
     /** The `--out` value that writes every sample to [path] (a `.gz` name compresses it) every [SAVE_INTERVAL]. */
     fun outArgument(path: String): String = "csv=fileName=$path,saveInterval=$SAVE_INTERVAL"
+
+    fun writtenIn(dir: File) = File(dir, WRITTEN)
+
+    /** Compresses [dir]'s [WRITTEN] into [FILE] and removes it; nothing to do once done, or if k6 wrote nothing. */
+    fun compress(dir: File) {
+        val plain = writtenIn(dir)
+        if (!plain.isFile) return
+        val partial = File(dir, "$FILE.partial")
+        plain.inputStream().use { input -> GZIPOutputStream(partial.outputStream(), 1 shl 16).use { input.copyTo(it, 1 shl 16) } }
+        // Renamed whole, so a stop mid-way leaves the plain samples, never a cut-off archive.
+        check(partial.renameTo(File(dir, FILE))) { "could not rename $partial" }
+        plain.delete()
+    }
 }

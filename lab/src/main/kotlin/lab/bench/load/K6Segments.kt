@@ -80,6 +80,7 @@ class K6Segments(
                 // k6 needs a descriptor per socket; the hard limit is what tune-host.sh raised.
                 "ulimit -n \"$(ulimit -Hn)\" &&",
                 K6Dashboard.environment("$remote/${K6Dashboard.FILE}").entries.joinToString(" ") { (k, v) -> "$k=$v" },
+                K6GoRuntime.shellAssignments,
                 "exec ${LoadGenerators.shellQuote(generators.k6)} run --quiet --no-color --paused --address 127.0.0.1:0",
                 "--execution-segment ${generators.segment(s.index)} --execution-segment-sequence ${generators.segmentSequence}",
                 "--out ${K6Samples.outArgument("$remote/${K6Samples.FILE}")} -e LAB_SUMMARY=$remote/k6-summary.json",

@@ -22,15 +22,15 @@ import kotlin.test.assertTrue
 import kotlin.test.fail
 
 /**
- * What k6's own outputs cost the latency it reports (issue #32): `/json` alone at [RATE]/s,
- * interleaved over [PASSES] passes, with no output, with every sample written at k6's default
- * interval (once a second), at the lab's ([K6Samples.SAVE_INTERVAL]), and with the lab's outputs
- * as a bench has them (those samples and k6's web dashboard, [K6Dashboard]).
+ * What k6's own outputs cost the latency it reports (issue #32): `/json` alone at each of [RATES],
+ * interleaved over [PASSES] passes, with no output, with the lab's ([K6Samples] written by a k6
+ * whose Go runtime is [K6GoRuntime]'s), and as k6 runs by default (its own collector, samples
+ * compressed once a second: what the lab ran before).
  *
- * It holds the lab's interval to what it is for: k6's p99 lower than with k6's default (by
- * probes here, 8-15 ms against 48-71 ms, with 4-12 ms with no output). Every run's figures go to
- * `results.csv` in [dir] and are printed; the issue's bound, the lab's outputs within 1.5 times no
- * output, is not yet met (the dashboard costs more), so it is printed, not asserted.
+ * It holds the lab's set-up to what it is for: k6's p99 lower than with k6's defaults, at every
+ * rate, with the rate held. Every run's figures go to `results.csv` in [dir] and are printed,
+ * with the lab's p99 over no output's: the issue's bound for that ratio, 1.5, is not met (k6
+ * writes about 13 rows a request on the CPU it sends from), so it is printed, not asserted.
  *
  * The server is the catalogue's virtual-thread one on its own CPU, k6 on the other, as in a bench,
  * but with no garbage collector (Epsilon, a heap the whole test fits in): a ZGC cycle on the
@@ -38,7 +38,7 @@ import kotlin.test.fail
  * would measure the server's collector rather than k6's outputs.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@Timeout(value = 8, unit = TimeUnit.MINUTES)
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class K6OutputCostIT {
     private val root = File(System.getProperty("lab.root"))
     private val dir = File(System.getProperty("lab.results"), "k6-output-cost")
@@ -48,15 +48,21 @@ class K6OutputCostIT {
     private lateinit var baseUrl: String
     private val runs = mutableListOf<Run>()
 
-    /** What k6 is told to write besides its summary. */
-    private enum class Outputs(val slug: String) {
+    /** How k6 runs: what it writes besides its summary, and with which Go runtime. */
+    private enum class Setup(val slug: String) {
         NONE("none"),
-        SAMPLES_AT_K6_DEFAULT("samples-1s"),
-        SAMPLES("samples"),
-        LAB("samples+dashboard"),
+        LAB("lab"),
+        K6_DEFAULTS("k6-defaults"),
     }
 
-    private data class Run(val outputs: Outputs, val pass: Int, val p99Ms: Double, val dropped: Double, val k6CpuMs: Long)
+    private data class Run(
+        val setup: Setup,
+        val ratePerSecond: Int,
+        val pass: Int,
+        val p99Ms: Double,
+        val dropped: Double,
+        val k6CpuMs: Long,
+    )
 
     @BeforeAll
     fun measure() {
@@ -71,25 +77,36 @@ class K6OutputCostIT {
         baseUrl = Children.awaitReady(server, File(dir, "server.log"), 60) ?: fail("the server did not start; see $dir/server.log")
 
         // The server's /json path compiled before anything is measured.
-        k6Run("warmup", Outputs.NONE, WARMUP_SECONDS)
+        k6Run("warmup", Setup.NONE, RATES.max(), WARMUP_SECONDS)
         for (pass in 1..PASSES) {
-            // Each pass starts one later in the list, so no output always follows the same other.
-            val order = Outputs.entries.let { it.drop(pass % it.size) + it.take(pass % it.size) }
-            for (outputs in order) runs += k6Run("${outputs.slug}-$pass", outputs, SECONDS).copy(pass = pass)
+            // Each pass starts one later in the list, so no set-up always follows the same other.
+            val order = Setup.entries.let { it.drop(pass % it.size) + it.take(pass % it.size) }
+            for (rate in RATES) {
+                for (setup in order) runs += k6Run("${setup.slug}-$rate-$pass", setup, rate, SECONDS).copy(pass = pass)
+            }
         }
         File(dir, "results.csv").writeText(
-            "outputs,rate_per_s,pass,k6_p99_ms,dropped_iterations,k6_cpu_ms\n" +
-                runs.joinToString("") { "${it.outputs.slug},$RATE,${it.pass},${it.p99Ms},${it.dropped},${it.k6CpuMs}\n" },
+            "setup,rate_per_s,pass,k6_p99_ms,dropped_iterations,k6_cpu_ms\n" +
+                runs.joinToString("") { "${it.setup.slug},${it.ratePerSecond},${it.pass},${it.p99Ms},${it.dropped},${it.k6CpuMs}\n" },
         )
-        for (outputs in Outputs.entries) {
+        for (rate in RATES) {
+            for (setup in Setup.entries) {
+                println(
+                    "k6 at %,d/s, %s: p99 %.1f ms, CPU %.0f µs a request (medians of %d passes)".format(
+                        Locale.ROOT,
+                        rate,
+                        setup.slug,
+                        p99(setup, rate),
+                        median(runs.filter { it.setup == setup && it.ratePerSecond == rate }.map { it.k6CpuMs * 1e3 }) / (rate * SECONDS),
+                        PASSES,
+                    ),
+                )
+            }
             println(
-                "k6 at %,d/s, %s: p99 %.1f ms, CPU %.0f µs a request (medians of %d passes)".format(
+                "k6 at %,d/s: the lab's p99 is %.1f times no output's".format(
                     Locale.ROOT,
-                    RATE,
-                    outputs.slug,
-                    p99(outputs),
-                    median(runs.filter { it.outputs == outputs }.map { it.k6CpuMs * 1e3 }) / (RATE * SECONDS),
-                    PASSES,
+                    rate,
+                    p99(Setup.LAB, rate) / p99(Setup.NONE, rate),
                 ),
             )
         }
@@ -101,39 +118,52 @@ class K6OutputCostIT {
     }
 
     @Test
-    fun `written every 100 ms, k6's samples cost its p99 less than written once a second, k6's default`() {
-        val lab = p99(Outputs.SAMPLES)
-        val default = p99(Outputs.SAMPLES_AT_K6_DEFAULT)
-        assertTrue(
-            lab < default,
-            "k6's p99 at %,d/s: %.1f ms with samples every 100 ms, %.1f ms every second; see %s"
-                .format(Locale.ROOT, RATE, lab, default, File(dir, "results.csv")),
-        )
+    fun `the lab's outputs and Go runtime cost k6's p99 less than k6's defaults, at every rate`() {
+        for (rate in RATES) {
+            val lab = p99(Setup.LAB, rate)
+            val defaults = p99(Setup.K6_DEFAULTS, rate)
+            assertTrue(
+                lab < defaults,
+                "k6's p99 at %,d/s: %.1f ms as the lab runs it, %.1f ms with k6's defaults; see %s"
+                    .format(Locale.ROOT, rate, lab, defaults, File(dir, "results.csv")),
+            )
+        }
     }
 
     @Test
-    fun `the offered rate is held, whatever k6 writes`() {
-        for (run in runs) assertEquals(0.0, run.dropped, "dropped iterations: $run")
+    fun `the offered rate is held as the lab runs k6`() {
+        for (run in runs.filter { it.setup != Setup.K6_DEFAULTS }) assertEquals(0.0, run.dropped, "dropped iterations: $run")
     }
 
-    private fun p99(outputs: Outputs) = median(runs.filter { it.outputs == outputs }.map { it.p99Ms })
+    @Test
+    fun `what k6 wrote plain is compressed into the run folder's file, whole`() {
+        val out = File(dir, "${Setup.LAB.slug}-${RATES.first()}-1")
+        assertTrue(!K6Samples.writtenIn(out).exists(), "the plain samples are left in $out")
+        val rows = java.util.zip.GZIPInputStream(File(out, K6Samples.FILE).inputStream()).bufferedReader().useLines { lines ->
+            lines.count { it.startsWith("http_req_duration,") }
+        }
+        // k6 starts one iteration at the rate's first instant too.
+        val planned = RATES.first() * SECONDS
+        assertTrue(rows in planned..planned + 1, "$rows http_req_duration rows in $out, one a request: $planned planned")
+    }
 
-    private fun k6Run(name: String, outputs: Outputs, seconds: Int): Run {
+    private fun p99(setup: Setup, rate: Int) = median(runs.filter { it.setup == setup && it.ratePerSecond == rate }.map { it.p99Ms })
+
+    private fun k6Run(name: String, setup: Setup, rate: Int, seconds: Int): Run {
         val out = File(dir, name).apply { mkdirs() }
         val summary = File(out, "k6-summary.json")
-        val samples = File(out, K6Samples.FILE).path
-        val output = when (outputs) {
-            Outputs.NONE -> emptyList()
-            Outputs.SAMPLES_AT_K6_DEFAULT -> listOf("--out", "csv=$samples")
-            Outputs.SAMPLES, Outputs.LAB -> listOf("--out", K6Samples.outArgument(samples))
+        val output = when (setup) {
+            Setup.NONE -> emptyList()
+            Setup.LAB -> listOf("--out", K6Samples.outArgument(K6Samples.writtenIn(out).path))
+            Setup.K6_DEFAULTS -> listOf("--out", "csv=${File(out, K6Samples.FILE).path}")
         }
         val command = split?.let { listOf("taskset", "-c", CpuSplit.cpuList(it.loadCpus)) }.orEmpty() +
             listOf(k6, "run", "--quiet", "--no-color", "--no-usage-report", "--address", "127.0.0.1:0") + output +
             listOf(
-                "-e", "LAB_RATE=$RATE", "-e", "LAB_SECONDS=$seconds", "-e", "LAB_VUS=${K6Plan.vusFor(RATE)}",
+                "-e", "LAB_RATE=$rate", "-e", "LAB_SECONDS=$seconds", "-e", "LAB_VUS=${K6Plan.vusFor(rate)}",
                 "-e", "LAB_BASE=$baseUrl", "-e", "LAB_SUMMARY=${summary.path}", File(root, SCRIPT).path,
             )
-        val environment = if (outputs == Outputs.LAB) K6Dashboard.environment(K6Dashboard.exportIn(out).path) else emptyMap()
+        val environment = if (setup == Setup.K6_DEFAULTS) emptyMap() else K6GoRuntime.environment()
         val process = Children.start(command, File(out, "k6.log"), environment = environment)
         // k6's CPU, read until it exits: /proc forgets a process once it has been reaped.
         val proc = ProcView(process.pid())
@@ -147,10 +177,12 @@ class K6OutputCostIT {
             }
         }
         assertEquals(0, process.exitValue(), "k6 failed; see ${File(out, "k6.log")}")
+        // As K6Run does once k6 has ended.
+        if (setup == Setup.LAB) K6Samples.compress(out)
         val metrics = Json.parseToJsonElement(summary.readText()).jsonObject.getValue("metrics").jsonObject
         fun value(metric: String, stat: String) =
             metrics[metric]?.jsonObject?.get("values")?.jsonObject?.get(stat)?.jsonPrimitive?.double ?: 0.0
-        return Run(outputs, 0, value("http_req_duration{endpoint:json}", "p(99)"), value("dropped_iterations", "count"), cpuMs)
+        return Run(setup, rate, 0, value("http_req_duration{endpoint:json}", "p(99)"), value("dropped_iterations", "count"), cpuMs)
     }
 
     private fun median(values: List<Double>): Double = values.sorted().let { (it[(it.size - 1) / 2] + it[it.size / 2]) / 2 }
@@ -158,13 +190,10 @@ class K6OutputCostIT {
     private companion object {
         const val SCRIPT = "loadtests/k6-output-cost.js"
 
-        /**
-         * 1,000/s: at 2,000/s k6 stalls on its own, with no output and a server with no collector
-         * (p99 230-340 ms with its 2,000 VUs, 27-29 ms with 200), which would hide what the outputs cost.
-         */
-        const val RATE = 1_000
+        /** The issue's two rates: k6 sends from one CPU here, so past 2,000/s its own limit is near. */
+        val RATES = listOf(1_000, 2_000)
         const val PASSES = 3
-        const val SECONDS = 12
+        const val SECONDS = 10
         const val WARMUP_SECONDS = 10
         const val K6_START_BUDGET_S = 60
 
