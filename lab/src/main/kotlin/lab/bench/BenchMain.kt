@@ -92,6 +92,9 @@ private class BenchCommand : CliktCommand(name = "bench") {
         help = "for tests of stopping: hold the first pass that reaches this phase until the run is stopped",
     )
 
+    /** k6's dashboard runs when asked for, and always on load generators, which give k6 CPUs of its own. */
+    private fun dashboardOn(generators: LoadGenerators?) = k6Dashboard || generators != null
+
     private val ballastArgs: List<String>
         get() = if (ballastBytes > 0) listOf("--socket-ballast-bytes", "$ballastBytes", "--socket-ballast", ballastKind) else emptyList()
 
@@ -149,7 +152,7 @@ private class BenchCommand : CliktCommand(name = "bench") {
                 repo, profile, decision, File(serverJdk, "bin/java"), jdk.feature, k6,
                 File(repo, "loadtests/bench.js"), stubLatencyMs, jfr, bindAddress, serverPort, generators, split,
                 serverArgs = ballastArgs,
-                k6Dashboard = k6Dashboard || generators != null,
+                k6Dashboard = dashboardOn(generators),
                 holdIn = holdIn,
             )
             val rate = jsonRate(declared, File(runDir, "calibration"), manifest, progress)
@@ -190,7 +193,7 @@ private class BenchCommand : CliktCommand(name = "bench") {
         pinThresholdMs = pinThresholdMs,
         bindAddress = bindAddress,
         loadGenerators = generators?.describe().orEmpty(),
-        k6Dashboard = k6Dashboard || generators != null,
+        k6Dashboard = dashboardOn(generators),
         k6Environment = if (generators == null) K6GoRuntime.environment() else mapOf("shell" to K6GoRuntime.shellAssignments),
     )
 

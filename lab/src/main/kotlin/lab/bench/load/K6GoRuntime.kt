@@ -11,7 +11,7 @@ import java.io.File
  * collection each time the heap doubles) its own collections were most of its latency. `/json`
  * alone at 2,000/s, with no output and a server that never collects (Epsilon): k6's p99 was
  * 24-33 ms with Go's default and 0.7-2.0 ms with this, on the same server, interleaved
- * (docs/under-load.md, "What k6's own outputs cost"). k6's heap grew about 30 MB a second there,
+ * (docs/under-load.md, "What k6's own outputs cost"). k6's resident memory grew about 30 MB a second there,
  * so on this host (24 GiB, a 6 GiB limit) it first collects after a few minutes of a pass.
  */
 object K6GoRuntime {
