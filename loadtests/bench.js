@@ -5,7 +5,8 @@
 // Timeline: idle sockets open in equal steps, each step held so memory can settle; then a
 // /json warm-up that ramps up to the rate (so the JIT compiles before anything is measured),
 // a steady /json phase, and a /dashboard warm-up and phase, open-model (constant arrival rate), with every
-// socket still open and pinging. The sockets close when the last phase ends.
+// socket still open and pinging; then, where the profile has one, the latency–throughput curve:
+// /json and then /dashboard at rising rates, step by step. The sockets close when the last phase ends.
 import http from 'k6/http';
 import { check } from 'k6';
 import exec from 'k6/execution';
@@ -20,10 +21,11 @@ const wsUrl = base.replace(/^http/, 'ws') + '/ws';
 
 const socketsOpened = new Counter('lab_sockets_opened');
 
-const socketsEndS = profile.socketSteps * profile.stepHoldSeconds;
-const jsonStartS = socketsEndS + profile.jsonWarmupSeconds;
-const jsonEndS = jsonStartS + profile.jsonSeconds;
-const endS = jsonEndS + profile.dashboardWarmupSeconds + profile.dashboardSeconds;
+// The phases of the load, in order, in seconds since k6 started (the harness's LoadTimeline):
+// the socket steps, each endpoint's warm-up and steady phase, then the latency–throughput curve.
+const timeline = plan.timeline;
+const jsonPhase = timeline.find((p) => p.name === 'json');
+const endS = Math.max(...timeline.map((p) => p.toSeconds));
 
 export const options = {
   summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(50)', 'p(90)', 'p(99)', 'p(99.9)'],
@@ -47,55 +49,63 @@ export const options = {
       iterations: 1,
       maxDuration: `${endS + 60}s`,
     },
-    json: rampedOpenModel('json', profile.jsonRatePerSecond, profile.jsonWarmupSeconds, profile.jsonSeconds, socketsEndS, plan.jsonVus),
   },
 };
 
-// Each endpoint's warm-up and its steady phase are one scenario, so the VUs (and their
-// connections) that served the ramp go on to serve the steady rate. (As two scenarios, the
+// Each endpoint's phases (its warm-up, its steady phase, and its curve's steps) are one
+// scenario, open-model (arrivals at the phase's rate whatever the latency), so the VUs (and
+// their connections) that served the ramp go on to serve the rest. (As two scenarios, the
 // steady phase began on VUs with no connection yet, and ~1,000 of them connecting at once
-// stalled k6 for over a second at its start.) Requests are tagged by time instead: endpoint
-// json-warmup (dashboard-warmup) during the ramp, json (dashboard) after it, so only the
-// steady phase's are in the endpoint's figures; the harness counts the steady phase's dropped
-// iterations from their timestamps.
-function rampedOpenModel(exec, ratePerSecond, warmupSeconds, seconds, startSeconds, vus) {
-  const stages = [{ target: ratePerSecond, duration: `${seconds}s` }];
-  if (warmupSeconds > 0) stages.unshift({ target: ratePerSecond, duration: `${warmupSeconds}s` });
+// stalled k6 for over a second at its start.) In the phases between, the other endpoint's,
+// its rate is 0. Each request is tagged with the phase it was sent in (phaseTag), so the
+// figures of a phase are its own requests; the harness and the analysis count a phase's
+// dropped iterations from their timestamps.
+function endpointScenario(endpoint, vus) {
+  const own = timeline.filter((p) => p.endpoint === endpoint && p.ratePerSecond > 0);
+  if (own.length === 0) return null;
+  const first = own[0];
+  const last = own[own.length - 1];
+  const stages = [];
+  for (const p of timeline.filter((q) => q.fromSeconds >= first.fromSeconds && q.toSeconds <= last.toSeconds)) {
+    const rate = p.endpoint === endpoint ? p.ratePerSecond : 0;
+    const seconds = `${p.toSeconds - p.fromSeconds}s`;
+    // A warm-up ramps to its rate; any other phase moves to its rate at once (a stage of 0 s) and holds it.
+    if (p.endpoint === endpoint && p.ramp) stages.push({ target: rate, duration: seconds });
+    else stages.push({ target: rate, duration: '0s' }, { target: rate, duration: seconds });
+  }
   return {
     executor: 'ramping-arrival-rate',
-    exec,
-    startRate: warmupSeconds > 0 ? 1 : ratePerSecond,
+    exec: endpoint,
+    startRate: first.ramp ? 1 : first.ratePerSecond,
     timeUnit: '1s',
     stages,
-    startTime: `${startSeconds}s`,
+    startTime: `${first.fromSeconds}s`,
     // Every VU exists before the run starts; K6Plan says why and how many.
     preAllocatedVUs: vus,
     maxVUs: vus,
   };
 }
 
-// The tag of a request: the endpoint's own while its steady phase runs, `<endpoint>-warmup` during the ramp before it.
-function endpointTag(endpoint, warmupSeconds) {
-  return Date.now() - exec.scenario.startTime < warmupSeconds * 1000 ? `${endpoint}-warmup` : endpoint;
+for (const [endpoint, vus] of [['json', plan.jsonVus], ['dashboard', plan.dashboardVus]]) {
+  const scenario = endpointScenario(endpoint, vus);
+  if (scenario !== null) options.scenarios[endpoint] = scenario;
 }
 
-// A profile may leave the dashboard phase out; k6 refuses a scenario with no rate or time.
-if (profile.dashboardRatePerSecond > 0 && profile.dashboardSeconds > 0) {
-  options.scenarios.dashboard = rampedOpenModel(
-    'dashboard',
-    profile.dashboardRatePerSecond,
-    profile.dashboardWarmupSeconds,
-    profile.dashboardSeconds,
-    jsonEndS,
-    plan.dashboardVus,
-  );
+// The tag of a request: the name of the phase of its endpoint it was sent in. One sent a moment
+// after its phase ended (k6 starts iterations on its own schedule) keeps the phase it was due in.
+function phaseTag(endpoint) {
+  const own = timeline.filter((p) => p.endpoint === endpoint && p.ratePerSecond > 0);
+  const at = own[0].fromSeconds + (Date.now() - exec.scenario.startTime) / 1000;
+  let tag = own[0].name;
+  for (const p of own) if (p.fromSeconds <= at) tag = p.name;
+  return tag;
 }
 
 // The pinning traps, each in turn, alongside the steady /json phase: a trap blocks for the
 // handler core's default 50 ms, longer than a bench's pinning threshold, so each one that pins
 // is an event in the run's pinned.csv.
 if (profile.pinTrapsPerSecond > 0) {
-  options.scenarios.pin_traps = openModel('pinTraps', profile.pinTrapsPerSecond, profile.jsonSeconds, jsonStartS, plan.pinVus);
+  options.scenarios.pin_traps = openModel('pinTraps', profile.pinTrapsPerSecond, profile.jsonSeconds, jsonPhase.fromSeconds, plan.pinVus);
   options.thresholds['http_req_duration{endpoint:pin}'] = ['max>=0'];
   options.thresholds['http_reqs{endpoint:pin}'] = ['count>=0'];
 }
@@ -176,7 +186,7 @@ function openSocket(index) {
 }
 
 export function json() {
-  const response = http.get(`${base}/json`, { tags: { endpoint: endpointTag('json', profile.jsonWarmupSeconds) } });
+  const response = http.get(`${base}/json`, { tags: { endpoint: phaseTag('json') } });
   check(response, {
     'json status 200': (r) => r.status === 200,
     'json body': (r) => r.body === '{"message":"Hello, World!"}',
@@ -184,7 +194,7 @@ export function json() {
 }
 
 export function dashboard() {
-  const tags = { endpoint: endpointTag('dashboard', profile.dashboardWarmupSeconds) };
+  const tags = { endpoint: phaseTag('dashboard') };
   const response = http.get(`${base}/dashboard/user-${__ITER % 1000}`, { tags });
   check(response, { 'dashboard status 200': (r) => r.status === 200 });
 }

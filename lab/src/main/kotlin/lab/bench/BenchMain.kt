@@ -214,7 +214,14 @@ private class BenchCommand : CliktCommand(name = "bench") {
                     "with zero dropped iterations in a ${profile.calibrationSeconds} s probe (see calibration/)"
             else -> "the profile's: ${profile.jsonRateReason.ifBlank { "declared in loadtests/profiles/$profileName.json" }}"
         }
-        manifest.update { it.copy(jsonRatePerSecond = rate, jsonRateChoice = choice, calibration = calibration) }
+        manifest.update {
+            it.copy(
+                jsonRatePerSecond = rate,
+                jsonRateChoice = choice,
+                calibration = calibration,
+                timeline = profile.copy(jsonRatePerSecond = rate).timeline,
+            )
+        }
         progress.say(
             when {
                 jsonRate != null -> "/json at $rate/s, as --json-rate says"

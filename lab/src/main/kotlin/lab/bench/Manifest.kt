@@ -6,6 +6,7 @@ import lab.bench.host.HostLimits
 import lab.bench.host.Preflight
 import lab.bench.host.QuietHost
 import lab.bench.load.LoadGenerators
+import lab.bench.load.LoadPhase
 import lab.bench.load.Profile
 import lab.support.Provenance
 import lab.support.RunManifest
@@ -46,6 +47,11 @@ data class Manifest(
     /** How [jsonRatePerSecond] was chosen, in a sentence: once for the run, and the same for every pass. */
     val jsonRateChoice: String? = null,
     val calibration: RateCalibration.Result? = null,
+    /**
+     * The phases of every pass's load at [jsonRatePerSecond], in seconds since its k6 started (LoadTimeline): each
+     * outcome's loadStartEpochMs puts them on the clock, and the analysis reads a curve step's requests and seconds by them.
+     */
+    val timeline: List<LoadPhase> = emptyList(),
     /** The passes' folders in the order they ran (see [Pass.plan]), and the seed that shuffled it. */
     val passOrder: List<String> = emptyList(),
     val passSeed: Long? = null,

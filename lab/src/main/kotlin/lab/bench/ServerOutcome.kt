@@ -36,6 +36,11 @@ data class ServerOutcome(
     /** The same for /dashboard, whose warm-up ramp is likewise part of its scenario. */
     val dashboardSteadyFromEpochSecond: Long? = null,
     /**
+     * The second after the steady /json phase's last whole second: the same scenario goes on to the curve's
+     * steps (LoadTimeline), whose samples are stamped from it on. Null where the run had no curve after it.
+     */
+    val jsonSteadyUntilEpochSecond: Long? = null,
+    /**
      * The harness's own readings of /json, for its summary line and for calibration's decision
      * during the run. They are not written: the report computes every figure from k6's samples
      * (labanalysis.latency), with the one definition of each.
@@ -44,7 +49,7 @@ data class ServerOutcome(
     @Transient val jsonPerSecond: Double? = null,
     @Transient val jsonDroppedIterations: Long? = null,
     val failedChecks: Long? = null,
-    /** The /dashboard requests that got no 200 (k6's `http_req_failed` over the dashboard scenario). */
+    /** The /dashboard requests that got no 200 (k6's `http_req_failed` over the dashboard scenario: its warm-up and curve steps too). */
     val dashboardFailures: Long? = null,
     /** The idle sockets k6 opened, of those the profile (after the preflight) asked for. */
     val socketsOpened: Long? = null,

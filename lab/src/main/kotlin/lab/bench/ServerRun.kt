@@ -241,6 +241,15 @@ class ServerRun(
         val planned = setup.preflight.idleSockets
         val firstWholeSecond = { loadSeconds: Int -> measured.loadStartEpochMs?.let { (it + loadSeconds * 1000L + 999) / 1000 } }
         val steadyFrom = firstWholeSecond(setup.profile.jsonStartSeconds)
+        // k6 stamps a sample with its whole second: the steady phase's samples are those before the second its end falls in.
+        val jsonEnd = setup.profile.jsonStartSeconds + setup.profile.jsonSeconds
+        val steadyUntil = measured.loadStartEpochMs?.takeIf { setup.profile.jsonCurveRatesPerSecond.isNotEmpty() }?.let {
+            (
+                it +
+                    jsonEnd * 1000L
+                ) /
+                1000
+        }
         return ServerOutcome(
             server = server.name,
             folder = dir.name,
@@ -258,7 +267,18 @@ class ServerRun(
             loadStartEpochMs = measured.loadStartEpochMs,
             jsonSteadyFromEpochSecond = steadyFrom,
             dashboardSteadyFromEpochSecond = firstWholeSecond(setup.profile.dashboardStartSeconds),
-            jsonDroppedIterations = summary?.let { steadyFrom?.let { K6Load.droppedIterations(dir, "json", fromEpochSecond = it) } },
+            jsonSteadyUntilEpochSecond = steadyUntil,
+            jsonDroppedIterations = summary?.let {
+                steadyFrom?.let {
+                    K6Load.droppedIterations(
+                        dir,
+                        "json",
+                        fromEpochSecond = it,
+                        untilEpochSecond =
+                        steadyUntil ?: Long.MAX_VALUE,
+                    )
+                }
+            },
             failedChecks = failedChecks,
             dashboardFailures = dashboardFailures,
             socketsOpened = socketsOpened,

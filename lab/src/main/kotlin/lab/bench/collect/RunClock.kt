@@ -1,5 +1,6 @@
 package lab.bench.collect
 
+import lab.bench.load.LoadTimeline
 import lab.bench.load.Profile
 import java.time.Duration
 import java.time.Instant
@@ -14,6 +15,7 @@ class RunClock(private val profile: Profile) {
     private val start = Instant.now()
 
     @Volatile private var loadStartS: Double? = null
+    private val timeline = profile.timeline
 
     fun seconds(): Double = Math.round((System.nanoTime() - startNs) / 1e6) / 1e3
 
@@ -30,20 +32,12 @@ class RunClock(private val profile: Profile) {
     fun phase(at: Double = seconds()): String {
         val loadStart = loadStartS ?: return "startup"
         val load = at - loadStart
-        val jsonEnd = profile.jsonStartSeconds + profile.jsonSeconds
-        return when {
-            load < 0 -> "startup"
-            load < profile.socketSteps * profile.stepHoldSeconds -> socketStep((load / profile.stepHoldSeconds).toInt() + 1)
-            load < profile.jsonStartSeconds -> "json-warmup"
-            load < jsonEnd -> "json"
-            load < profile.dashboardStartSeconds -> "dashboard-warmup"
-            load < profile.durationSeconds -> "dashboard"
-            else -> "closing"
-        }
+        if (load < 0) return "startup"
+        return timeline.firstOrNull { load < it.toSeconds }?.takeIf { load >= it.fromSeconds }?.name ?: "closing"
     }
 
     companion object {
         /** The phase of socket step [step], counting from 1. */
-        fun socketStep(step: Int) = "sockets-step-$step"
+        fun socketStep(step: Int) = LoadTimeline.socketStep(step)
     }
 }

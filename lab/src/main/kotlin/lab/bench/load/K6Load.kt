@@ -60,12 +60,13 @@ interface K6Load : AutoCloseable {
 
     companion object {
         /**
-         * Dropped iterations of [scenario] stamped at or after [fromEpochSecond], counted from k6's
+         * Dropped iterations of [scenario] stamped at or after [fromEpochSecond] and before
+         * [untilEpochSecond] (the same scenario goes on to the curve's steps), counted from k6's
          * own samples in [dir]'s `k6-metrics.csv.gz` (k6 stamps them in whole seconds). Calibration
          * decides on it during the run; the report counts with labanalysis.latency.dropped_iterations,
          * the same rule; both are held to one fixture's counts (analysis/tests/fixtures/dropped-iterations).
          */
-        fun droppedIterations(dir: File, scenario: String, fromEpochSecond: Long): Long {
+        fun droppedIterations(dir: File, scenario: String, fromEpochSecond: Long, untilEpochSecond: Long = Long.MAX_VALUE): Long {
             val csv = File(dir, K6Samples.FILE)
             if (!csv.isFile) return 0
             return java.util.zip.GZIPInputStream(csv.inputStream()).bufferedReader().useLines { lines ->
@@ -76,7 +77,7 @@ interface K6Load : AutoCloseable {
                 val value = header.indexOf("metric_value")
                 val scenarioColumn = header.indexOf("scenario")
                 iterator.asSequence().filter { it.startsWith("dropped_iterations,") }.map { it.split(',') }
-                    .filter { it[scenarioColumn] == scenario && it[time].toLong() >= fromEpochSecond }
+                    .filter { it[scenarioColumn] == scenario && it[time].toLong() in fromEpochSecond until untilEpochSecond }
                     .sumOf { it[value].toDouble().toLong() }
             }
         }

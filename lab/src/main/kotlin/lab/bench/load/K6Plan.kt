@@ -20,6 +20,8 @@ data class K6Plan(
     val pinVus: Int,
     /** The traps `/pin/{trap}` knows, so the script names none of its own. */
     val pinTraps: List<String>,
+    /** The profile's phases (LoadTimeline), which the script's scenarios and request tags follow. */
+    val timeline: List<LoadPhase>,
 ) {
     /** `LAB_PLAN`'s text: every field, those left at their defaults too, since the script has no defaults of its own. */
     fun toJson(): String = everyField.encodeToString(serializer(), this)
@@ -55,10 +57,15 @@ data class K6Plan(
             profile = profile,
             idleSockets = idleSockets,
             socketVus = maxOf(1, (idleSockets + SOCKETS_PER_VU - 1) / SOCKETS_PER_VU),
-            jsonVus = vusFor(profile.jsonRatePerSecond),
-            dashboardVus = vusFor(profile.dashboardRatePerSecond),
+            // One scenario per endpoint runs its warm-up, steady phase and curve, on the same VUs and connections.
+            jsonVus = vusFor(highestRate(profile, "json")),
+            dashboardVus = vusFor(highestRate(profile, "dashboard")),
             pinVus = vusFor(profile.pinTrapsPerSecond),
             pinTraps = PinTrap.entries.map { it.slug },
+            timeline = profile.timeline,
         )
+
+        private fun highestRate(profile: Profile, endpoint: String): Int =
+            profile.timeline.filter { it.endpoint == endpoint }.maxOfOrNull { it.ratePerSecond } ?: 0
     }
 }

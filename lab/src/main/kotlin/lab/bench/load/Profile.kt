@@ -54,6 +54,23 @@ data class Profile(
     val jsonRateReason: String = "",
     /** Why [dashboardRatePerSecond] is what it is, as [jsonRateReason] is for /json. */
     val dashboardRateReason: String = "",
+    /**
+     * The latency–throughput curve's /json rates, rising, each held [curveStepSeconds] after
+     * the dashboard phase (LoadTimeline); empty leaves the curve out. From well under what the
+     * servers serve to past it, so each server's highest sustained rate is inside the curve.
+     */
+    val jsonCurveRatesPerSecond: List<Int> = emptyList(),
+    /** The curve's /dashboard rates, after /json's, as [jsonCurveRatesPerSecond]. */
+    val dashboardCurveRatesPerSecond: List<Int> = emptyList(),
+    /** How long each curve step holds its rate, its settling seconds (LoadTimeline.CURVE_SETTLE_SECONDS) included. */
+    val curveStepSeconds: Int = 0,
+    /**
+     * A /json curve step is sustained when nothing was dropped or failed and the p99 on the wire
+     * (the server's own, without k6's delays) stayed under this bound.
+     */
+    val jsonCurveP99BoundMs: Double = 0.0,
+    /** The same bound for a /dashboard step, whose every request waits on the stub. */
+    val dashboardCurveP99BoundMs: Double = 0.0,
 ) {
     /** When the steady /json phase starts, in seconds of load: after the socket steps and the warm-up. */
     val jsonStartSeconds: Int get() = socketSteps * stepHoldSeconds + jsonWarmupSeconds
@@ -61,8 +78,11 @@ data class Profile(
     /** When the steady /dashboard phase starts, in seconds of load: after the /json phase and the dashboard's warm-up. */
     val dashboardStartSeconds: Int get() = jsonStartSeconds + jsonSeconds + dashboardWarmupSeconds
 
-    /** How long k6 drives one server: the socket steps, the /json warm-up and phase, then the dashboard's. */
-    val durationSeconds: Int get() = dashboardStartSeconds + dashboardSeconds
+    /** Every phase of the load, in order (LoadTimeline). */
+    val timeline: List<LoadPhase> get() = LoadTimeline.of(this)
+
+    /** How long k6 drives one server: the socket steps, the /json warm-up and phase, the dashboard's, then the curve. */
+    val durationSeconds: Int get() = timeline.maxOfOrNull { it.toSeconds } ?: 0
 
     /**
      * One calibration probe at [ratePerSecond]: every socket opened in one step, then a
@@ -80,6 +100,9 @@ data class Profile(
         dashboardSeconds = 0,
         compareWithoutJfr = false,
         pinTrapsPerSecond = 0,
+        jsonCurveRatesPerSecond = emptyList(),
+        dashboardCurveRatesPerSecond = emptyList(),
+        curveStepSeconds = 0,
     )
 
     fun problems(): List<String> = buildList {
@@ -96,6 +119,25 @@ data class Profile(
         if (pinTrapsPerSecond < 0) add("pinTrapsPerSecond must be 0 or more")
         if (heapMb < 64) add("heapMb must be at least 64")
         if (repeats !in 1..MAX_REPEATS) add("repeats must be between 1 and $MAX_REPEATS")
+        addAll(curveProblems())
+    }
+
+    private fun curveProblems(): List<String> = buildList {
+        for ((name, rates, bound) in listOf(
+            Triple("jsonCurve", jsonCurveRatesPerSecond, jsonCurveP99BoundMs),
+            Triple("dashboardCurve", dashboardCurveRatesPerSecond, dashboardCurveP99BoundMs),
+        )) {
+            if (rates.isEmpty()) continue
+            if (rates.any { it < 1 } || rates.zipWithNext().any { (a, b) -> b <= a }) add("${name}RatesPerSecond must rise, from 1 or more")
+            if (!(bound > 0)) add("${name}P99BoundMs must be above 0 when ${name}RatesPerSecond has rates")
+        }
+        val hasCurve = jsonCurveRatesPerSecond.isNotEmpty() || dashboardCurveRatesPerSecond.isNotEmpty()
+        if (hasCurve && curveStepSeconds <= LoadTimeline.CURVE_SETTLE_SECONDS) {
+            add("curveStepSeconds must be more than the ${LoadTimeline.CURVE_SETTLE_SECONDS} s a step settles, to measure anything")
+        }
+        if (dashboardCurveRatesPerSecond.isNotEmpty() && dashboardRatePerSecond == 0) {
+            add("dashboardCurveRatesPerSecond needs the dashboard phase (dashboardRatePerSecond above 0) to warm the path first")
+        }
     }
 
     companion object {

@@ -1,0 +1,63 @@
+package lab.bench.load
+
+import kotlinx.serialization.Serializable
+
+/**
+ * One phase of a profile's load, in seconds since k6 started: the socket steps, each
+ * endpoint's warm-up and steady phase, then the latency–throughput curve's steps.
+ *
+ * The timeline is made once, here ([of]). The harness's clock (RunClock) names each second's
+ * phase from it; bench.js builds its scenarios from it and tags each request with the phase
+ * it was sent in; the analysis reads the phase names back (labanalysis.curve). So a request,
+ * the wire's record of it, and the CPU second it was served in all carry the same name.
+ */
+@Serializable
+data class LoadPhase(
+    val name: String,
+    val fromSeconds: Int,
+    val toSeconds: Int,
+    /** The endpoint offered in this phase (`json`, `dashboard`), or none (the socket steps). */
+    val endpoint: String? = null,
+    val ratePerSecond: Int = 0,
+    /** A warm-up: the rate rises from 1 a second to [ratePerSecond] over the phase, instead of holding it. */
+    val ramp: Boolean = false,
+)
+
+object LoadTimeline {
+    /**
+     * A curve step's first seconds, its move to the new rate: a queue the step before left
+     * drains, or one builds. Only the rest of the step is measured. The servers answer a
+     * backlog of 2,000 (k6's cap on requests in flight, K6Plan.MAX_VUS) in well under this
+     * when the rate drops below what they serve.
+     */
+    const val CURVE_SETTLE_SECONDS = 2
+
+    /** The phase of socket step [step], counting from 1. */
+    fun socketStep(step: Int) = "sockets-step-$step"
+
+    /** A curve step's settling phase: the move to [ratePerSecond]. */
+    fun curveSettle(endpoint: String, ratePerSecond: Int) = "$endpoint-to-$ratePerSecond"
+
+    /** A curve step's measured phase: [endpoint] held at [ratePerSecond]. */
+    fun curveStep(endpoint: String, ratePerSecond: Int) = "$endpoint-at-$ratePerSecond"
+
+    /** Every phase of [profile]'s load, in order, end to end; phases of no length are left out. */
+    fun of(profile: Profile): List<LoadPhase> = buildList {
+        var at = 0
+        fun phase(name: String, seconds: Int, endpoint: String? = null, rate: Int = 0, ramp: Boolean = false) {
+            if (seconds > 0) add(LoadPhase(name, at, at + seconds, endpoint, rate, ramp))
+            at += seconds
+        }
+        for (step in 1..profile.socketSteps) phase(socketStep(step), profile.stepHoldSeconds)
+        phase("json-warmup", profile.jsonWarmupSeconds, "json", profile.jsonRatePerSecond, ramp = true)
+        phase("json", profile.jsonSeconds, "json", profile.jsonRatePerSecond)
+        phase("dashboard-warmup", profile.dashboardWarmupSeconds, "dashboard", profile.dashboardRatePerSecond, ramp = true)
+        phase("dashboard", profile.dashboardSeconds, "dashboard", profile.dashboardRatePerSecond)
+        for ((endpoint, rates) in listOf("json" to profile.jsonCurveRatesPerSecond, "dashboard" to profile.dashboardCurveRatesPerSecond)) {
+            for (rate in rates) {
+                phase(curveSettle(endpoint, rate), CURVE_SETTLE_SECONDS, endpoint, rate)
+                phase(curveStep(endpoint, rate), profile.curveStepSeconds - CURVE_SETTLE_SECONDS, endpoint, rate)
+            }
+        }
+    }
+}
