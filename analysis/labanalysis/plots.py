@@ -7,7 +7,7 @@ import pandas as pd
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
-from . import catalogue, cpu, latency, memory, perpass, provenance, repeats, runtime, sweep
+from . import catalogue, cpu, curve, latency, memory, perpass, provenance, repeats, runtime, sweep
 from .run import Run
 
 MIB = 1 << 20
@@ -646,6 +646,44 @@ def sweep_curves(run, workload: str):
         ax.set_xlabel("requests in flight (C)")
         ax.set_ylabel(figure)
         ax.set_title(f"/{workload}: {figure}")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def rate_curves(per_step: pd.DataFrame, endpoint: str, bound_ms: float):
+    """The latency-throughput curve of one endpoint, offered rate along: what each server achieved (the offered rate dashed), its p99
+    on the wire (log scale, the profile's bound dashed), and its CPU busy; one line a server, its points the medians across passes,
+    whiskers their range."""
+    panels = [("achieved (req/s)", False), ("p99 on the wire (ms)", True), ("server CPU busy (%)", False)]
+    fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 4), squeeze=False)
+    for ax, (figure, log_y) in zip(axes[0], panels, strict=True):
+        values = curve.across_passes(per_step, figure)
+        values = values[values["endpoint"] == endpoint]
+        for server, points in values.groupby("server", sort=False):
+            ranged = points["passes"] >= 2
+            errors = [(points["median"] - points["low"]).where(ranged, 0), (points["high"] - points["median"]).where(ranged, 0)]
+            ax.errorbar(
+                points["offered_per_s"],
+                points["median"],
+                yerr=errors,
+                marker="o",
+                capsize=3,
+                color=catalogue.colour(server),
+                label=catalogue.label(server),
+            )
+        offered = sorted(values["offered_per_s"].unique())
+        if figure.startswith("achieved") and offered:
+            ax.plot(offered, offered, linestyle="--", color="grey", label="offered")
+        if figure.startswith("p99") and bound_ms == bound_ms:
+            ax.axhline(bound_ms, linestyle="--", color="grey", label=f"bound ({bound_ms:g} ms)")
+        if log_y:
+            ax.set_yscale("log")
+            _plain_log_axis(ax.yaxis)
+        ax.set_xlabel("offered (req/s)")
+        ax.set_ylabel(figure)
+        ax.set_title(f"/{endpoint}: {figure}")
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
     fig.tight_layout()

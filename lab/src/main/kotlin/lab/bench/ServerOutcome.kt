@@ -29,6 +29,11 @@ data class ServerOutcome(
     /** When k6's timeline started, by this host's clock: k6 stamps its samples in epoch seconds. */
     val loadStartEpochMs: Long? = null,
     /**
+     * When the harness started k6, by the same clock: k6's Go runtime times each collection it writes to
+     * k6.log (K6GoRuntime) from its own start, a few milliseconds later.
+     */
+    val k6StartEpochMs: Long? = null,
+    /**
      * The first whole second of the steady /json phase, by the same clock: k6's samples from it on
      * are the steady phase's (the warm-up ramp is the same k6 scenario, and its last second is partly ramp).
      */

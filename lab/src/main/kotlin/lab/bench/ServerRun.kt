@@ -64,6 +64,9 @@ class ServerRun(
 
         /** Wall-clock time k6's timeline started: its samples are stamped in epoch seconds. */
         var loadStartEpochMs: Long? = null
+
+        /** Wall-clock time k6 was started: the collections its Go runtime writes to k6.log are timed from it. */
+        var k6StartEpochMs: Long? = null
         var peakSockets = 0
         var peakRss = 0L
         var peakThreads = 0
@@ -159,6 +162,7 @@ class ServerRun(
         val k6 = setup.loadGenerators?.let { K6Segments(it, setup.script, plan, dir, runTag = "${dir.parentFile.name}-${dir.name}") }
             ?: K6Run(setup.k6, setup.script, plan, dir, setup.preflight.sourceAddresses, setup.k6Dashboard)
         measured.k6 = k6
+        measured.k6StartEpochMs = System.currentTimeMillis()
         k6.start()
         k6.localPid?.let { measured.cpu?.track(CpuSampler.Role.K6, it) }
         if (!k6.awaitRunning(K6_START_TIMEOUT_S)) {
@@ -265,6 +269,7 @@ class ServerRun(
             jsonRequests = jsonRequests?.toLong(),
             jsonPerSecond = jsonRequests?.div(setup.profile.jsonSeconds),
             loadStartEpochMs = measured.loadStartEpochMs,
+            k6StartEpochMs = measured.k6StartEpochMs,
             jsonSteadyFromEpochSecond = steadyFrom,
             dashboardSteadyFromEpochSecond = firstWholeSecond(setup.profile.dashboardStartSeconds),
             jsonSteadyUntilEpochSecond = steadyUntil,

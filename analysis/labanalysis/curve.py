@@ -1,0 +1,268 @@
+"""The latency-throughput curve (issue 32, item 3): each endpoint offered at rising constant rates, the idle sockets open, and at
+each step what the server achieved, what k6 dropped, the latency (k6's and the wire's) and the CPU; each server's highest sustained
+rate; and its CPU per request as the slope of CPU against rate.
+
+The harness makes the steps (lab.bench.load.LoadTimeline) and records them in the manifest's `timeline`: a step is a phase named
+`<endpoint>-at-<rate>`, after a `<endpoint>-to-<rate>` phase in which the rate settles, which is not measured. k6 tags each request
+with the phase it was sent in, the wire and cpu.csv name each of their rows' phase by the harness's clock, and k6's dropped
+iterations are counted by their timestamps over the phase's whole seconds. So each figure of a step counts that step alone.
+
+A step is sustained when nothing was dropped or failed and the p99 on the wire (the server's own time, without k6's delays; k6's p99
+where there is no wire capture) stayed under the profile's bound for the endpoint. A server's highest sustained rate in a pass is the
+last step before the first it did not sustain, so a step held by chance past one that failed does not count.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from . import cpu, k6gc, latency, repeats
+from .run import Run, ServerRun
+
+ENDPOINTS = ("json", "dashboard")
+STEP_PHASE = re.compile(r"^(?P<endpoint>[a-z]+)-at-(?P<rate>\d+)$")
+
+COLUMNS = [
+    *repeats.PASS_COLUMNS,
+    "endpoint",
+    "offered_per_s",
+    "achieved_per_s",
+    "dropped",
+    "failed",
+    "k6_p50_ms",
+    "k6_p99_ms",
+    "wire_p50_ms",
+    "wire_p99_ms",
+    "wire_answered_per_s",
+    "server_cores",
+    "server_busy",
+    "load_busy",
+    "k6_cores",
+    "k6_gc_ms",
+    "bound_ms",
+    "judged_on",
+    "sustained",
+    "why_not",
+    "ran_out",
+]
+
+# The figures of a step a reader compares across servers: (column, lower is better).
+FIGURES = {
+    "achieved (req/s)": ("achieved_per_s", False),
+    "p99 on the wire (ms)": ("wire_p99_ms", True),
+    "k6's p99 (ms)": ("k6_p99_ms", True),
+    "p50 on the wire (ms)": ("wire_p50_ms", True),
+    "dropped iterations": ("dropped", True),
+    "server CPU busy (%)": ("server_busy_percent", True),
+    "load CPU busy (%)": ("load_busy_percent", True),
+}
+
+
+@dataclass(frozen=True)
+class Step:
+    """One measured curve step: its phase, endpoint and offered rate, and its seconds of load (from k6's start)."""
+
+    phase: str
+    endpoint: str
+    rate_per_s: int
+    from_s: int
+    to_s: int
+
+    @property
+    def seconds(self) -> int:
+        return self.to_s - self.from_s
+
+
+def steps(run: Run) -> list[Step]:
+    """The run's measured curve steps, in the order they ran; none for a run without a curve (or from before the timeline)."""
+    found = []
+    for phase in run.manifest.get("timeline", []):
+        match = STEP_PHASE.match(phase["name"])
+        if match and phase.get("endpoint") == match["endpoint"]:
+            found.append(Step(phase["name"], match["endpoint"], int(match["rate"]), phase["fromSeconds"], phase["toSeconds"]))
+    return found
+
+
+def has_curve(runs: list[Run]) -> bool:
+    return any(steps(run) for run in runs)
+
+
+def bound_ms(run: Run, endpoint: str) -> float:
+    """The profile's p99 bound for a sustained step of `endpoint`."""
+    return float(run.manifest.get("profile", {}).get(f"{endpoint}CurveP99BoundMs", math.nan))
+
+
+def whole_seconds(server: ServerRun, step: Step) -> tuple[int, int] | None:
+    """The epoch seconds k6 stamps the step's samples with that lie wholly inside it: [first, until). k6 stamps a sample with its
+    whole second, so the seconds the step starts and ends in are partly another phase's. None without the load's start time."""
+    start_ms = server.outcome.get("loadStartEpochMs")
+    if start_ms is None:
+        return None
+    return -(-(start_ms + step.from_s * 1000) // 1000), (start_ms + step.to_s * 1000) // 1000
+
+
+def dropped(server: ServerRun, step: Step) -> float:
+    """The iterations k6 could not start on time in the step's whole seconds (its endpoint's scenario runs every step)."""
+    window = whole_seconds(server, step)
+    samples = server.k6_samples
+    if window is None or samples.empty:
+        return math.nan
+    rows = samples[(samples["metric_name"] == "dropped_iterations") & (samples["scenario"] == step.endpoint)]
+    first, until = window
+    return float(rows.loc[(rows["timestamp"] >= first) & (rows["timestamp"] < until), "metric_value"].sum())
+
+
+def step_row(run: Run, server: ServerRun, step: Step) -> dict:
+    """One pass's figures at one step (COLUMNS after the pass's)."""
+    samples = server.k6_samples
+    tagged = samples[samples["extra_tags"] == f"endpoint={step.phase}"] if not samples.empty else samples
+    durations = tagged.loc[tagged["metric_name"] == "http_req_duration", "metric_value"].astype(float)
+    failed = float(tagged.loc[tagged["metric_name"] == "http_req_failed", "metric_value"].sum())
+    wire = server.wire
+    on_wire = (
+        wire.loc[(wire["phase"] == step.phase) & (wire["endpoint"] == step.endpoint), "ms"].astype(float)
+        if not wire.empty
+        else pd.Series(dtype=float)
+    )
+    seconds = cpu.in_phase(server, step.phase) if not server.cpu.empty else pd.DataFrame()
+    row = {
+        "endpoint": step.endpoint,
+        "offered_per_s": step.rate_per_s,
+        # What the server served of the rate: answers that did not fail, of the requests sent in the step, over its length.
+        "achieved_per_s": (len(durations) - failed) / step.seconds if len(durations) else 0.0,
+        "dropped": dropped(server, step),
+        "failed": failed,
+        "k6_p50_ms": latency.percentile(durations, 50),
+        "k6_p99_ms": latency.percentile(durations, 99),
+        "wire_p50_ms": latency.percentile(on_wire, 50),
+        "wire_p99_ms": latency.percentile(on_wire, 99),
+        "wire_answered_per_s": len(on_wire) / step.seconds if not wire.empty else math.nan,
+        "server_cores": mean(seconds, "server"),
+        "server_busy": mean(seconds, "server_cpus_busy"),
+        "load_busy": mean(seconds, "load_cpus_busy"),
+        "k6_cores": mean(seconds, "k6"),
+        # k6 collecting its heap stops its requests: a step it fell in measures k6 as much as the server (k6gc).
+        "k6_gc_ms": k6gc.wall_ms_within(server, step.from_s, step.to_s),
+        "bound_ms": bound_ms(run, step.endpoint),
+        "judged_on": "wire" if len(on_wire) else "k6",
+    }
+    row.update(judged(row))
+    return row
+
+
+def mean(frame: pd.DataFrame, column: str) -> float:
+    return float(frame[column].dropna().mean()) if column in frame.columns and frame[column].notna().any() else math.nan
+
+
+def judged(row: dict) -> dict:
+    """Whether a step was sustained, why not in a reader's words, and which side's CPU ran out (cpu.BUSY busy or more on average)."""
+    p99 = row["wire_p99_ms"] if row["judged_on"] == "wire" else row["k6_p99_ms"]
+    reasons = []
+    if row["dropped"] > 0:
+        reasons.append(f"{row['dropped']:,.0f} dropped")
+    if row["failed"] > 0:
+        reasons.append(f"{row['failed']:,.0f} failed")
+    if not p99 < row["bound_ms"]:
+        reasons.append(f"p99 {p99:,.1f} ms on the {row['judged_on']}, over {row['bound_ms']:g} ms")
+    if reasons and row.get("k6_gc_ms", 0) > 0:
+        reasons.append(f"k6 collected its heap for {row['k6_gc_ms']:,.0f} ms in the step")
+    server_full, load_full = (row[c] == row[c] and row[c] >= cpu.BUSY for c in ("server_busy", "load_busy"))
+    ran_out = {(True, True): "both", (True, False): "server", (False, True): "load generator"}.get((server_full, load_full), "neither")
+    return {"sustained": not reasons, "why_not": "; ".join(reasons), "ran_out": ran_out}
+
+
+def per_step(runs: list[Run]) -> pd.DataFrame:
+    """One row per compared pass and curve step (COLUMNS), in the order the steps ran."""
+    rows = []
+    for run, server, base in repeats.each_pass(runs):
+        rows += [{**base, **step_row(run, server, step)} for step in steps(run)]
+    frame = pd.DataFrame(rows, columns=COLUMNS)
+    frame["server_busy_percent"] = 100 * frame["server_busy"]
+    frame["load_busy_percent"] = 100 * frame["load_busy"]
+    return frame
+
+
+def highest_sustained(per_step: pd.DataFrame) -> pd.DataFrame:
+    """Per pass and endpoint: the highest sustained rate (0 where the first step was not; NaN where every step was, as the curve
+    did not reach the server's limit), the first step not sustained, why, and which side ran out there."""
+    rows = []
+    for (_folder, _pass, endpoint), group in per_step.groupby(["run folder", "pass", "endpoint"], sort=False):
+        group = group.sort_values("offered_per_s")
+        failing = group[~group["sustained"].astype(bool)]
+        first = failing.iloc[0] if len(failing) else None
+        held = group[group["offered_per_s"] < first["offered_per_s"]] if first is not None else group
+        rows.append(
+            {
+                **{c: group.iloc[0][c] for c in repeats.PASS_COLUMNS},
+                "endpoint": endpoint,
+                "highest_sustained_per_s": float(held["offered_per_s"].max()) if len(held) else 0.0,
+                "curve_top_per_s": float(group["offered_per_s"].max()),
+                "first_not_sustained_per_s": float(first["offered_per_s"]) if first is not None else math.nan,
+                "why_not": first["why_not"] if first is not None else "",
+                "ran_out": first["ran_out"] if first is not None else "",
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def cpu_slopes(per_step: pd.DataFrame) -> pd.DataFrame:
+    """Per pass and endpoint: the server's CPU per request (µs), the slope of its CPU cores against the achieved rate fitted by least
+    squares over the steps it sustained. A step's own CPU over its rate would count the JVM's background (the idle sockets' pings,
+    GC, JIT, JFR) as the requests'; the slope leaves that fixed part out. NaN with fewer than two sustained steps."""
+    rows = []
+    for (_folder, _pass, endpoint), group in per_step.groupby(["run folder", "pass", "endpoint"], sort=False):
+        held = group[group["sustained"].astype(bool)].dropna(subset=["server_cores", "achieved_per_s"])
+        slope = np.polyfit(held["achieved_per_s"], held["server_cores"], 1)[0] * 1e6 if held["achieved_per_s"].nunique() >= 2 else math.nan
+        rows.append({**{c: group.iloc[0][c] for c in repeats.PASS_COLUMNS}, "endpoint": endpoint, "cpu_us_per_request": slope})
+    return pd.DataFrame(rows)
+
+
+def across_passes(per_step: pd.DataFrame, figure: str) -> pd.DataFrame:
+    """Per server, endpoint and offered rate: `figure` (a FIGURES name) as the median across passes, low, high and passes."""
+    column, _ = FIGURES[figure]
+    return repeats.per_server(per_step.assign(value=per_step[column]), value="value", by=("endpoint", "offered_per_s"))
+
+
+def summary(per_step: pd.DataFrame) -> pd.DataFrame:
+    """Per server and endpoint, for a reader: the highest sustained rate and the CPU per request, each `median [low, high] over N
+    passes`, and, from the pass with the median highest rate, the first step not sustained, why, and which side ran out."""
+    highest, slopes = highest_sustained(per_step), cpu_slopes(per_step)
+    rows = []
+    for (server, label, endpoint), group in highest.groupby(["server", "label", "endpoint"], sort=False):
+        rate = repeats.across(group["highest_sustained_per_s"])
+        slope = repeats.across(slopes.loc[(slopes["server"] == server) & (slopes["endpoint"] == endpoint), "cpu_us_per_request"])
+        middle = group.sort_values("highest_sustained_per_s").iloc[(len(group) - 1) // 2]
+        top = middle["curve_top_per_s"]
+        rows.append(
+            {
+                "server": label,
+                "endpoint": f"/{endpoint}",
+                # Held at every step: the server's limit is above the curve's top, which is all the curve can say.
+                "highest sustained (req/s)": repeats.shown(rate)
+                if middle["why_not"]
+                else f"≥ {repeats.shown(rate)}: the curve's top, {top:,.0f}/s, held",
+                "server CPU per request (µs, slope)": repeats.shown(slope),
+                "first step not sustained (median pass)": "" if not middle["why_not"] else f"{middle['first_not_sustained_per_s']:,.0f}/s",
+                "why": middle["why_not"],
+                "CPU full there": middle["ran_out"],
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def table(per_step: pd.DataFrame, endpoint: str, figure: str) -> pd.DataFrame:
+    """Server down, offered rate across: `figure` as `median [lowest, highest] over N passes`."""
+    values = across_passes(per_step, figure)
+    values = values[values["endpoint"] == endpoint]
+    if values.empty:
+        return pd.DataFrame()
+    values = values.assign(text=[repeats.shown(repeats.Across(r.median, r.low, r.high, r.passes)) for r in values.itertuples()])
+    wide = values.pivot_table(index="label", columns="offered_per_s", values="text", aggfunc="first", sort=False)
+    wide.columns = [f"{c:,}/s" for c in wide.columns]
+    wide.index.name = None
+    return wide

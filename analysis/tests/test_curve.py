@@ -1,0 +1,120 @@
+"""The latency-throughput curve's figures (labanalysis.curve), each held to a truth known by construction, and a real short curve."""
+
+import math
+
+import pandas as pd
+import pytest
+
+from labanalysis import curve, k6gc, repeats, run
+
+FIXTURE = ("curve-run", "20261126-232206-smoke")
+
+
+def _step(offered: int, **values) -> dict:
+    """A per-step row of one pass of vthread on /json: everything sent and answered, p99 1 ms on the wire, under a 20 ms bound."""
+    row = dict.fromkeys(repeats.PASS_COLUMNS, "")
+    row.update({"run folder": "r", "pass": "vthread", "server": "vthread", "label": "Jetty 12, virtual threads"})
+    row.update(
+        {
+            "endpoint": "json",
+            "offered_per_s": offered,
+            "achieved_per_s": float(offered),
+            "dropped": 0.0,
+            "failed": 0.0,
+            "k6_p50_ms": 1.0,
+            "k6_p99_ms": 5.0,
+            "wire_p50_ms": 0.3,
+            "wire_p99_ms": 1.0,
+            "server_cores": 0.1 + offered * 40e-6,
+            "server_busy": 0.1 + offered * 40e-6,
+            "load_busy": 0.3,
+            "bound_ms": 20.0,
+            "judged_on": "wire",
+        }
+    )
+    row.update(values)
+    row.update(curve.judged(row))
+    return row
+
+
+def test_a_step_is_sustained_only_with_nothing_dropped_or_failed_and_the_p99_under_the_bound():
+    assert _step(1000)["sustained"]
+    assert not _step(1000, dropped=3.0)["sustained"]
+    assert not _step(1000, failed=1.0)["sustained"]
+    at_bound = _step(1000, wire_p99_ms=20.0)
+    assert not at_bound["sustained"] and "over 20 ms" in at_bound["why_not"]
+    # Without a wire capture, k6's own p99 is judged, and the row says so.
+    assert not _step(1000, judged_on="k6", k6_p99_ms=25.0)["sustained"]
+
+
+def test_which_side_ran_out_is_the_cpu_set_busy_on_average_at_the_steps_rate():
+    assert _step(1000, server_busy=0.95)["ran_out"] == "server"
+    assert _step(1000, load_busy=0.97)["ran_out"] == "load generator"
+    assert _step(1000, server_busy=0.95, load_busy=0.97)["ran_out"] == "both"
+    assert _step(1000, server_busy=math.nan)["ran_out"] == "neither"
+
+
+def test_the_highest_sustained_rate_is_the_last_step_before_the_first_that_failed_not_a_later_lucky_one():
+    steps = pd.DataFrame([_step(500), _step(1000), _step(2000, dropped=40.0, server_busy=0.99), _step(3000)])
+
+    row = curve.highest_sustained(steps).iloc[0]
+
+    assert row["highest_sustained_per_s"] == 1000
+    assert row["first_not_sustained_per_s"] == 2000
+    assert row["why_not"] == "40 dropped" and row["ran_out"] == "server"
+
+
+def test_a_server_that_held_every_step_is_not_given_a_limit_and_one_that_held_none_has_0():
+    held = curve.highest_sustained(pd.DataFrame([_step(500), _step(1000)])).iloc[0]
+    assert held["highest_sustained_per_s"] == 1000 and math.isnan(held["first_not_sustained_per_s"])
+    assert "the curve's top" in curve.summary(pd.DataFrame([_step(500), _step(1000)])).iloc[0]["highest sustained (req/s)"]
+    none = curve.highest_sustained(pd.DataFrame([_step(500, wire_p99_ms=90.0), _step(1000)])).iloc[0]
+    assert none["highest_sustained_per_s"] == 0
+
+
+def test_cpu_per_request_is_the_slope_over_the_sustained_steps_leaving_the_fixed_background_out():
+    # 10% of a CPU of background plus 40 µs a request: at 500/s a step's own average says 240 µs, the slope 40. The step that
+    # failed (its CPU full of a queue) is left out of the fit.
+    steps = pd.DataFrame([_step(500), _step(1000), _step(2000), _step(4000, dropped=10.0, server_cores=1.0)])
+
+    assert curve.cpu_slopes(steps).iloc[0]["cpu_us_per_request"] == pytest.approx(40)
+    assert math.isnan(curve.cpu_slopes(pd.DataFrame([_step(500)])).iloc[0]["cpu_us_per_request"])
+
+
+def test_a_steps_whole_seconds_leave_out_the_seconds_it_shares_with_the_phases_either_side():
+    server = run.ServerRun(folder=None, outcome={"loadStartEpochMs": 1_000_500})
+    step = curve.Step("json-at-500", "json", 500, from_s=10, to_s=18)
+
+    assert curve.whole_seconds(server, step) == (1011, 1018)
+
+
+def test_a_real_short_curve_reads_each_step_from_the_timeline_and_counts_each_request_once(fixture_copy):
+    """The fixture is a real smoke run's vthread pass (make bench PROFILE=smoke ONLY=vthread), cut to its curve: /json at 100/s and
+    200/s, /dashboard at 20/s, 1 s measured each, nothing dropped."""
+    ran = run.load_run(fixture_copy(*FIXTURE))
+
+    assert [s.phase for s in curve.steps(ran)] == ["json-at-100", "json-at-200", "dashboard-at-20"]
+    steps = curve.per_step([ran])
+    assert list(steps["offered_per_s"]) == [100, 200, 20]
+    assert (steps["dropped"] == 0).all() and steps["sustained"].all()
+    # k6 sent each step's rate, and the wire saw the server answer the same requests, by the harness's own clock.
+    assert steps["achieved_per_s"].tolist() == pytest.approx(steps["offered_per_s"].tolist(), rel=0.02)
+    assert steps["wire_answered_per_s"].tolist() == pytest.approx(steps["achieved_per_s"].tolist(), rel=0.02)
+    assert (steps["server_cores"] > 0).all()
+
+
+def test_k6s_collections_are_put_on_the_loads_timeline_and_a_step_they_fall_in_says_so(tmp_path):
+    # k6 started 2 s before its timeline; its collection began 82.157 s after k6 started, so 80.157 s into the load, for 3 s.
+    (tmp_path / "k6.log").write_text(
+        'time="..." level=info msg="..."\n'
+        "gc 1 @82.157s 2%: 0.15+3009+0.026 ms clock, 0.15+1483/761/0+0.026 ms cpu, 5263->5315->1264 MB, 5255 MB goal, 1 P\n"
+    )
+    server = run.ServerRun(folder=tmp_path, outcome={"k6StartEpochMs": 1_000_000, "loadStartEpochMs": 1_002_000})
+
+    found = k6gc.collections(server)
+
+    assert found.iloc[0]["load_s"] == pytest.approx(80.157) and found.iloc[0]["wall_ms"] == pytest.approx(3009.176)
+    assert found.iloc[0]["live_mb"] == 1264
+    assert k6gc.wall_ms_within(server, 75, 83) == pytest.approx(2843, abs=1)
+    assert k6gc.wall_ms_within(server, 85, 93) == 0
+    assert "k6 collected its heap for 3,009 ms" in _step(2000, dropped=6332.0, k6_gc_ms=3009.2)["why_not"]
