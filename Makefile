@@ -41,7 +41,7 @@ MAIN_SOURCES := $(shell find . -path ./.tools -prune -o -path '*/src/main/*' -ty
 JARS_STAMP := .tools/jars.stamp
 LOCKED := $(if $(shell command -v flock),flock .tools/build.lock,)
 
-.PHONY: help servers build test smoke bench bench-vps report compare audit-pinning clients io-bench floor sweep experiment-report serve stub format clean
+.PHONY: help servers build test smoke bench curve bench-vps report compare audit-pinning clients io-bench floor sweep experiment-report serve stub format clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -83,6 +83,11 @@ else
 	  $(if $(ONLY),--servers $(ONLY),) $(if $(RATE),--json-rate $(RATE),) $(if $(K6_DASHBOARD),--k6-dashboard,) || status=$$?; \
 	if [ $$status -le 1 ]; then $(MAKE) --no-print-directory report RUN=results/latest; fi; exit $$status
 endif
+
+# The latency-throughput curve is the bench under the curve profile: its own target, as it takes
+# about 45 minutes here on top of the bench's 27 (issue 32, item 8).
+curve: ## each server's latency-throughput curve and highest sustained rate, /json and /dashboard, sockets open: make curve [JDK=21|25] [ONLY=<server>,...]
+	$(MAKE) --no-print-directory bench PROFILE=curve
 
 # The same harness on a rented host (README: "Run it on a Hetzner host"); infra/bench-vps.sh
 # says what it does on each host. PROFILE defaults to vps here, the profile it exists for.

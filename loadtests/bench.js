@@ -60,8 +60,14 @@ export const options = {
 // its rate is 0. Each request is tagged with the phase it was sent in (phaseTag), so the
 // figures of a phase are its own requests; the harness and the analysis count a phase's
 // dropped iterations from their timestamps.
+// Each endpoint's own phases, found once: phaseTag reads them on every request.
+const ownPhases = {
+  json: timeline.filter((p) => p.endpoint === 'json' && p.ratePerSecond > 0),
+  dashboard: timeline.filter((p) => p.endpoint === 'dashboard' && p.ratePerSecond > 0),
+};
+
 function endpointScenario(endpoint, vus) {
-  const own = timeline.filter((p) => p.endpoint === endpoint && p.ratePerSecond > 0);
+  const own = ownPhases[endpoint];
   if (own.length === 0) return null;
   const first = own[0];
   const last = own[own.length - 1];
@@ -94,7 +100,7 @@ for (const [endpoint, vus] of [['json', plan.jsonVus], ['dashboard', plan.dashbo
 // The tag of a request: the name of the phase of its endpoint it was sent in. One sent a moment
 // after its phase ended (k6 starts iterations on its own schedule) keeps the phase it was due in.
 function phaseTag(endpoint) {
-  const own = timeline.filter((p) => p.endpoint === endpoint && p.ratePerSecond > 0);
+  const own = ownPhases[endpoint];
   const at = own[0].fromSeconds + (Date.now() - exec.scenario.startTime) / 1000;
   let tag = own[0].name;
   for (const p of own) if (p.fromSeconds <= at) tag = p.name;

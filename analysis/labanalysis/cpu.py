@@ -127,7 +127,7 @@ def phase_table(runs: list[Run]) -> pd.DataFrame:
             share = busy_share(server, cpus)
             row[f"seconds the {column} CPUs were {BUSY:.0%}+ busy"] = math.nan if share is None else share
         row[K6_PER_REQUEST] = 1e6 * k6_cpu_per_request(server, served[run.folder].get(server.name, math.nan))
-        row["k6 dropped iterations"] = latency.dropped_iterations(server, PHASE)
+        row["k6 dropped iterations"] = latency.dropped_iterations(server, PHASE, latency.steady_until(run, server, PHASE))
         marks = [
             what for what, why in (("load generator was the bottleneck", bottleneck(server)), ("server was saturated", saturated(server))) if why
         ]

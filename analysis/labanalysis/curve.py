@@ -47,6 +47,7 @@ COLUMNS = [
     "bound_ms",
     "judged_on",
     "sustained",
+    "judged",
     "why_not",
     "ran_out",
 ]
@@ -98,19 +99,18 @@ def bound_ms(run: Run, endpoint: str) -> float:
 
 
 def whole_seconds(server: ServerRun, step: Step) -> tuple[int, int] | None:
-    """The epoch seconds k6 stamps the step's samples with that lie wholly inside it: [first, until). k6 stamps a sample with its
-    whole second, so the seconds the step starts and ends in are partly another phase's. None without the load's start time."""
+    """latency.whole_seconds of the step: the epoch seconds of k6's samples wholly inside it, [first, until); None without the
+    load's start time. A step measured for L seconds has L - 1 of them where the load did not start on a whole second."""
     start_ms = server.outcome.get("loadStartEpochMs")
-    if start_ms is None:
-        return None
-    return -(-(start_ms + step.from_s * 1000) // 1000), (start_ms + step.to_s * 1000) // 1000
+    return None if start_ms is None else latency.whole_seconds(start_ms, step.from_s, step.to_s)
 
 
 def dropped(server: ServerRun, step: Step) -> float:
-    """The iterations k6 could not start on time in the step's whole seconds (its endpoint's scenario runs every step)."""
+    """The iterations k6 could not start on time in the step's whole seconds (its endpoint's scenario runs every step); NaN where
+    the step has no whole second, or the pass no samples."""
     window = whole_seconds(server, step)
     samples = server.k6_samples
-    if window is None or samples.empty:
+    if window is None or samples.empty or window[1] <= window[0]:
         return math.nan
     rows = samples[(samples["metric_name"] == "dropped_iterations") & (samples["scenario"] == step.endpoint)]
     first, until = window
@@ -163,17 +163,21 @@ def judged(row: dict) -> dict:
     """Whether a step was sustained, why not in a reader's words, and which side's CPU ran out (cpu.BUSY busy or more on average)."""
     p99 = row["wire_p99_ms"] if row["judged_on"] == "wire" else row["k6_p99_ms"]
     reasons = []
-    if row["dropped"] > 0:
+    if row["dropped"] != row["dropped"]:
+        reasons.append("dropped iterations not known")
+    elif row["dropped"] > 0:
         reasons.append(f"{row['dropped']:,.0f} dropped")
     if row["failed"] > 0:
         reasons.append(f"{row['failed']:,.0f} failed")
     if not p99 < row["bound_ms"]:
         reasons.append(f"p99 {p99:,.1f} ms on the {row['judged_on']}, over {row['bound_ms']:g} ms")
-    if reasons and row.get("k6_gc_ms", 0) > 0:
-        reasons.append(f"k6 collected its heap for {row['k6_gc_ms']:,.0f} ms in the step")
+    # A step k6 stalled in, collecting its own heap, measured k6: had it failed, it says nothing of the server either way.
+    judged = not (reasons and row.get("k6_gc_ms", 0) > 0)
+    if not judged:
+        reasons.append(f"not judged: k6 collected its heap for {row['k6_gc_ms']:,.0f} ms in the step")
     server_full, load_full = (row[c] == row[c] and row[c] >= cpu.BUSY for c in ("server_busy", "load_busy"))
     ran_out = {(True, True): "both", (True, False): "server", (False, True): "load generator"}.get((server_full, load_full), "neither")
-    return {"sustained": not reasons, "why_not": "; ".join(reasons), "ran_out": ran_out}
+    return {"sustained": not reasons, "judged": judged, "why_not": "; ".join(reasons), "ran_out": ran_out}
 
 
 def per_step(runs: list[Run]) -> pd.DataFrame:
@@ -188,14 +192,16 @@ def per_step(runs: list[Run]) -> pd.DataFrame:
 
 
 def highest_sustained(per_step: pd.DataFrame) -> pd.DataFrame:
-    """Per pass and endpoint: the highest sustained rate (0 where the first step was not; NaN where every step was, as the curve
-    did not reach the server's limit), the first step not sustained, why, and which side ran out there."""
+    """Per pass and endpoint: the highest sustained rate (0 where the first step was not; the curve's top where every step was, as
+    the curve did not reach the server's limit), the first step not sustained, why, and which side ran out there. Steps not judged
+    (k6 stalled in them) are passed over."""
     rows = []
     for (_folder, _pass, endpoint), group in per_step.groupby(["run folder", "pass", "endpoint"], sort=False):
         group = group.sort_values("offered_per_s")
-        failing = group[~group["sustained"].astype(bool)]
+        judged = group[group["judged"].astype(bool)]
+        failing = judged[~judged["sustained"].astype(bool)]
         first = failing.iloc[0] if len(failing) else None
-        held = group[group["offered_per_s"] < first["offered_per_s"]] if first is not None else group
+        held = judged[judged["offered_per_s"] < first["offered_per_s"]] if first is not None else judged
         rows.append(
             {
                 **{c: group.iloc[0][c] for c in repeats.PASS_COLUMNS},
@@ -220,6 +226,17 @@ def cpu_slopes(per_step: pd.DataFrame) -> pd.DataFrame:
         slope = np.polyfit(held["achieved_per_s"], held["server_cores"], 1)[0] * 1e6 if held["achieved_per_s"].nunique() >= 2 else math.nan
         rows.append({**{c: group.iloc[0][c] for c in repeats.PASS_COLUMNS}, "endpoint": endpoint, "cpu_us_per_request": slope})
     return pd.DataFrame(rows)
+
+
+def of_pass(run: Run, server: ServerRun, base: dict) -> dict[str, dict[str, float]]:
+    """One pass's curve figures by endpoint: {"highest_sustained_per_s": ..., "cpu_us_per_request": ...}; none without a curve.
+    `base` is the pass's PASS_COLUMNS (repeats.each_pass)."""
+    rows = pd.DataFrame([{**base, **step_row(run, server, step)} for step in steps(run)], columns=COLUMNS)
+    if rows.empty:
+        return {}
+    highest = highest_sustained(rows).set_index("endpoint")["highest_sustained_per_s"]
+    slopes = cpu_slopes(rows).set_index("endpoint")["cpu_us_per_request"]
+    return {e: {"highest_sustained_per_s": highest[e], "cpu_us_per_request": slopes[e]} for e in highest.index}
 
 
 def across_passes(per_step: pd.DataFrame, figure: str) -> pd.DataFrame:

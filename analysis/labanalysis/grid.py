@@ -36,7 +36,11 @@ JSON_WIRE_P99 = perpass.JSON_WIRE_P99.name
 DASHBOARD_P99 = perpass.DASHBOARD_P99.name
 THREADS = perpass.THREADS.name
 CPU = perpass.CPU.name
-HEADLINES = [LIVE_HEAP, RSS, JSON_P99, JSON_WIRE_P99, DASHBOARD_P99, THREADS, CPU]
+# What a model buys under load, from a run with the latency-throughput curve (make curve): a higher rate is the better.
+JSON_SUSTAINED = perpass.JSON_SUSTAINED.name
+DASHBOARD_SUSTAINED = perpass.DASHBOARD_SUSTAINED.name
+BUYS = {JSON_SUSTAINED, DASHBOARD_SUSTAINED}
+HEADLINES = [LIVE_HEAP, RSS, JSON_P99, JSON_WIRE_P99, DASHBOARD_P99, THREADS, CPU, JSON_SUSTAINED, DASHBOARD_SUSTAINED]
 UNITS = {f.name: f.unit for f in perpass.FIGURES}
 
 MODEL_WORDS = {"coroutine": "coroutines", "virtual": "virtual threads", "platform": "platform threads"}
@@ -317,11 +321,13 @@ def summary_sentence(passes: pd.DataFrame, figure: str | None = None) -> str:
     if figure is None:
         figure = LIVE_HEAP if passes.loc[passes["figure"] == LIVE_HEAP, "value"].notna().any() else RSS
     unit = UNITS.get(figure, "")
+    # A cost is the larger figure's; a rate the larger figure buys.
+    verb = "buys" if figure in BUYS else "costs"
     model = _largest(model_effects(passes), figure, by_most_models=True)
     engine = _largest(engine_effects(passes), figure)
     if model is not None:
         model_part = (
-            f"the model costs up to {number(model['difference'])} {unit}: on {model['within']}, "
+            f"the model {verb} up to {number(model['difference'])} {unit}: on {model['within']}, "
             f"{MODEL_WORDS.get(model['A'], model['A'])} {number(model['A median'])} against "
             f"{MODEL_WORDS.get(model['B'], model['B'])} {number(model['B median'])} {unit} {_how_sure(model, unit)}"
         )
@@ -329,7 +335,7 @@ def summary_sentence(passes: pd.DataFrame, figure: str | None = None) -> str:
         model_part = f"the model's cost is not measured: {missing_model_effect(passes) or f'no {figure} to compare'}"
     if engine is not None:
         engine_part = (
-            f"the engine costs {number(engine['difference'])} {unit}: {MODEL_WORDS.get(engine['within'], engine['within'])} "
+            f"the engine {verb} {number(engine['difference'])} {unit}: {MODEL_WORDS.get(engine['within'], engine['within'])} "
             f"on {engine['A']} {number(engine['A median'])} against on {engine['B']} {number(engine['B median'])} {unit} {_how_sure(engine, unit)}"
         )
     else:

@@ -47,21 +47,22 @@ def endpoint_table(run: Run, endpoint: str) -> pd.DataFrame:
         row["requests"] = count
         # What the server served of the rate: answers that were not failures, over the phase's declared length.
         row["requests_per_second"] = (count - failed) / seconds if seconds else math.nan
-        row["dropped_iterations"] = dropped_iterations(server, endpoint)
+        row["dropped_iterations"] = dropped_iterations(server, endpoint, steady_until(run, server, endpoint))
         row["failed_requests"] = failed
         rows.append(row)
     return pd.DataFrame(rows)
 
 
-def dropped_iterations(server: ServerRun, scenario: str) -> float:
+def dropped_iterations(server: ServerRun, scenario: str, until: int | None = None) -> float:
     """Iterations k6 could not start on time in `scenario` (json, dashboard or pin_traps), from its raw samples.
 
     For json, and for dashboard where the harness recorded its warm-up's end, only those of the steady
     phase: stamped at or after its first whole second (`jsonSteadyFromEpochSecond`,
     `dashboardSteadyFromEpochSecond`); the warm-up ramp is the same k6 scenario, and its last second is
-    partly ramp. The harness's calibration counts by the same rule (K6Load.droppedIterations); a shared
-    fixture holds the two to one answer. A run from before the harness recorded json's second has the
-    harness's own count instead.
+    partly ramp. Where the scenario goes on past the steady phase (to the latency-throughput curve's
+    steps), `until` is the second after the phase's last whole one (`phase_window`). The harness's
+    calibration counts by the same rule (K6Load.droppedIterations); a shared fixture holds the two to
+    one answer. A run from before the harness recorded json's second has the harness's own count instead.
     """
     since = None
     if scenario in ("json", "dashboard"):
@@ -74,7 +75,32 @@ def dropped_iterations(server: ServerRun, scenario: str) -> float:
     rows = samples[(samples["metric_name"] == "dropped_iterations") & (samples["scenario"] == scenario)]
     if since is not None:
         rows = rows[rows["timestamp"] >= since]
+    if until is not None:
+        rows = rows[rows["timestamp"] < until]
     return float(rows["metric_value"].sum())
+
+
+def whole_seconds(load_start_ms: float, from_s: float, to_s: float) -> tuple[int, int]:
+    """The epoch seconds k6 stamps samples with that lie wholly inside [from_s, to_s) seconds of load: [first, until). k6 stamps a
+    sample with its whole second, so the seconds a phase starts and ends in are partly another phase's."""
+    return int(-(-(load_start_ms + from_s * 1000) // 1000)), int((load_start_ms + to_s * 1000) // 1000)
+
+
+def phase_window(run: Run, server: ServerRun, phase: str) -> tuple[int, int] | None:
+    """`whole_seconds` of the phase named `phase` in the run's timeline (the manifest's, LoadTimeline); None for a run from before
+    the timeline was recorded, or a pass with no load start."""
+    start_ms = server.outcome.get("loadStartEpochMs")
+    found = next((p for p in run.manifest.get("timeline", []) if p["name"] == phase), None)
+    if start_ms is None or found is None:
+        return None
+    return whole_seconds(start_ms, found["fromSeconds"], found["toSeconds"])
+
+
+def steady_until(run: Run, server: ServerRun, endpoint: str) -> int | None:
+    """Where the steady phase of `endpoint` ends, for dropped_iterations, where its scenario goes on to the curve; None otherwise."""
+    window = phase_window(run, server, endpoint)
+    goes_on = any(p["name"].startswith(f"{endpoint}-to-") for p in run.manifest.get("timeline", []))
+    return window[1] if window is not None and goes_on else None
 
 
 def durations(server: ServerRun, endpoint: str) -> pd.Series:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from . import cpu, latency, memory, pinning, provenance, repeats, runtime
+from . import cpu, curve, latency, memory, pinning, provenance, repeats, runtime
 from .run import Run, ServerRun
 
 KIB = 1 << 10
@@ -54,7 +54,39 @@ PINNED = Figure(
     settings=("pinTrapsPerSecond", "pinThresholdMs", "jsonSeconds", "dashboardRatePerSecond", "dashboardSeconds"),
 )
 
-FIGURES = [LIVE_HEAP, NATIVE, KERNEL, RSS, PSS, JSON_P50, JSON_P99, JSON_WIRE_P99, DASHBOARD_P99, JSON_ACHIEVED, JSON_DROPPED, CPU, THREADS, PINNED]
+# From the latency-throughput curve (curve), in a run that has one: what a model buys under load. A rate held at every step is the
+# curve's top, a floor under the server's limit (the curve's own section says which).
+UNDER_LOAD_CURVE = ("jsonCurveRatesPerSecond", "dashboardCurveRatesPerSecond", "curveStepSeconds", *UNDER_LOAD)
+JSON_SUSTAINED = Figure("highest sustained /json rate (req/s)", "req/s", lower_is_better=False, settings=("jsonCurveP99BoundMs", *UNDER_LOAD_CURVE))
+DASHBOARD_SUSTAINED = Figure(
+    "highest sustained /dashboard rate (req/s)", "req/s", lower_is_better=False, settings=("dashboardCurveP99BoundMs", *UNDER_LOAD_CURVE)
+)
+JSON_CPU_SLOPE = Figure("server CPU per /json request, the curve's slope (µs)", "µs", settings=UNDER_LOAD_CURVE)
+CURVE = {
+    JSON_SUSTAINED: ("json", "highest_sustained_per_s"),
+    DASHBOARD_SUSTAINED: ("dashboard", "highest_sustained_per_s"),
+    JSON_CPU_SLOPE: ("json", "cpu_us_per_request"),
+}
+
+FIGURES = [
+    LIVE_HEAP,
+    NATIVE,
+    KERNEL,
+    RSS,
+    PSS,
+    JSON_P50,
+    JSON_P99,
+    JSON_WIRE_P99,
+    DASHBOARD_P99,
+    JSON_ACHIEVED,
+    JSON_DROPPED,
+    CPU,
+    JSON_SUSTAINED,
+    DASHBOARD_SUSTAINED,
+    JSON_CPU_SLOPE,
+    THREADS,
+    PINNED,
+]
 BY_NAME = {f.name: f for f in FIGURES}
 # The memory measures (memory.MEASURES) each per-socket figure is.
 MEMORY = {LIVE_HEAP: "live heap", NATIVE: "native (NMT, not the heap)", KERNEL: "kernel memory", RSS: "RSS", PSS: "PSS"}
@@ -77,6 +109,8 @@ def table(runs: list[Run]) -> pd.DataFrame:
             )
         endpoints, pins = tables[run.folder]
         values = values_of(run, server, endpoints, pins)
+        under_load = curve.of_pass(run, server, base)
+        values.update({figure: under_load.get(endpoint, {}).get(key, math.nan) for figure, (endpoint, key) in CURVE.items()})
         marks = {"bottleneck": cpu.bottleneck(server) or "", "saturated": cpu.saturated(server) or ""}
         rows += [{**base, "figure": figure.name, "value": value, **marks} for figure, value in values.items()]
     return pd.DataFrame(rows, columns=[*repeats.PASS_COLUMNS, "figure", "value", "bottleneck", "saturated"])

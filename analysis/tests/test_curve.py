@@ -1,13 +1,14 @@
 """The latency-throughput curve's figures (labanalysis.curve), each held to a truth known by construction, and a real short curve."""
 
+import gzip
 import math
 
 import pandas as pd
 import pytest
 
-from labanalysis import curve, k6gc, repeats, run
+from labanalysis import curve, k6gc, latency, repeats, run
 
-FIXTURE = ("curve-run", "20261126-232206-smoke")
+FIXTURE = ("curve-run", "20261127-002232-smoke")
 
 
 def _step(offered: int, **values) -> dict:
@@ -90,7 +91,7 @@ def test_a_steps_whole_seconds_leave_out_the_seconds_it_shares_with_the_phases_e
 
 def test_a_real_short_curve_reads_each_step_from_the_timeline_and_counts_each_request_once(fixture_copy):
     """The fixture is a real smoke run's vthread pass (make bench PROFILE=smoke ONLY=vthread), cut to its curve: /json at 100/s and
-    200/s, /dashboard at 20/s, 1 s measured each, nothing dropped."""
+    200/s, /dashboard at 20/s, 2 s measured each, nothing dropped."""
     ran = run.load_run(fixture_copy(*FIXTURE))
 
     assert [s.phase for s in curve.steps(ran)] == ["json-at-100", "json-at-200", "dashboard-at-20"]
@@ -117,4 +118,35 @@ def test_k6s_collections_are_put_on_the_loads_timeline_and_a_step_they_fall_in_s
     assert found.iloc[0]["live_mb"] == 1264
     assert k6gc.wall_ms_within(server, 75, 83) == pytest.approx(2843, abs=1)
     assert k6gc.wall_ms_within(server, 85, 93) == 0
-    assert "k6 collected its heap for 3,009 ms" in _step(2000, dropped=6332.0, k6_gc_ms=3009.2)["why_not"]
+    stalled = _step(2000, dropped=6332.0, k6_gc_ms=3009.2)
+    assert "not judged: k6 collected its heap for 3,009 ms" in stalled["why_not"] and not stalled["judged"]
+    # A step k6 collected in that the server sustained all the same is evidence still.
+    assert _step(2000, k6_gc_ms=900.0)["sustained"] and _step(2000, k6_gc_ms=900.0)["judged"]
+
+
+def test_a_step_k6_stalled_in_is_passed_over_neither_held_nor_failed():
+    steps = pd.DataFrame([_step(500), _step(1000, dropped=900.0, k6_gc_ms=2500.0), _step(2000), _step(3000, wire_p99_ms=80.0)])
+
+    row = curve.highest_sustained(steps).iloc[0]
+
+    assert row["highest_sustained_per_s"] == 2000 and row["first_not_sustained_per_s"] == 3000
+
+
+def test_the_steady_phases_dropped_iterations_stop_where_its_scenario_goes_on_to_the_curve(tmp_path):
+    # The load started at epoch 1,000 s; /json's steady phase is 5-15 s of load, its curve's first step 15-19 s (settling 2 s).
+    timeline = [
+        {"name": "json", "fromSeconds": 5, "toSeconds": 15, "endpoint": "json", "ratePerSecond": 2000},
+        {"name": "json-to-3000", "fromSeconds": 15, "toSeconds": 17, "endpoint": "json", "ratePerSecond": 3000},
+        {"name": "json-at-3000", "fromSeconds": 17, "toSeconds": 19, "endpoint": "json", "ratePerSecond": 3000},
+    ]
+    lines = ["metric_name,timestamp,metric_value,scenario,extra_tags", "dropped_iterations,1010,2,json,", "dropped_iterations,1017,40,json,"]
+    with gzip.open(tmp_path / "k6-metrics.csv.gz", "wt") as out:
+        out.write("\n".join(lines) + "\n")
+    server = run.ServerRun(folder=tmp_path, outcome={"loadStartEpochMs": 1_000_000, "jsonSteadyFromEpochSecond": 1005})
+    ran = run.Run(tmp_path, {"timeline": timeline}, [server])
+
+    assert latency.steady_until(ran, server, "json") == 1015
+    assert latency.dropped_iterations(server, "json", latency.steady_until(ran, server, "json")) == 2
+    assert curve.dropped(server, curve.steps(ran)[0]) == 40
+    # Without a curve after it, the steady phase's count runs to the scenario's end, as it always did.
+    assert latency.steady_until(run.Run(tmp_path, {"timeline": timeline[:1]}, [server]), server, "json") is None

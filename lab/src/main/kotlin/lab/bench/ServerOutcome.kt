@@ -41,11 +41,6 @@ data class ServerOutcome(
     /** The same for /dashboard, whose warm-up ramp is likewise part of its scenario. */
     val dashboardSteadyFromEpochSecond: Long? = null,
     /**
-     * The second after the steady /json phase's last whole second: the same scenario goes on to the curve's
-     * steps (LoadTimeline), whose samples are stamped from it on. Null where the run had no curve after it.
-     */
-    val jsonSteadyUntilEpochSecond: Long? = null,
-    /**
      * The harness's own readings of /json, for its summary line and for calibration's decision
      * during the run. They are not written: the report computes every figure from k6's samples
      * (labanalysis.latency), with the one definition of each.

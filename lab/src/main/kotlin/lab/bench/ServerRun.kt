@@ -245,15 +245,11 @@ class ServerRun(
         val planned = setup.preflight.idleSockets
         val firstWholeSecond = { loadSeconds: Int -> measured.loadStartEpochMs?.let { (it + loadSeconds * 1000L + 999) / 1000 } }
         val steadyFrom = firstWholeSecond(setup.profile.jsonStartSeconds)
-        // k6 stamps a sample with its whole second: the steady phase's samples are those before the second its end falls in.
+        // Where the json scenario goes on to the curve's steps, the steady phase's samples are those stamped before the second
+        // its end falls in (k6 stamps each sample with its whole second).
         val jsonEnd = setup.profile.jsonStartSeconds + setup.profile.jsonSeconds
-        val steadyUntil = measured.loadStartEpochMs?.takeIf { setup.profile.jsonCurveRatesPerSecond.isNotEmpty() }?.let {
-            (
-                it +
-                    jsonEnd * 1000L
-                ) /
-                1000
-        }
+        val curveAfter = setup.profile.jsonCurveRatesPerSecond.isNotEmpty()
+        val steadyUntil = measured.loadStartEpochMs?.takeIf { curveAfter }?.let { (it + jsonEnd * 1000L) / 1000 } ?: Long.MAX_VALUE
         return ServerOutcome(
             server = server.name,
             folder = dir.name,
@@ -272,18 +268,7 @@ class ServerRun(
             k6StartEpochMs = measured.k6StartEpochMs,
             jsonSteadyFromEpochSecond = steadyFrom,
             dashboardSteadyFromEpochSecond = firstWholeSecond(setup.profile.dashboardStartSeconds),
-            jsonSteadyUntilEpochSecond = steadyUntil,
-            jsonDroppedIterations = summary?.let {
-                steadyFrom?.let {
-                    K6Load.droppedIterations(
-                        dir,
-                        "json",
-                        fromEpochSecond = it,
-                        untilEpochSecond =
-                        steadyUntil ?: Long.MAX_VALUE,
-                    )
-                }
-            },
+            jsonDroppedIterations = summary?.let { steadyFrom?.let { K6Load.droppedIterations(dir, "json", it, steadyUntil) } },
             failedChecks = failedChecks,
             dashboardFailures = dashboardFailures,
             socketsOpened = socketsOpened,

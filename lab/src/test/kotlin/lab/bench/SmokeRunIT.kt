@@ -151,6 +151,37 @@ class SmokeRunIT {
     }
 
     @Test
+    fun `each curve step's requests carry its phase, in k6's samples and on the wire alike`() {
+        val steps = manifest.timeline.filter { "-at-" in it.name }
+        assertEquals(listOf("json-at-100", "json-at-200", "dashboard-at-20"), steps.map { it.name })
+        for (outcome in manifest.outcomes) {
+            val server = outcome.folder!!
+            val tagged = GZIPInputStream(File(runDir, "$server/k6-metrics.csv.gz").inputStream()).bufferedReader().useLines { lines ->
+                val rows = lines.map { it.split(',') }.iterator()
+                val header = rows.next()
+                val (metric, tags) = listOf("metric_name", "extra_tags").map(header::indexOf)
+                rows.asSequence().filter { it[metric] == "http_req_duration" }.groupingBy { it[tags].removePrefix("endpoint=") }.eachCount()
+            }
+            val wire = File(runDir, "$server/wire.csv").takeIf { it.isFile }?.readLines()?.drop(1)?.map { it.split(',') }
+            for (step in steps) {
+                val sent = tagged[step.name] ?: 0
+                val expected = step.ratePerSecond * (step.toSeconds - step.fromSeconds)
+                assertTrue(
+                    sent in (expected * 9 / 10)..(expected * 11 / 10),
+                    "$server: ${step.name} had $sent requests, not about $expected",
+                )
+                // The wire names a request's phase by the harness's clock, k6 by its own: the two agree but at a step's edges.
+                wire?.count { it[1] == step.name && it[2] == step.endpoint }?.let { seen ->
+                    assertTrue(
+                        seen in (sent * 8 / 10)..(sent * 12 / 10),
+                        "$server: the wire saw $seen ${step.name} requests, k6 sent $sent",
+                    )
+                }
+            }
+        }
+    }
+
+    @Test
     fun `k6 opened every socket and saw no failed check`() {
         for (server in manifest.outcomes.map { it.folder!! }) {
             val metrics = Json.parseToJsonElement(File(runDir, "$server/k6-summary.json").readText()).jsonObject["metrics"]!!.jsonObject
@@ -181,7 +212,8 @@ class SmokeRunIT {
                 val header = rows.next()
                 val (metric, status, tags) = listOf("metric_name", "status", "extra_tags").map(header::indexOf)
                 rows.asSequence().count {
-                    it[metric] == "http_req_duration" && it[status] == "200" && it[tags] in setOf("endpoint=json", "endpoint=json-warmup")
+                    // Every phase's /json requests: its warm-up, its steady phase and its curve steps (endpoint=json-at-200, ...).
+                    it[metric] == "http_req_duration" && it[status] == "200" && it[tags].startsWith("endpoint=json")
                 }
             }
             val wire = File(runDir, "$server/wire.csv").readLines().drop(1).map { it.split(',') }.filter { it[2] == "json" }

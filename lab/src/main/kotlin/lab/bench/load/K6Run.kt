@@ -32,7 +32,7 @@ class K6Run(
     override fun start() {
         val command = buildList {
             addAll(listOf(k6.path, "run", "--quiet", "--no-color", "--address", "127.0.0.1:0"))
-            addAll(listOf("--out", K6Samples.outArgument(K6Samples.writtenIn(dir).path)))
+            addAll(K6Samples.arguments(K6Samples.writtenIn(dir).path))
             // Past one address's ephemeral ports, k6 spreads its sockets over several loopback sources.
             if (sourceAddresses > 1) addAll(listOf("--local-ips", "127.0.0.1-127.0.0.$sourceAddresses"))
             addAll(listOf("-e", "LAB_PLAN=${plan.toJson()}"))

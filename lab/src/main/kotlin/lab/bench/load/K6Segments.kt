@@ -83,7 +83,8 @@ class K6Segments(
                 K6GoRuntime.shellAssignments,
                 "exec ${LoadGenerators.shellQuote(generators.k6)} run --quiet --no-color --paused --address 127.0.0.1:0",
                 "--execution-segment ${generators.segment(s.index)} --execution-segment-sequence ${generators.segmentSequence}",
-                "--out ${K6Samples.outArgument("$remote/${K6Samples.FILE}")} -e LAB_SUMMARY=$remote/k6-summary.json",
+                K6Samples.arguments("$remote/${K6Samples.FILE}").joinToString(" "),
+                "-e LAB_SUMMARY=$remote/k6-summary.json",
                 "-e LAB_PLAN=\"$(echo $planText | base64 -d)\" $remote/bench.js",
             ).joinToString(" ")
             val ssh = generators.ssh(s.host, command, extra = listOf("-tt"))

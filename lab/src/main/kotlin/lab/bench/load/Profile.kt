@@ -115,6 +115,11 @@ data class Profile(
         if (dashboardRatePerSecond < 0 || dashboardSeconds < 0 || dashboardWarmupSeconds < 0) {
             add("dashboardRatePerSecond, dashboardWarmupSeconds and dashboardSeconds must be 0 or more")
         }
+        if (dashboardWarmupSeconds > 0 &&
+            dashboardSeconds == 0
+        ) {
+            add("dashboardWarmupSeconds needs a dashboard phase to warm up for (dashboardSeconds above 0)")
+        }
         if (serverCpus < 0) add("serverCpus must be 0 (share every CPU) or more")
         if (pinTrapsPerSecond < 0) add("pinTrapsPerSecond must be 0 or more")
         if (heapMb < 64) add("heapMb must be at least 64")
@@ -132,8 +137,12 @@ data class Profile(
             if (!(bound > 0)) add("${name}P99BoundMs must be above 0 when ${name}RatesPerSecond has rates")
         }
         val hasCurve = jsonCurveRatesPerSecond.isNotEmpty() || dashboardCurveRatesPerSecond.isNotEmpty()
-        if (hasCurve && curveStepSeconds <= LoadTimeline.CURVE_SETTLE_SECONDS) {
-            add("curveStepSeconds must be more than the ${LoadTimeline.CURVE_SETTLE_SECONDS} s a step settles, to measure anything")
+        // k6 stamps its samples with whole seconds, so a step measured for L seconds holds L - 1 whole ones: 2 measure one.
+        val shortest = LoadTimeline.CURVE_SETTLE_SECONDS + 2
+        if (hasCurve && curveStepSeconds < shortest) {
+            add(
+                "curveStepSeconds must be at least $shortest: ${LoadTimeline.CURVE_SETTLE_SECONDS} s to settle, and 2 to hold a whole second of k6's samples",
+            )
         }
         if (dashboardCurveRatesPerSecond.isNotEmpty() && dashboardRatePerSecond == 0) {
             add("dashboardCurveRatesPerSecond needs the dashboard phase (dashboardRatePerSecond above 0) to warm the path first")

@@ -154,7 +154,7 @@ class K6OutputCostIT {
         val summary = File(out, "k6-summary.json")
         val output = when (setup) {
             Setup.NONE -> emptyList()
-            Setup.LAB -> listOf("--out", K6Samples.outArgument(K6Samples.writtenIn(out).path))
+            Setup.LAB -> K6Samples.arguments(K6Samples.writtenIn(out).path)
             Setup.K6_DEFAULTS -> listOf("--out", "csv=${File(out, K6Samples.FILE).path}")
         }
         val command = split?.let { listOf("taskset", "-c", CpuSplit.cpuList(it.loadCpus)) }.orEmpty() +

@@ -67,12 +67,12 @@ class LoadTimelineTest {
             "falling.json",
         ).writeText(text.replace("\"jsonCurveRatesPerSecond\": [100, 200]", "\"jsonCurveRatesPerSecond\": [200, 100]"))
         File(dir, "unbound.json").writeText(text.replace(Regex("\"dashboardCurveP99BoundMs\": [\\d.]+"), "\"dashboardCurveP99BoundMs\": 0"))
-        File(dir, "short.json").writeText(text.replace(Regex("\"curveStepSeconds\": \\d+"), "\"curveStepSeconds\": 2"))
+        File(dir, "short.json").writeText(text.replace(Regex("\"curveStepSeconds\": \\d+"), "\"curveStepSeconds\": 3"))
         val falling = assertThrows<BenchInputException> { Profile.load(dir, "falling") }
         assertTrue("jsonCurveRatesPerSecond must rise" in falling.message!!, falling.message)
         val unbound = assertThrows<BenchInputException> { Profile.load(dir, "unbound") }
         assertTrue("dashboardCurveP99BoundMs must be above 0" in unbound.message!!, unbound.message)
         val short = assertThrows<BenchInputException> { Profile.load(dir, "short") }
-        assertTrue("curveStepSeconds must be more than" in short.message!!, short.message)
+        assertTrue("curveStepSeconds must be at least 4" in short.message!!, short.message)
     }
 }
