@@ -85,7 +85,7 @@ else
 endif
 
 # The latency-throughput curve is the bench under the curve profile: its own target, as it takes
-# about 45 minutes here on top of the bench's 27 (issue 32, item 8).
+# about 40 minutes here on top of the bench's 27 (issue 32, item 8).
 curve: ## each server's latency-throughput curve and highest sustained rate, /json and /dashboard, sockets open: make curve [JDK=21|25] [ONLY=<server>,...]
 	$(MAKE) --no-print-directory bench PROFILE=curve
 
