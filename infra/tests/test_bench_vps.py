@@ -211,17 +211,18 @@ def samples(csv_gz: Path):
         yield from csv.DictReader(f)
 
 
-def scheduled_iterations(profile: dict, socket_vus: int) -> dict[str, int]:
-    """What the profile asks k6 for, per scenario: each arrival-rate iteration is either made or counted as dropped."""
-    warmup, rate = profile["jsonWarmupSeconds"], profile["jsonRatePerSecond"]
-    dashboard_warmup, dashboard_rate = profile.get("dashboardWarmupSeconds", 0), profile["dashboardRatePerSecond"]
-    return {
-        "idle_sockets": socket_vus,
-        # Each warm-up ramps linearly from 1/s to the rate, then the rate holds.
-        "json": round((1 + rate) / 2 * warmup + rate * profile["jsonSeconds"]),
-        "dashboard": round((1 + dashboard_rate) / 2 * dashboard_warmup + dashboard_rate * profile["dashboardSeconds"]),
-        "pin_traps": profile["pinTrapsPerSecond"] * profile["jsonSeconds"],
-    }
+def scheduled_iterations(manifest: dict, socket_vus: int) -> dict[str, int]:
+    """What the run asks k6 for, per scenario: each arrival-rate iteration is either made or counted as dropped. Each endpoint's
+    scenario runs its phases of the manifest's timeline (its warm-up, steady phase and curve steps, LoadTimeline)."""
+    profile = manifest["profile"]
+    scheduled = {"idle_sockets": socket_vus, "pin_traps": profile["pinTrapsPerSecond"] * profile["jsonSeconds"]}
+    for phase in manifest["timeline"]:
+        if phase.get("endpoint") and phase["ratePerSecond"] > 0:
+            seconds, rate = phase["toSeconds"] - phase["fromSeconds"], phase["ratePerSecond"]
+            # A warm-up ramps linearly from 1/s to the rate; every other phase holds its rate.
+            made = (1 + rate) / 2 * seconds if phase["ramp"] else rate * seconds
+            scheduled[phase["endpoint"]] = scheduled.get(phase["endpoint"], 0) + made
+    return {scenario: round(count) for scenario, count in scheduled.items()}
 
 
 # k6 alone is not exact at an arrival-rate scenario's end: one unsegmented k6 v1.8.1 made 81,
@@ -265,7 +266,6 @@ def test_the_run_comes_back_complete_with_its_report(hosts, smoke_run):
 def test_the_two_segments_together_make_the_profiles_iterations_each_its_half(hosts, smoke_run):
     run = (hosts.results / "latest").resolve()
     manifest = json.loads((run / "manifest.json").read_text())
-    profile = manifest["profile"]
     socket_vus = math.ceil(manifest["preflight"]["idleSockets"] / 250)
     for server in SERVERS:
         made: dict[str, dict[str, float]] = {"0": {}, "1": {}}
@@ -273,7 +273,7 @@ def test_the_two_segments_together_make_the_profiles_iterations_each_its_half(ho
             for row in samples(run / server / "k6-segments" / segment / "k6-metrics.csv.gz"):
                 if row["metric_name"] in ("iterations", "dropped_iterations"):
                     made[segment][row["scenario"]] = made[segment].get(row["scenario"], 0) + float(row["metric_value"])
-        scheduled = scheduled_iterations(profile, socket_vus)
+        scheduled = scheduled_iterations(manifest, socket_vus)
         assert made["0"].keys() | made["1"].keys() == scheduled.keys(), server
         for scenario, wanted in scheduled.items():
             first, second = round(made["0"].get(scenario, 0)), round(made["1"].get(scenario, 0))
