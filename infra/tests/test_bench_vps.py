@@ -216,11 +216,12 @@ def scheduled_iterations(manifest: dict, socket_vus: int) -> dict[str, int]:
     scenario runs its phases of the manifest's timeline (its warm-up, steady phase and curve steps, LoadTimeline)."""
     profile = manifest["profile"]
     scheduled = {"idle_sockets": socket_vus, "pin_traps": profile["pinTrapsPerSecond"] * profile["jsonSeconds"]}
+    # The manifest leaves a field at its default out: no endpoint, a rate of 0, no ramp.
     for phase in manifest["timeline"]:
-        if phase.get("endpoint") and phase["ratePerSecond"] > 0:
+        if phase.get("endpoint") and phase.get("ratePerSecond", 0) > 0:
             seconds, rate = phase["toSeconds"] - phase["fromSeconds"], phase["ratePerSecond"]
             # A warm-up ramps linearly from 1/s to the rate; every other phase holds its rate.
-            made = (1 + rate) / 2 * seconds if phase["ramp"] else rate * seconds
+            made = (1 + rate) / 2 * seconds if phase.get("ramp", False) else rate * seconds
             scheduled[phase["endpoint"]] = scheduled.get(phase["endpoint"], 0) + made
     return {scenario: round(count) for scenario, count in scheduled.items()}
 
