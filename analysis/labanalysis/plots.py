@@ -614,6 +614,15 @@ def ratios(pairs: list):
     return fig
 
 
+def _medians_with_ranges(ax, values: pd.DataFrame, x: str) -> None:
+    """One line a server of `values` (repeats.per_server's columns): its points the medians across passes at each `x`, whiskers
+    their range (none at a point measured in one pass)."""
+    for server, points in values.groupby("server", sort=False):
+        ranged = points["passes"] >= 2
+        errors = [(points["median"] - points["low"]).where(ranged, 0), (points["high"] - points["median"]).where(ranged, 0)]
+        ax.errorbar(points[x], points["median"], yerr=errors, marker="o", capsize=3, color=catalogue.colour(server), label=catalogue.label(server))
+
+
 def sweep_curves(run, workload: str):
     """The concurrency sweep on one workload, requests in flight along and every figure up (log scales): throughput with C/D
     dashed (Little's law), latency p99, and the server's peak threads; one line a server, its points the medians across passes,
@@ -623,18 +632,7 @@ def sweep_curves(run, workload: str):
     for ax, (figure, log_y) in zip(axes[0], panels, strict=True):
         values = sweep.across_passes(run, figure)
         values = values[values["workload"] == workload]
-        for server, points in values.groupby("server", sort=False):
-            ranged = points["passes"] >= 2
-            errors = [(points["median"] - points["low"]).where(ranged, 0), (points["high"] - points["median"]).where(ranged, 0)]
-            ax.errorbar(
-                points["concurrency"],
-                points["median"],
-                yerr=errors,
-                marker="o",
-                capsize=3,
-                color=catalogue.colour(server),
-                label=catalogue.label(server),
-            )
+        _medians_with_ranges(ax, values, "concurrency")
         if figure.startswith("throughput") and not values.empty:
             delay_ms = run.manifest["settings"]["delayMs"]
             c = sorted(values["concurrency"].unique())
@@ -661,18 +659,7 @@ def rate_curves(per_step: pd.DataFrame, endpoint: str, bound_ms: float):
     for ax, (figure, log_y) in zip(axes[0], panels, strict=True):
         values = curve.across_passes(per_step, figure)
         values = values[values["endpoint"] == endpoint]
-        for server, points in values.groupby("server", sort=False):
-            ranged = points["passes"] >= 2
-            errors = [(points["median"] - points["low"]).where(ranged, 0), (points["high"] - points["median"]).where(ranged, 0)]
-            ax.errorbar(
-                points["offered_per_s"],
-                points["median"],
-                yerr=errors,
-                marker="o",
-                capsize=3,
-                color=catalogue.colour(server),
-                label=catalogue.label(server),
-            )
+        _medians_with_ranges(ax, values, "offered_per_s")
         offered = sorted(values["offered_per_s"].unique())
         if figure.startswith("achieved") and offered:
             ax.plot(offered, offered, linestyle="--", color="grey", label="offered")
