@@ -159,6 +159,10 @@ def mean(frame: pd.DataFrame, column: str) -> float:
     return float(frame[column].dropna().mean()) if column in frame.columns and frame[column].notna().any() else math.nan
 
 
+NOT_JUDGED = "not judged: "
+LOAD_RAN_OUT = "the load generator's CPU ran out, not the server's"
+
+
 def judged(row: dict) -> dict:
     """Whether a step was sustained, why not in a reader's words, and which side's CPU ran out (cpu.BUSY busy or more on average)."""
     p99 = row["wire_p99_ms"] if row["judged_on"] == "wire" else row["k6_p99_ms"]
@@ -171,12 +175,16 @@ def judged(row: dict) -> dict:
         reasons.append(f"{row['failed']:,.0f} failed")
     if not p99 < row["bound_ms"]:
         reasons.append(f"p99 {p99:,.1f} ms on the {row['judged_on']}, over {row['bound_ms']:g} ms")
-    # A step k6 stalled in, collecting its own heap, measured k6: had it failed, it says nothing of the server either way.
-    judged = not (reasons and row.get("k6_gc_ms", 0) > 0)
-    if not judged:
-        reasons.append(f"not judged: k6 collected its heap for {row['k6_gc_ms']:,.0f} ms in the step")
     server_full, load_full = (row[c] == row[c] and row[c] >= cpu.BUSY for c in ("server_busy", "load_busy"))
     ran_out = {(True, True): "both", (True, False): "server", (False, True): "load generator"}.get((server_full, load_full), "neither")
+    # A step k6 stalled in, collecting its own heap, measured k6: had it failed, it says nothing of the server either way.
+    if reasons and row.get("k6_gc_ms", 0) > 0:
+        reasons.append(f"{NOT_JUDGED}k6 collected its heap for {row['k6_gc_ms']:,.0f} ms in the step")
+    # Nor does one that failed only by what k6 did not send, its CPU full and the server's not, every request it did send answered
+    # in time on the wire: the server was never offered the step's rate. Its limit is past the step, by how much the curve cannot say.
+    elif reasons and ran_out == "load generator" and row["judged_on"] == "wire" and row["failed"] == 0 and p99 < row["bound_ms"]:
+        reasons.append(f"{NOT_JUDGED}{LOAD_RAN_OUT} ({100 * row['load_busy']:.0f}% busy, the server {100 * row['server_busy']:.0f}%)")
+    judged = not any(r.startswith(NOT_JUDGED) for r in reasons)
     return {"sustained": not reasons, "judged": judged, "why_not": "; ".join(reasons), "ran_out": ran_out}
 
 
@@ -192,9 +200,11 @@ def per_step(runs: list[Run]) -> pd.DataFrame:
 
 
 def highest_sustained(per_step: pd.DataFrame) -> pd.DataFrame:
-    """Per pass and endpoint: the highest sustained rate (0 where the first step was not; the curve's top where every step was, as
-    the curve did not reach the server's limit), the first step not sustained, why, and which side ran out there. Steps not judged
-    (k6 stalled in them) are passed over."""
+    """Per pass and endpoint: the highest sustained rate (0 where the first step was not), the first step not sustained, why, and
+    which side ran out there. Steps not judged (k6 stalled in them, or only the load generator ran out) are passed over.
+
+    Where no judged step failed, the curve did not reach the server's limit, and the rate is a lower bound: `lower_bound_because`
+    says why (the curve's top held, or the steps above were not judged, and why the first was not). It is empty for a limit."""
     rows = []
     for (_folder, _pass, endpoint), group in per_step.groupby(["run folder", "pass", "endpoint"], sort=False):
         group = group.sort_values("offered_per_s")
@@ -202,18 +212,29 @@ def highest_sustained(per_step: pd.DataFrame) -> pd.DataFrame:
         failing = judged[~judged["sustained"].astype(bool)]
         first = failing.iloc[0] if len(failing) else None
         held = judged[judged["offered_per_s"] < first["offered_per_s"]] if first is not None else judged
+        highest = float(held["offered_per_s"].max()) if len(held) else 0.0
         rows.append(
             {
                 **{c: group.iloc[0][c] for c in repeats.PASS_COLUMNS},
                 "endpoint": endpoint,
-                "highest_sustained_per_s": float(held["offered_per_s"].max()) if len(held) else 0.0,
+                "highest_sustained_per_s": highest,
                 "curve_top_per_s": float(group["offered_per_s"].max()),
                 "first_not_sustained_per_s": float(first["offered_per_s"]) if first is not None else math.nan,
                 "why_not": first["why_not"] if first is not None else "",
                 "ran_out": first["ran_out"] if first is not None else "",
+                "lower_bound_because": "" if first is not None else _unreached(group, highest),
             }
         )
     return pd.DataFrame(rows)
+
+
+def _unreached(steps: pd.DataFrame, highest: float) -> str:
+    """Why a curve with no judged failure stops at `highest`: its top held, or the steps above it were not judged."""
+    above = steps[steps["offered_per_s"] > highest]
+    if above.empty:
+        return f"the curve's top, {highest:,.0f}/s, held"
+    first = above.iloc[0]
+    return f"from {first['offered_per_s']:,.0f}/s on, {first['why_not'].split(NOT_JUDGED)[-1]}"
 
 
 def cpu_slopes(per_step: pd.DataFrame) -> pd.DataFrame:
@@ -254,15 +275,14 @@ def summary(per_step: pd.DataFrame) -> pd.DataFrame:
         rate = repeats.across(group["highest_sustained_per_s"])
         slope = repeats.across(slopes.loc[(slopes["server"] == server) & (slopes["endpoint"] == endpoint), "cpu_us_per_request"])
         middle = group.sort_values("highest_sustained_per_s").iloc[(len(group) - 1) // 2]
-        top = middle["curve_top_per_s"]
         rows.append(
             {
                 "server": label,
                 "endpoint": f"/{endpoint}",
-                # Held at every step: the server's limit is above the curve's top, which is all the curve can say.
-                "highest sustained (req/s)": repeats.shown(rate)
-                if middle["why_not"]
-                else f"≥ {repeats.shown(rate)}: the curve's top, {top:,.0f}/s, held",
+                # No judged step failed: the server's limit is above the rate, which is all the curve can say.
+                "highest sustained (req/s)": f"≥ {repeats.shown(rate)}: {middle['lower_bound_because']}"
+                if middle["lower_bound_because"]
+                else repeats.shown(rate),
                 "server CPU per request (µs, slope)": repeats.shown(slope),
                 "first step not sustained (median pass)": "" if not middle["why_not"] else f"{middle['first_not_sustained_per_s']:,.0f}/s",
                 "why": middle["why_not"],

@@ -205,8 +205,9 @@ EFFECT_COLUMNS = [
 ]
 
 
-def model_effects(passes: pd.DataFrame) -> pd.DataFrame:
-    """Along each engine that runs two models or more: every pair of its models (the catalogue's order, A less B), every headline figure.
+def model_effects(passes: pd.DataFrame, figures: list[str] | None = None) -> pd.DataFrame:
+    """Along each engine that runs two models or more: every pair of its models (the catalogue's order, A less B), every figure of
+    `figures` (the headline figures unless told).
 
     `within` is the engine; `A` and `B` are the models. Empty when no engine runs two models.
     """
@@ -215,12 +216,13 @@ def model_effects(passes: pd.DataFrame) -> pd.DataFrame:
         here = passes[passes["engine"] == engine]
         present = [m for m in models(passes) if (here["model"] == m).any()]
         for a, b in itertools.combinations(present, 2):
-            rows += _effects(passes, engine, a, b, here[here["model"] == a], here[here["model"] == b])
+            rows += _effects(passes, engine, a, b, here[here["model"] == a], here[here["model"] == b], figures)
     return pd.DataFrame(rows, columns=EFFECT_COLUMNS)
 
 
-def engine_effects(passes: pd.DataFrame) -> pd.DataFrame:
-    """Down each model that runs on two engines or more: every pair of its engines (in declaration order, A less B), every headline figure.
+def engine_effects(passes: pd.DataFrame, figures: list[str] | None = None) -> pd.DataFrame:
+    """Down each model that runs on two engines or more: every pair of its engines (in declaration order, A less B), every figure of
+    `figures` (the headline figures unless told).
 
     `within` is the model; `A` and `B` are the engines. Empty when no model runs on two engines.
     """
@@ -229,15 +231,17 @@ def engine_effects(passes: pd.DataFrame) -> pd.DataFrame:
         here = passes[passes["model"] == model]
         present = [e for e in engines(passes) if (here["engine"] == e).any()]
         for a, b in itertools.combinations(present, 2):
-            rows += _effects(passes, model, a, b, here[here["engine"] == a], here[here["engine"] == b])
+            rows += _effects(passes, model, a, b, here[here["engine"] == a], here[here["engine"] == b], figures)
     return pd.DataFrame(rows, columns=EFFECT_COLUMNS)
 
 
-def _effects(passes: pd.DataFrame, within: str, a: str, b: str, a_passes: pd.DataFrame, b_passes: pd.DataFrame) -> list[dict]:
+def _effects(
+    passes: pd.DataFrame, within: str, a: str, b: str, a_passes: pd.DataFrame, b_passes: pd.DataFrame, figures: list[str] | None
+) -> list[dict]:
     rows = []
     # One cell is normally one server; two servers in one cell are compared each with each, never pooled.
     for a_server, b_server in itertools.product(a_passes["server"].unique(), b_passes["server"].unique()):
-        for figure in headlines(passes):
+        for figure in headlines(passes) if figures is None else figures:
             a_values = a_passes[(a_passes["server"] == a_server) & (a_passes["figure"] == figure)]["value"]
             b_values = b_passes[(b_passes["server"] == b_server) & (b_passes["figure"] == figure)]["value"]
             d = difference(a_values, b_values)

@@ -132,6 +132,28 @@ def test_a_step_k6_stalled_in_is_passed_over_neither_held_nor_failed():
     assert row["highest_sustained_per_s"] == 2000 and row["first_not_sustained_per_s"] == 3000
 
 
+def test_a_step_only_the_load_generator_failed_is_not_judged_and_the_rate_below_it_is_a_lower_bound():
+    # k6's CPU full, the server's at a third, every request sent answered in 1 ms on the wire: k6 did not offer the step's rate.
+    short = _step(4000, dropped=700.0, achieved_per_s=3300.0, load_busy=0.98, server_busy=0.35)
+    assert not short["sustained"] and not short["judged"]
+    assert "not judged: the load generator's CPU ran out, not the server's (98% busy, the server 35%)" in short["why_not"]
+    # The server's own failings are judged, however busy the load: a late answer on the wire, a failed request, a full server.
+    assert _step(4000, dropped=700.0, load_busy=0.98, wire_p99_ms=30.0)["judged"]
+    assert _step(4000, failed=5.0, load_busy=0.98)["judged"]
+    assert _step(4000, dropped=700.0, load_busy=0.98, server_busy=0.95)["judged"]
+    # Without the wire, k6's latency cannot tell its own delay from the server's.
+    assert _step(4000, dropped=700.0, load_busy=0.98, judged_on="k6")["judged"]
+
+    steps = pd.DataFrame([_step(1000), _step(2000), short])
+    row = curve.highest_sustained(steps).iloc[0]
+
+    assert row["highest_sustained_per_s"] == 2000 and math.isnan(row["first_not_sustained_per_s"])
+    assert row["lower_bound_because"].startswith("from 4,000/s on, the load generator's CPU ran out")
+    assert curve.summary(steps).iloc[0]["highest sustained (req/s)"].startswith("≥ 2,000")
+    # A limit the server reached is not a lower bound.
+    assert curve.highest_sustained(pd.DataFrame([_step(1000), _step(2000, wire_p99_ms=50.0)])).iloc[0]["lower_bound_because"] == ""
+
+
 def test_the_steady_phases_dropped_iterations_stop_where_its_scenario_goes_on_to_the_curve(tmp_path):
     # The load started at epoch 1,000 s; /json's steady phase is 5-15 s of load, its curve's first step 15-19 s (settling 2 s).
     timeline = [

@@ -1,0 +1,62 @@
+"""The model effect and the engine effect at each step of the latency-throughput curve (issue 32, item 7).
+
+The grid compares servers on one figure per pass (grid.model_effects, grid.engine_effects). Here each offered rate of the curve is such
+a figure: at 800 dashboards a second, virtual threads against platform threads on Jetty, coroutines on Jetty against coroutines on
+Ktor. A model rarely differs at a rate every server holds with ease; where one stops holding it, the difference is the step's.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from . import curve, grid, repeats
+
+
+def effects(per_step: pd.DataFrame, endpoint: str, figure: str) -> pd.DataFrame:
+    """grid.EFFECT_COLUMNS for `figure` (a curve.FIGURES name) at each step of `endpoint`, its figure named by the rate (`800/s`):
+    the model effects, then the engine effects."""
+    column, _ = curve.FIGURES[figure]
+    here = per_step[per_step["endpoint"] == endpoint]
+    if here.empty:
+        return pd.DataFrame(columns=grid.EFFECT_COLUMNS)
+    passes = here[repeats.PASS_COLUMNS].assign(figure=[_rate(r) for r in here["offered_per_s"]], value=here[column].astype(float))
+    rates = [_rate(r) for r in sorted(here["offered_per_s"].unique())]
+    return pd.concat([grid.model_effects(passes, rates), grid.engine_effects(passes, rates)], ignore_index=True)
+
+
+def table(per_step: pd.DataFrame, endpoint: str, figure: str) -> pd.DataFrame:
+    """Rows the pairs compared (_pair), columns the offered rates: A's median over B's, and whether every pair of passes agrees on
+    the side (cell)."""
+    found = effects(per_step, endpoint, figure)
+    if found.empty:
+        return pd.DataFrame()
+    rows: dict[str, dict[str, str]] = {}
+    for _, e in found.iterrows():
+        rows.setdefault(f"{_pair(e)} ({e['A server']}, {e['B server']})", {})[e["figure"]] = cell(e)
+    wide = pd.DataFrame.from_dict(rows, orient="index")
+    wide.index.name = None
+    return wide
+
+
+def _pair(effect: pd.Series) -> str:
+    """`on jetty: virtual threads against platform threads` (a model effect), `coroutines: jetty against ktor` (an engine effect)."""
+    words = grid.MODEL_WORDS
+    if effect["within"] in words:
+        return f"{words[effect['within']]}: {effect['A']} against {effect['B']}"
+    return f"on {effect['within']}: {words.get(effect['A'], effect['A'])} against {words.get(effect['B'], effect['B'])}"
+
+
+def cell(effect: pd.Series) -> str:
+    """One step's effect for a reader: A's median over B's as a factor, then what the passes show: `higher` or `lower` when every
+    pair of passes is on that side, `overlap` when they straddle, `one pass` without an interval."""
+    if effect["A median"] != effect["A median"] or effect["B median"] != effect["B median"]:
+        return "not measured"
+    factor = f"{repeats.number(effect['ratio'])}x" if effect["ratio"] == effect["ratio"] else f"{repeats.number(effect['difference'])} apart"
+    if effect["low"] != effect["low"]:
+        return f"{factor}, one pass"
+    side = "higher" if effect["low"] > 0 else "lower" if effect["high"] < 0 else "overlap"
+    return f"{factor}, {side}"
+
+
+def _rate(offered_per_s: float) -> str:
+    return f"{offered_per_s:,.0f}/s"
