@@ -61,9 +61,11 @@ export const options = {
 // figures of a phase are its own requests; the harness and the analysis count a phase's
 // dropped iterations from their timestamps.
 // Each endpoint's own phases, found once: phaseTag reads them on every request.
+// The phases k6 offers each endpoint in: not the curve's steps a profile gives to another load
+// generator (Profile.curveGenerator); k6 sends none of that endpoint's requests during those.
 const ownPhases = {
-  json: timeline.filter((p) => p.endpoint === 'json' && p.ratePerSecond > 0),
-  dashboard: timeline.filter((p) => p.endpoint === 'dashboard' && p.ratePerSecond > 0),
+  json: timeline.filter((p) => p.endpoint === 'json' && p.ratePerSecond > 0 && p.generator === 'k6'),
+  dashboard: timeline.filter((p) => p.endpoint === 'dashboard' && p.ratePerSecond > 0 && p.generator === 'k6'),
 };
 
 function endpointScenario(endpoint, vus) {
@@ -73,10 +75,10 @@ function endpointScenario(endpoint, vus) {
   const last = own[own.length - 1];
   const stages = [];
   for (const p of timeline.filter((q) => q.fromSeconds >= first.fromSeconds && q.toSeconds <= last.toSeconds)) {
-    const rate = p.endpoint === endpoint ? p.ratePerSecond : 0;
+    const rate = p.endpoint === endpoint && p.generator === 'k6' ? p.ratePerSecond : 0;
     const seconds = `${p.toSeconds - p.fromSeconds}s`;
     // A warm-up ramps to its rate; any other phase moves to its rate at once (a stage of 0 s) and holds it.
-    if (p.endpoint === endpoint && p.ramp) stages.push({ target: rate, duration: seconds });
+    if (rate > 0 && p.ramp) stages.push({ target: rate, duration: seconds });
     else stages.push({ target: rate, duration: '0s' }, { target: rate, duration: seconds });
   }
   return {

@@ -25,17 +25,20 @@ from . import cpu, k6gc, latency, repeats
 from .run import Run, ServerRun
 
 ENDPOINTS = ("json", "dashboard")
+# How late a request may start before an open model counts it as dropped: k6's VUs hold a second's worth (K6Plan.STALL_TOLERANCE_MS).
+STALL_TOLERANCE_S = 1.0
 STEP_PHASE = re.compile(r"^(?P<endpoint>[a-z]+)-at-(?P<rate>\d+)$")
 
 COLUMNS = [
     *repeats.PASS_COLUMNS,
     "endpoint",
     "offered_per_s",
+    "generator",
     "achieved_per_s",
     "dropped",
     "failed",
-    "k6_p50_ms",
-    "k6_p99_ms",
+    "load_p50_ms",
+    "load_p99_ms",
     "wire_p50_ms",
     "wire_p99_ms",
     "wire_answered_per_s",
@@ -43,6 +46,7 @@ COLUMNS = [
     "server_busy",
     "load_busy",
     "k6_cores",
+    "vegeta_cores",
     "k6_gc_ms",
     "bound_ms",
     "judged_on",
@@ -56,7 +60,7 @@ COLUMNS = [
 FIGURES = {
     "achieved (req/s)": ("achieved_per_s", False),
     "p99 on the wire (ms)": ("wire_p99_ms", True),
-    "k6's p99 (ms)": ("k6_p99_ms", True),
+    "the load generator's p99 (ms)": ("load_p99_ms", True),
     "p50 on the wire (ms)": ("wire_p50_ms", True),
     "dropped iterations": ("dropped", True),
     "server CPU busy (%)": ("server_busy_percent", True),
@@ -66,13 +70,16 @@ FIGURES = {
 
 @dataclass(frozen=True)
 class Step:
-    """One measured curve step: its phase, endpoint and offered rate, and its seconds of load (from k6's start)."""
+    """One measured curve step: its phase, endpoint and offered rate, its seconds of load (from k6's start), the load generator that
+    offered it, and when its settling phase began (where a vegeta attack starts its schedule)."""
 
     phase: str
     endpoint: str
     rate_per_s: int
     from_s: int
     to_s: int
+    generator: str = "k6"
+    settle_from_s: int | None = None
 
     @property
     def seconds(self) -> int:
@@ -82,10 +89,23 @@ class Step:
 def steps(run: Run) -> list[Step]:
     """The run's measured curve steps, in the order they ran; none for a run without a curve (or from before the timeline)."""
     found = []
-    for phase in run.manifest.get("timeline", []):
+    timeline = run.manifest.get("timeline", [])
+    settles = {p["name"]: p["fromSeconds"] for p in timeline}
+    for phase in timeline:
         match = STEP_PHASE.match(phase["name"])
         if match and phase.get("endpoint") == match["endpoint"]:
-            found.append(Step(phase["name"], match["endpoint"], int(match["rate"]), phase["fromSeconds"], phase["toSeconds"]))
+            settle = settles.get(f"{match['endpoint']}-to-{match['rate']}")
+            found.append(
+                Step(
+                    phase["name"],
+                    match["endpoint"],
+                    int(match["rate"]),
+                    phase["fromSeconds"],
+                    phase["toSeconds"],
+                    phase.get("generator", "k6"),
+                    settle,
+                )
+            )
     return found
 
 
@@ -117,12 +137,40 @@ def dropped(server: ServerRun, step: Step) -> float:
     return float(rows.loc[(rows["timestamp"] >= first) & (rows["timestamp"] < until), "metric_value"].sum())
 
 
-def step_row(run: Run, server: ServerRun, step: Step) -> dict:
-    """One pass's figures at one step (COLUMNS after the pass's)."""
+def k6_figures(server: ServerRun, step: Step) -> dict:
+    """What k6 sent in the step: its requests' timings (k6's own), the failed ones, and the iterations it could not start on time."""
     samples = server.k6_samples
     tagged = samples[samples["extra_tags"] == f"endpoint={step.phase}"] if not samples.empty else samples
     durations = tagged.loc[tagged["metric_name"] == "http_req_duration", "metric_value"].astype(float)
     failed = float(tagged.loc[tagged["metric_name"] == "http_req_failed", "metric_value"].sum())
+    return {"sent": len(durations), "failed": failed, "dropped": dropped(server, step), "ms": durations}
+
+
+def vegeta_figures(server: ServerRun, step: Step) -> dict:
+    """What vegeta sent for the step (the requests of its attack due within the step's seconds), which failed (no 200, or a /json
+    body not the contract's), their timings (vegeta's own), and how many of those due it did not send on time.
+
+    The n-th request of an attack is due n / rate after the first was sent. Where k6 has a VU a second's worth of requests deep and
+    drops an iteration that finds none free (K6Plan.STALL_TOLERANCE_MS), vegeta, with as many workers, waits for one; a request it
+    sent more than that second late, or never sent, counts as dropped, so the two are judged alike."""
+    rows = server.vegeta
+    rows = rows[rows["attack"] == step.phase] if not rows.empty else rows
+    settle_from = step.settle_from_s if step.settle_from_s is not None else step.from_s
+    first = step.rate_per_s * (step.from_s - settle_from)
+    due = step.rate_per_s * (step.to_s - step.from_s)
+    if rows.empty:
+        return {"sent": 0, "failed": 0.0, "dropped": float(due) if not server.vegeta.empty else math.nan, "ms": pd.Series(dtype=float)}
+    began = float((rows["time_s"] - rows["seq"] / step.rate_per_s).min())
+    mine = rows[(rows["seq"] >= first) & (rows["seq"] < first + due)]
+    late = mine["time_s"] - (began + mine["seq"] / step.rate_per_s) > STALL_TOLERANCE_S
+    failed = float((mine["checks_passed"] != 1).sum())
+    return {"sent": len(mine), "failed": failed, "dropped": float(due - (~late).sum()), "ms": mine["ms"].astype(float)}
+
+
+def step_row(run: Run, server: ServerRun, step: Step) -> dict:
+    """One pass's figures at one step (COLUMNS after the pass's)."""
+    sent = vegeta_figures(server, step) if step.generator == "vegeta" else k6_figures(server, step)
+    durations, failed = sent["ms"], sent["failed"]
     wire = server.wire
     on_wire = (
         wire.loc[(wire["phase"] == step.phase) & (wire["endpoint"] == step.endpoint), "ms"].astype(float)
@@ -133,12 +181,13 @@ def step_row(run: Run, server: ServerRun, step: Step) -> dict:
     row = {
         "endpoint": step.endpoint,
         "offered_per_s": step.rate_per_s,
+        "generator": step.generator,
         # What the server served of the rate: answers that did not fail, of the requests sent in the step, over its length.
         "achieved_per_s": (len(durations) - failed) / step.seconds if len(durations) else 0.0,
-        "dropped": dropped(server, step),
+        "dropped": sent["dropped"],
         "failed": failed,
-        "k6_p50_ms": latency.percentile(durations, 50),
-        "k6_p99_ms": latency.percentile(durations, 99),
+        "load_p50_ms": latency.percentile(durations, 50),
+        "load_p99_ms": latency.percentile(durations, 99),
         "wire_p50_ms": latency.percentile(on_wire, 50),
         "wire_p99_ms": latency.percentile(on_wire, 99),
         "wire_answered_per_s": len(on_wire) / step.seconds if not wire.empty else math.nan,
@@ -146,10 +195,11 @@ def step_row(run: Run, server: ServerRun, step: Step) -> dict:
         "server_busy": mean(seconds, "server_cpus_busy"),
         "load_busy": mean(seconds, "load_cpus_busy"),
         "k6_cores": mean(seconds, "k6"),
+        "vegeta_cores": mean(seconds, "vegeta"),
         # k6 collecting its heap stops its requests: a step it fell in measures k6 as much as the server (k6gc).
         "k6_gc_ms": k6gc.wall_ms_within(server, step.from_s, step.to_s),
         "bound_ms": bound_ms(run, step.endpoint),
-        "judged_on": "wire" if len(on_wire) else "k6",
+        "judged_on": "wire" if len(on_wire) else step.generator,
     }
     row.update(judged(row))
     return row
@@ -165,7 +215,7 @@ LOAD_RAN_OUT = "the load generator's CPU ran out, not the server's"
 
 def judged(row: dict) -> dict:
     """Whether a step was sustained, why not in a reader's words, and which side's CPU ran out (cpu.BUSY busy or more on average)."""
-    p99 = row["wire_p99_ms"] if row["judged_on"] == "wire" else row["k6_p99_ms"]
+    p99 = row["wire_p99_ms"] if row["judged_on"] == "wire" else row["load_p99_ms"]
     reasons = []
     if row["dropped"] != row["dropped"]:
         reasons.append("dropped iterations not known")

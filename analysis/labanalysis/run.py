@@ -60,6 +60,13 @@ SERIES = {
     "histogram.csv": Series(("time_s", "sockets_open", "rank", "class", "instances", "bytes"), text=("class",)),
     # One row per HTTP request the server answered: its arrival (time_s), phase, endpoint, and the wire's response time (ms).
     "wire.csv": Series(("time_s", "phase", "endpoint", "ms"), text=("phase", "endpoint")),
+    # One row per request vegeta sent, where the profile gave it the curve (the harness's VegetaCurve): when it was sent and the
+    # phase then, the step it was sent for and its place in that step's attack, the status, vegeta's timing, and the checks.
+    "vegeta.csv.gz": Series(
+        ("time_s", "phase", "attack", "seq", "endpoint", "status", "ms", "checks_passed"),
+        optional=("error",),
+        text=("phase", "attack", "endpoint", "error"),
+    ),
 }
 # The series a run from before issue 16 does not have: missing, its report says the figure is not in that run. Within a run that has
 # them, a pass without one is a problem like any other missing file.
@@ -147,6 +154,11 @@ class ServerRun:
         return self._series("wire.csv", required="wire.csv" in self.expected)
 
     @cached_property
+    def vegeta(self) -> pd.DataFrame:
+        """Each request vegeta sent for the curve (VegetaCurve); empty where k6 offered every step."""
+        return self._series("vegeta.csv.gz", required=False)
+
+    @cached_property
     def k6_metrics(self) -> dict:
         """The k6 summary's metrics, by name (`http_req_duration{endpoint:json}`, ...); empty if k6 wrote none."""
         path = self.folder / "k6-summary.json"
@@ -211,7 +223,8 @@ class ServerRun:
             if required:
                 self.problems.append(f"{name} is missing: the figures from it are left out")
             return pd.DataFrame(columns=spec.columns)
-        frame, dropped, absent = _whole_rows(path.read_text(errors="replace"), spec)
+        text = _gunzip_what_is_there(path)[0] if path.suffix == ".gz" else path.read_text(errors="replace")
+        frame, dropped, absent = _whole_rows(text, spec)
         if frame is None:
             self.problems.append(f"{name} lacks the columns {', '.join(absent)}: the figures from it are left out")
             return pd.DataFrame(columns=spec.columns)

@@ -22,8 +22,8 @@ def _step(offered: int, **values) -> dict:
             "achieved_per_s": float(offered),
             "dropped": 0.0,
             "failed": 0.0,
-            "k6_p50_ms": 1.0,
-            "k6_p99_ms": 5.0,
+            "load_p50_ms": 1.0,
+            "load_p99_ms": 5.0,
             "wire_p50_ms": 0.3,
             "wire_p99_ms": 1.0,
             "server_cores": 0.1 + offered * 40e-6,
@@ -45,7 +45,7 @@ def test_a_step_is_sustained_only_with_nothing_dropped_or_failed_and_the_p99_und
     at_bound = _step(1000, wire_p99_ms=20.0)
     assert not at_bound["sustained"] and "over 20 ms" in at_bound["why_not"]
     # Without a wire capture, k6's own p99 is judged, and the row says so.
-    assert not _step(1000, judged_on="k6", k6_p99_ms=25.0)["sustained"]
+    assert not _step(1000, judged_on="k6", load_p99_ms=25.0)["sustained"]
 
 
 def test_which_side_ran_out_is_the_cpu_set_busy_on_average_at_the_steps_rate():
@@ -152,6 +152,38 @@ def test_a_step_only_the_load_generator_failed_is_not_judged_and_the_rate_below_
     assert curve.summary(steps).iloc[0]["highest sustained (req/s)"].startswith("≥ 2,000")
     # A limit the server reached is not a lower bound.
     assert curve.highest_sustained(pd.DataFrame([_step(1000), _step(2000, wire_p99_ms=50.0)])).iloc[0]["lower_bound_because"] == ""
+
+
+def _vegeta_attack(folder, rate: int, seconds: int, late_from_seq: int | None = None, stop_at_seq: int | None = None, failed_seqs=()):
+    """vegeta.csv.gz for one attack, `json-at-<rate>`, begun at 100 s on the pass's clock: 2 s to settle, then the step, each request
+    sent when due, except from `late_from_seq` on (1.5 s late) and none from `stop_at_seq` on."""
+    lines = ["time_s,phase,attack,seq,endpoint,status,ms,checks_passed,error"]
+    for seq in range((2 + seconds) * rate):
+        if stop_at_seq is not None and seq >= stop_at_seq:
+            break
+        at = 100 + seq / rate + (1.5 if late_from_seq is not None and seq >= late_from_seq else 0)
+        phase = f"json-to-{rate}" if at < 102 else f"json-at-{rate}"
+        passed = 0 if seq in failed_seqs else 1
+        lines.append(f"{at:.4f},{phase},json-at-{rate},{seq},json,{200 if passed else 500},1.5,{passed},")
+    (folder / "vegeta.csv.gz").write_bytes(gzip.compress(("\n".join(lines) + "\n").encode()))
+    return run.ServerRun(folder=folder, outcome={})
+
+
+def test_a_vegeta_step_counts_what_was_due_in_it_and_drops_what_went_out_over_a_second_late_or_never(tmp_path):
+    step = curve.Step("json-at-100", "json", 100, from_s=52, to_s=60, generator="vegeta", settle_from_s=50)
+
+    on_time = curve.vegeta_figures(_vegeta_attack(tmp_path, 100, 8), step)
+    assert on_time["sent"] == 800 and on_time["dropped"] == 0 and on_time["failed"] == 0
+
+    # From the 500th request of the attack (300 into the step) every one went out 1.5 s late: 500 of the step's 800 dropped.
+    late = curve.vegeta_figures(_vegeta_attack(tmp_path, 100, 8, late_from_seq=500), step)
+    assert late["dropped"] == 500
+    # The attack sent nothing from its 700th on: 500 of the step's requests went out, the last 300 never did.
+    stopped = curve.vegeta_figures(_vegeta_attack(tmp_path, 100, 8, stop_at_seq=700), step)
+    assert stopped["sent"] == 500 and stopped["dropped"] == 300
+    # A failed check counts in the step it was due in only (the 150th is in the settling seconds).
+    failing = curve.vegeta_figures(_vegeta_attack(tmp_path, 100, 8, failed_seqs={150, 250, 251}), step)
+    assert failing["failed"] == 2
 
 
 def test_the_steady_phases_dropped_iterations_stop_where_its_scenario_goes_on_to_the_curve(tmp_path):

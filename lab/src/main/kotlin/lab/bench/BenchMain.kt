@@ -47,6 +47,7 @@ private class BenchCommand : CliktCommand(name = "bench") {
     private val servers by serversOption()
     private val serverJdk by option("--server-jdk", help = "the JDK home the servers run on").file().required()
     private val k6 by option("--k6", help = "the k6 binary").file().required()
+    private val vegeta by option("--vegeta", help = "the vegeta binary, for a profile that gives it the curve (curveGenerator)").file()
     private val repo by option("--repo", help = "the lab's repository root").file().default(File("."))
     private val resultsDir by option("--results", help = "where run folders go").file().default(File("results"))
     private val pinThresholdMs by option("--pin-threshold-ms", help = "shortest pinning that JFR records").long()
@@ -116,6 +117,7 @@ private class BenchCommand : CliktCommand(name = "bench") {
         val jdk = Provenance.Jdk.read(serverJdk)
         if (!k6.canExecute()) throw BenchInputException("$k6 is not an executable k6; setup/k6.sh builds one")
         val generators = loadGenerators()
+        checkCurveGenerator(profile, generators)
         val limits = HostLimits.read()
         val decision = Preflight.check(profile, limits, scalable = profileName != "vps", loadHere = generators == null)
         generators?.let { checkLoadGenerators(it, decision.idleSockets) }
@@ -154,6 +156,7 @@ private class BenchCommand : CliktCommand(name = "bench") {
                 serverArgs = ballastArgs,
                 k6Dashboard = dashboardOn(generators),
                 holdIn = holdIn,
+                vegeta = vegeta.takeIf { profile.curveGenerator == Profile.VEGETA },
             )
             val rate = jsonRate(declared, File(runDir, "calibration"), manifest, progress)
             runPasses(declared.copy(profile = profile.copy(jsonRatePerSecond = rate)), runDir, manifest, progress)
@@ -188,6 +191,7 @@ private class BenchCommand : CliktCommand(name = "bench") {
         cpuSplit = split,
         serverArgs = ballastArgs,
         k6Version = RunFolder.commandText(k6.path, "version").lineSequence().first(),
+        vegeta = vegeta?.takeIf { profile.curveGenerator == Profile.VEGETA }?.path.orEmpty(),
         servers = servers.map { it.name },
         catalogue = servers,
         pinThresholdMs = pinThresholdMs,
@@ -259,6 +263,17 @@ private class BenchCommand : CliktCommand(name = "bench") {
             progress.say("$name: ${outcome.status}${outcome.reason?.let { " ($it)" } ?: ""}")
         }
         return outcomes
+    }
+
+    /** A profile that gives the curve to vegeta needs it here, beside the servers, as the wire and the CPU split are. */
+    private fun checkCurveGenerator(profile: Profile, generators: LoadGenerators?) {
+        if (profile.curveGenerator != Profile.VEGETA) return
+        val binary = vegeta
+            ?: throw BenchInputException("profile $profileName gives its curve to vegeta: pass --vegeta, which setup/vegeta.sh builds")
+        if (!binary.canExecute()) throw BenchInputException("$binary is not an executable vegeta; setup/vegeta.sh builds one")
+        if (generators != null) {
+            throw BenchInputException("profile $profileName gives its curve to vegeta, which runs beside the servers only: drop --loadgen")
+        }
     }
 
     private fun loadGenerators(): LoadGenerators? {

@@ -20,6 +20,7 @@ import lab.bench.load.K6Plan
 import lab.bench.load.K6Run
 import lab.bench.load.K6Segments
 import lab.bench.load.LoadGeneratorLost
+import lab.bench.load.VegetaCurve
 import lab.support.ChildExited
 import lab.support.Children
 import lab.support.ServerEntry
@@ -58,6 +59,7 @@ class ServerRun(
         var snapshots: PlateauSnapshots? = null
         var k6: K6Load? = null
         var wire: WireLatency? = null
+        var vegeta: VegetaCurve? = null
 
         /** Why this pass has no wire.csv, on a host that lets the harness read no packets. */
         var noWire: String? = null
@@ -117,6 +119,7 @@ class ServerRun(
             runCatching { measured.snapshots?.close() }
             runCatching { measured.memory?.close() }
             runCatching { measured.k6?.close() }
+            runCatching { measured.vegeta?.close() }
             runCatching { measured.wire?.close() }
             runCatching { measured.proc?.close() }
             runCatching { measured.cpu?.close() }
@@ -177,11 +180,15 @@ class ServerRun(
         clock.markLoadStart()
         measured.snapshots?.scheduleFromLoadStart()
         measured.loadStartEpochMs = System.currentTimeMillis()
+        measured.vegeta = setup.vegeta?.let { binary ->
+            VegetaCurve(binary, url, setup.profile.timeline, dir, clock) { pid -> measured.cpu?.track(CpuSampler.Role.VEGETA, pid) }
+        }?.also { it.start() }
         follow(process, k6, clock, measured, load)
         // A stub lost in the last second, before k6 ended, is still this pass's.
         noteStubLost(clock, measured)
         val exited = k6.exitCode().takeIf { it !in setOf(0, 99) }?.let { "k6 exited with code $it; see k6.log" }
         k6.collect()
+        measured.vegeta?.collect()
         return exited ?: k6LogFiles().firstNotNullOfOrNull(::k6ScriptErrors)
     }
 

@@ -5,6 +5,8 @@ import kotlinx.serialization.json.Json
 import kotlinx.serialization.json.jsonObject
 import kotlinx.serialization.json.jsonPrimitive
 import kotlinx.serialization.json.long
+import lab.bench.load.Profile
+import lab.bench.load.VegetaCurve
 import lab.handlers.PinTrap
 import lab.support.Catalogue
 import lab.support.ReadyLine
@@ -151,20 +153,17 @@ class SmokeRunIT {
     }
 
     @Test
-    fun `each curve step's requests carry its phase, in k6's samples and on the wire alike`() {
+    fun `each curve step's requests carry its phase, in its load generator's record and on the wire alike`() {
         val steps = manifest.timeline.filter { "-at-" in it.name }
         assertEquals(listOf("json-at-100", "json-at-200", "dashboard-at-20"), steps.map { it.name })
         for (outcome in manifest.outcomes) {
             val server = outcome.folder!!
-            val tagged = GZIPInputStream(File(runDir, "$server/k6-metrics.csv.gz").inputStream()).bufferedReader().useLines { lines ->
-                val rows = lines.map { it.split(',') }.iterator()
-                val header = rows.next()
-                val (metric, tags) = listOf("metric_name", "extra_tags").map(header::indexOf)
-                rows.asSequence().filter { it[metric] == "http_req_duration" }.groupingBy { it[tags].removePrefix("endpoint=") }.eachCount()
-            }
+            val byK6 = k6Requests(server).groupingBy { it.tag.removePrefix("endpoint=") }.eachCount()
+            // vegeta's record names each request's phase by the harness's clock, as the wire does.
+            val byVegeta = vegetaRequests(server).groupingBy { it.phase }.eachCount()
             val wire = File(runDir, "$server/wire.csv").takeIf { it.isFile }?.readLines()?.drop(1)?.map { it.split(',') }
             for (step in steps) {
-                val sent = tagged[step.name] ?: 0
+                val sent = (if (step.generator == Profile.VEGETA) byVegeta else byK6)[step.name] ?: 0
                 val expected = step.ratePerSecond * (step.toSeconds - step.fromSeconds)
                 assertTrue(
                     sent in (expected * 9 / 10)..(expected * 11 / 10),
@@ -174,7 +173,7 @@ class SmokeRunIT {
                 wire?.count { it[1] == step.name && it[2] == step.endpoint }?.let { seen ->
                     assertTrue(
                         seen in (sent * 8 / 10)..(sent * 12 / 10),
-                        "$server: the wire saw $seen ${step.name} requests, k6 sent $sent",
+                        "$server: the wire saw $seen ${step.name} requests, ${step.generator} sent $sent",
                     )
                 }
             }
@@ -207,15 +206,10 @@ class SmokeRunIT {
                 assertTrue(outcome.marks.any { it.startsWith("no wire latency") }, "$server: no wire.csv and no mark why: ${outcome.marks}")
                 continue
             }
-            val answered = GZIPInputStream(File(runDir, "$server/k6-metrics.csv.gz").inputStream()).bufferedReader().useLines { lines ->
-                val rows = lines.map { it.split(',') }.iterator()
-                val header = rows.next()
-                val (metric, status, tags) = listOf("metric_name", "status", "extra_tags").map(header::indexOf)
-                rows.asSequence().count {
-                    // Every phase's /json requests: its warm-up, its steady phase and its curve steps (endpoint=json-at-200, ...).
-                    it[metric] == "http_req_duration" && it[status] == "200" && it[tags].startsWith("endpoint=json")
-                }
-            }
+            // Every phase's /json requests: its warm-up, its steady phase and its curve steps (endpoint=json-at-200, ...), whichever
+            // load generator sent them.
+            val answered = k6Requests(server).count { it.status == "200" && it.tag.startsWith("endpoint=json") } +
+                vegetaRequests(server).count { it.status == "200" && it.endpoint == "json" }
             val wire = File(runDir, "$server/wire.csv").readLines().drop(1).map { it.split(',') }.filter { it[2] == "json" }
             assertTrue(answered > 0, "$server: k6 had no /json request answered")
             assertTrue(wire.all { it[3].toDouble() > 0 }, "$server: a wire time that is not positive")
@@ -268,6 +262,30 @@ class SmokeRunIT {
     @Test
     fun `no process of the run is left`() {
         assertEquals(emptyList(), harness.leftovers(runDir))
+    }
+
+    /** One HTTP request k6 timed in [server]'s pass: its status, and its endpoint tag (`endpoint=json-at-200`). */
+    private data class K6Request(val status: String, val tag: String)
+
+    private fun k6Requests(server: String): List<K6Request> =
+        GZIPInputStream(File(runDir, "$server/k6-metrics.csv.gz").inputStream()).bufferedReader().useLines { lines ->
+            val rows = lines.map { it.split(',') }.iterator()
+            val header = rows.next()
+            val (metric, status, tags) = listOf("metric_name", "status", "extra_tags").map(header::indexOf)
+            rows.asSequence().filter { it[metric] == "http_req_duration" }.map { K6Request(it[status], it[tags]) }.toList()
+        }
+
+    /** One request vegeta sent in [server]'s pass, where the profile gave it the curve (VegetaCurve.HEADER); none otherwise. */
+    private data class VegetaRequest(val phase: String, val endpoint: String, val status: String)
+
+    private fun vegetaRequests(server: String): List<VegetaRequest> {
+        val file = File(runDir, "$server/${VegetaCurve.FILE}").takeIf { it.isFile } ?: return emptyList()
+        return GZIPInputStream(file.inputStream()).bufferedReader().useLines { lines ->
+            val rows = lines.map { it.split(',') }.iterator()
+            val header = rows.next()
+            val (phase, endpoint, status) = listOf("phase", "endpoint", "status").map(header::indexOf)
+            rows.asSequence().map { VegetaRequest(it[phase], it[endpoint], it[status]) }.toList()
+        }
     }
 
     private companion object {

@@ -25,7 +25,7 @@ class CpuSampler(
     private val split: CpuSplit?,
 ) : AutoCloseable {
     /** The processes `cpu.csv` has a column for, by their column names. */
-    enum class Role(val column: String) { SERVER("server"), K6("k6"), STUB("stub"), HARNESS("harness") }
+    enum class Role(val column: String) { SERVER("server"), K6("k6"), STUB("stub"), HARNESS("harness"), VEGETA("vegeta") }
 
     /**
      * One second of `cpu.csv`. Cores are CPU-seconds a second (1.0 is one core busy all the
@@ -41,6 +41,8 @@ class CpuSampler(
         val steal: Double?,
         val serverCpusBusy: Double?,
         val loadCpusBusy: Double?,
+        /** The curve's second load generator (VegetaCurve), where the profile gives it the curve: the attack of the moment. */
+        val vegetaCores: Double? = null,
     )
 
     /** The last row written, for the progress line; null before the first second is over. */
@@ -98,6 +100,7 @@ class CpuSampler(
                 steal = before?.let { stat.stealShare(it) },
                 serverCpusBusy = split?.let { s -> before?.let { stat.busyShare(it, s.serverCpus) } },
                 loadCpusBusy = split?.let { s -> before?.let { stat.busyShare(it, s.loadCpus) } },
+                vegetaCores = cores(Role.VEGETA, nowNs),
             )
             latest = row
             synchronized(rows) { rows += row }
@@ -129,7 +132,7 @@ class CpuSampler(
     }
 
     companion object {
-        const val HEADER = "time_s,phase,server,k6,stub,harness,steal,server_cpus_busy,load_cpus_busy"
+        const val HEADER = "time_s,phase,server,k6,stub,harness,steal,server_cpus_busy,load_cpus_busy,vegeta"
 
         /** A row as `cpu.csv` has it: three decimals (clock ticks are 1/100 s, so no more is known), empty for null. */
         fun csvLine(row: Row): String = listOf(
@@ -142,6 +145,7 @@ class CpuSampler(
             cell(row.steal),
             cell(row.serverCpusBusy),
             cell(row.loadCpusBusy),
+            cell(row.vegetaCores),
         ).joinToString(",")
 
         private fun cell(value: Double?): String = value?.let { String.format(Locale.ROOT, "%.3f", it) } ?: ""

@@ -66,6 +66,6 @@ data class K6Plan(
         )
 
         private fun highestRate(profile: Profile, endpoint: String): Int =
-            profile.timeline.filter { it.endpoint == endpoint }.maxOfOrNull { it.ratePerSecond } ?: 0
+            profile.timeline.filter { it.endpoint == endpoint && it.generator == Profile.K6 }.maxOfOrNull { it.ratePerSecond } ?: 0
     }
 }

@@ -1,6 +1,7 @@
 package lab.bench.load
 
 import kotlinx.serialization.Serializable
+import lab.bench.load.Profile.Companion.K6
 
 /**
  * One phase of a profile's load, in seconds since k6 started: the socket steps, each
@@ -21,6 +22,8 @@ data class LoadPhase(
     val ratePerSecond: Int = 0,
     /** A warm-up: the rate rises from 1 a second to [ratePerSecond] over the phase, instead of holding it. */
     val ramp: Boolean = false,
+    /** Which load generator offers the phase's requests: k6, unless the profile gives the curve to another ([Profile.curveGenerator]). */
+    val generator: String = K6,
 )
 
 object LoadTimeline {
@@ -44,8 +47,8 @@ object LoadTimeline {
     /** Every phase of [profile]'s load, in order, end to end; phases of no length are left out. */
     fun of(profile: Profile): List<LoadPhase> = buildList {
         var at = 0
-        fun phase(name: String, seconds: Int, endpoint: String? = null, rate: Int = 0, ramp: Boolean = false) {
-            if (seconds > 0) add(LoadPhase(name, at, at + seconds, endpoint, rate, ramp))
+        fun phase(name: String, seconds: Int, endpoint: String? = null, rate: Int = 0, ramp: Boolean = false, generator: String = K6) {
+            if (seconds > 0) add(LoadPhase(name, at, at + seconds, endpoint, rate, ramp, generator))
             at += seconds
         }
         for (step in 1..profile.socketSteps) phase(socketStep(step), profile.stepHoldSeconds)
@@ -55,8 +58,9 @@ object LoadTimeline {
         phase("dashboard", profile.dashboardSeconds, "dashboard", profile.dashboardRatePerSecond)
         for ((endpoint, rates) in listOf("json" to profile.jsonCurveRatesPerSecond, "dashboard" to profile.dashboardCurveRatesPerSecond)) {
             for (rate in rates) {
-                phase(curveSettle(endpoint, rate), CURVE_SETTLE_SECONDS, endpoint, rate)
-                phase(curveStep(endpoint, rate), profile.curveStepSeconds - CURVE_SETTLE_SECONDS, endpoint, rate)
+                val by = profile.curveGenerator
+                phase(curveSettle(endpoint, rate), CURVE_SETTLE_SECONDS, endpoint, rate, generator = by)
+                phase(curveStep(endpoint, rate), profile.curveStepSeconds - CURVE_SETTLE_SECONDS, endpoint, rate, generator = by)
             }
         }
     }

@@ -71,6 +71,13 @@ data class Profile(
     val jsonCurveP99BoundMs: Double = 0.0,
     /** The same bound for a /dashboard step, whose every request waits on the stub. */
     val dashboardCurveP99BoundMs: Double = 0.0,
+    /**
+     * Which load generator offers the curve's steps: [K6], as every other phase, or [VEGETA]
+     * (VegetaCurve), an open-model generator that costs the load's CPU a fraction of what k6
+     * does a request, for rates k6 cannot offer on the load's CPUs (docs/under-load.md). k6
+     * holds the idle sockets either way.
+     */
+    val curveGenerator: String = K6,
 ) {
     /** When the steady /json phase starts, in seconds of load: after the socket steps and the warm-up. */
     val jsonStartSeconds: Int get() = socketSteps * stepHoldSeconds + jsonWarmupSeconds
@@ -144,6 +151,9 @@ data class Profile(
                 "curveStepSeconds must be at least $shortest: ${LoadTimeline.CURVE_SETTLE_SECONDS} s to settle, and 2 to hold a whole second of k6's samples",
             )
         }
+        if (curveGenerator !in CURVE_GENERATORS) {
+            add("curveGenerator must be one of ${CURVE_GENERATORS.joinToString()}, not \"$curveGenerator\"")
+        }
         if (dashboardCurveRatesPerSecond.isNotEmpty() && dashboardRatePerSecond == 0) {
             add("dashboardCurveRatesPerSecond needs the dashboard phase (dashboardRatePerSecond above 0) to warm the path first")
         }
@@ -156,6 +166,11 @@ data class Profile(
         /** Enough for the JIT to compile the /json path; a probe is short, so its warm-up is too. */
         const val PROBE_WARMUP_SECONDS = 10
         const val MAX_REPEATS = 10
+
+        /** The load generators: k6 runs every profile; vegeta may offer the curve's steps. */
+        const val K6 = "k6"
+        const val VEGETA = "vegeta"
+        val CURVE_GENERATORS = listOf(K6, VEGETA)
 
         @OptIn(ExperimentalSerializationApi::class)
         private val strict = Json { ignoreUnknownKeys = false }

@@ -54,14 +54,15 @@ class CpuSamplerTest {
     fun `writes a row a second, with an empty cell for a role that has no process here`() {
         val sampler = sample(mapOf(CpuSampler.Role.HARNESS to self), seconds = 2.5)
         val lines = File(dir, "cpu.csv").readLines()
-        assertEquals("time_s,phase,server,k6,stub,harness,steal,server_cpus_busy,load_cpus_busy", lines.first())
+        assertEquals("time_s,phase,server,k6,stub,harness,steal,server_cpus_busy,load_cpus_busy,vegeta", lines.first())
         assertEquals(2, lines.size - 1, "$lines")
         for (cells in lines.drop(1).map { it.split(",") }) {
-            assertEquals(9, cells.size, "$cells")
+            assertEquals(10, cells.size, "$cells")
             assertEquals("startup", cells[1])
             assertEquals(listOf("", "", ""), cells.subList(2, 5), "no server, k6 or stub was given")
             assertTrue(cells[5].toDouble() >= 0 && cells[6].toDouble() in 0.0..1.0, "$cells")
             if (split != null) assertTrue(cells[7].toDouble() in 0.0..1.0 && cells[8].toDouble() in 0.0..1.0, "$cells")
+            assertEquals("", cells[9], "no vegeta was given")
         }
         assertEquals(sampler.rows().last(), sampler.latest)
     }
@@ -91,6 +92,6 @@ class CpuSamplerTest {
     @Test
     fun `a row is written with three decimals and nothing in an empty cell`() {
         val row = CpuSampler.Row(12.5, "json", 0.25, null, 0.0123456, 0.1, 0.0, null, 0.9)
-        assertEquals("12.5,json,0.250,,0.012,0.100,0.000,,0.900", CpuSampler.csvLine(row))
+        assertEquals("12.5,json,0.250,,0.012,0.100,0.000,,0.900,", CpuSampler.csvLine(row))
     }
 }

@@ -51,6 +51,22 @@ class LoadTimelineTest {
     }
 
     @Test
+    fun `a curve given to vegeta is vegeta's from each step's settling to its end, and k6 gets VUs only for the rates it offers`() {
+        val profile = smoke.copy(curveGenerator = Profile.VEGETA, jsonCurveRatesPerSecond = listOf(100, 900))
+        val curve = profile.timeline.dropWhile { it.name != "dashboard" }.drop(1)
+        assertTrue(curve.all { it.generator == Profile.VEGETA }, "$curve")
+        assertTrue(profile.timeline.takeWhile { it.name != "json-to-100" }.all { it.generator == Profile.K6 })
+        assertEquals(K6Plan.vusFor(profile.jsonRatePerSecond), K6Plan.of(profile, 300, "http://127.0.0.1:1").jsonVus)
+
+        val attacks = VegetaCurve.attacksOf(profile.timeline)
+        assertEquals(listOf("json-at-100", "json-at-900", "dashboard-at-20"), attacks.map { it.step })
+        val first = attacks.first()
+        assertEquals(profile.timeline.single { it.name == "json-to-100" }.fromSeconds, first.fromSeconds)
+        assertEquals(profile.timeline.single { it.name == "json-at-100" }.toSeconds, first.toSeconds)
+        assertEquals(emptyList(), VegetaCurve.attacksOf(smoke.timeline), "k6 offers the curve unless the profile says otherwise")
+    }
+
+    @Test
     fun `a profile without a curve has the phases it always had`() {
         val plain = smoke.copy(jsonCurveRatesPerSecond = emptyList(), dashboardCurveRatesPerSecond = emptyList())
         assertEquals(

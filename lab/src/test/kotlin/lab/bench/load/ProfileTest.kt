@@ -65,5 +65,8 @@ class ProfileTest {
         File(dir, "pins.json").writeText(smoke.replace(Regex("\"pinTrapsPerSecond\": \\d+"), "\"pinTrapsPerSecond\": -1"))
         val pins = assertThrows<BenchInputException> { Profile.load(dir, "pins") }
         assertTrue("pinTrapsPerSecond must be 0 or more" in pins.message!!, pins.message)
+        File(dir, "gen.json").writeText(smoke.replace("{", "{\n  \"curveGenerator\": \"wrk\","))
+        val generator = assertThrows<BenchInputException> { Profile.load(dir, "gen") }
+        assertTrue("curveGenerator must be one of k6, vegeta, not \"wrk\"" in generator.message!!, generator.message)
     }
 }

@@ -1,0 +1,190 @@
+package lab.bench.load
+
+import de.siegmar.fastcsv.reader.CsvReader
+import de.siegmar.fastcsv.writer.CsvWriter
+import lab.bench.collect.RunClock
+import lab.support.Children
+import java.io.File
+import java.time.Instant
+import java.util.Base64
+import java.util.concurrent.TimeUnit
+import java.util.zip.GZIPOutputStream
+
+/**
+ * The curve's steps a profile gives to vegeta ([Profile.curveGenerator]), offered beside k6,
+ * which holds the idle sockets and runs every other phase.
+ *
+ * vegeta is an open-model generator like k6's arrival-rate scenarios: it sends at the step's
+ * rate whatever the answers, each request on a worker of its own. It costs the load's CPU a
+ * fraction of what k6 does per request, so the curve reaches rates the servers, not k6, fail
+ * at. Each step is one `vegeta attack`, from the start of its settling phase to the end of the
+ * step, started on the harness's clock when k6's timeline reaches it. The same cap on requests
+ * in flight as k6's VUs ([K6Plan.vusFor]) holds: past it vegeta waits for a free worker and the
+ * step falls short of its rate, which the analysis counts as k6's dropped iterations are.
+ *
+ * Every request is then one row of `vegeta.csv.gz` ([HEADER]): when it was sent on the pass's
+ * clock, its phase by that clock (as `wire.csv` names its rows), the endpoint, the status, the
+ * latency vegeta timed, and whether it passed the checks bench.js holds k6's answers to.
+ */
+class VegetaCurve(
+    private val vegeta: File,
+    private val baseUrl: String,
+    timeline: List<LoadPhase>,
+    private val dir: File,
+    private val clock: RunClock,
+    /** Called with each attack's pid as it starts: the CPU sampler follows it (CpuSampler.Role.VEGETA). */
+    private val onAttack: (Long) -> Unit,
+) : AutoCloseable {
+    /** One step's attack: its measured phase's name, endpoint and rate, from its settling phase's start to its end, in seconds of load. */
+    data class Attack(val step: String, val endpoint: String, val ratePerSecond: Int, val fromSeconds: Int, val toSeconds: Int)
+
+    val attacks: List<Attack> = attacksOf(timeline)
+    private val workDir = File(dir, "vegeta")
+    private val started = mutableListOf<Pair<Attack, Process>>()
+
+    @Volatile private var closed = false
+    private val runner = Thread(::runAll, "vegeta-curve").apply { isDaemon = true }
+
+    /** Starts following k6's timeline; call once the clock's load has started (RunClock.markLoadStart). */
+    fun start() {
+        if (attacks.isEmpty()) return
+        workDir.mkdirs()
+        runner.start()
+    }
+
+    private fun runAll() = try {
+        runEach()
+    } catch (_: InterruptedException) {
+        // Closed: the pass is ending early.
+    }
+
+    private fun runEach() {
+        for (attack in attacks) {
+            val waitMs = ((attack.fromSeconds - clock.loadSeconds()) * 1000).toLong()
+            if (waitMs > 0) Thread.sleep(waitMs)
+            if (closed) return
+            // The attack ends with its step on the load's timeline, however late it started.
+            val durationMs = ((attack.toSeconds - clock.loadSeconds()) * 1000).toLong()
+            if (durationMs <= 0) continue
+            val process = Children.start(command(attack, durationMs), File(workDir, "${attack.step}.log"))
+            synchronized(started) { started += attack to process }
+            onAttack(process.pid())
+        }
+    }
+
+    private fun command(attack: Attack, durationMs: Long): List<String> {
+        val inFlight = K6Plan.vusFor(attack.ratePerSecond).toString()
+        return listOf(
+            vegeta.path, "attack",
+            "-targets=${targets(attack.endpoint).path}",
+            "-rate=${attack.ratePerSecond}/1s",
+            "-duration=${durationMs}ms",
+            // Every worker made before the step starts, as k6 makes every VU; no more than k6 would have.
+            "-workers=$inFlight",
+            "-max-workers=$inFlight",
+            "-timeout=${REQUEST_TIMEOUT_S}s",
+            // Enough of a body to hold /json's to the contract; /dashboard's is checked by its status alone, as in bench.js.
+            "-max-body=$MAX_BODY_BYTES",
+            "-http2=false",
+            "-name=${attack.step}",
+            "-output=${File(workDir, "${attack.step}.gob").path}",
+        )
+    }
+
+    /** The requests of [endpoint], as bench.js makes them: /json, or /dashboard for users 0 to 999 in turn. */
+    private fun targets(endpoint: String): File = File(workDir, "$endpoint.targets").also { file ->
+        if (!file.isFile) {
+            val paths = if (endpoint == "dashboard") (0 until DASHBOARD_USERS).map { "/dashboard/user-$it" } else listOf("/$endpoint")
+            file.writeText(paths.joinToString("") { "GET $baseUrl$it\n" })
+        }
+    }
+
+    /**
+     * Waits for the attacks to end (each sends its last request at its step's end, and waits
+     * up to [REQUEST_TIMEOUT_S] for the answers), stops any left, and writes `vegeta.csv.gz`
+     * from their results; the binary results go. Nothing to do without attacks.
+     */
+    fun collect() {
+        if (attacks.isEmpty()) return
+        closed = true
+        runner.join(TimeUnit.SECONDS.toMillis(1))
+        val done = synchronized(started) { started.toList() }
+        for ((_, process) in done) {
+            if (!process.waitFor(REQUEST_TIMEOUT_S + 5, TimeUnit.SECONDS)) Children.stop(process, graceSeconds = 2)
+        }
+        GZIPOutputStream(File(dir, FILE).outputStream()).bufferedWriter().use { out ->
+            val csv = CsvWriter.builder().build(out)
+            csv.writeRecord(*HEADER)
+            for ((attack, _) in done) {
+                val results = File(workDir, "${attack.step}.gob")
+                if (!results.isFile) continue
+                val encoded = File(workDir, "${attack.step}.csv")
+                val encoder = Children.start(
+                    listOf(vegeta.path, "encode", "--to", "csv", "--output", encoded.path, results.path),
+                    File(workDir, "${attack.step}-encode.log"),
+                )
+                if (!encoder.waitFor(ENCODE_TIMEOUT_S, TimeUnit.SECONDS)) Children.stop(encoder, graceSeconds = 2)
+                if (encoder.exitValue() == 0 && encoded.isFile) copyRows(attack, encoded, csv)
+                results.delete()
+                encoded.delete()
+            }
+            csv.flush()
+        }
+    }
+
+    /** vegeta's CSV (no header; its columns in `vegeta encode -h`) into [HEADER]'s. */
+    private fun copyRows(attack: Attack, encoded: File, csv: CsvWriter) {
+        CsvReader.builder().allowMissingFields(true).ofCsvRecord(encoded.toPath()).use { records ->
+            for (r in records) {
+                if (r.fieldCount < 9) continue
+                val sentNs = r.getField(0).toLongOrNull() ?: continue
+                val at = clock.secondsAt(Instant.ofEpochSecond(0, sentNs))
+                val status = r.getField(1)
+                val body = runCatching { String(Base64.getDecoder().decode(r.getField(6))) }.getOrDefault("")
+                val passed = status == "200" && (attack.endpoint != "json" || body == JSON_BODY)
+                csv.writeRecord(
+                    at.toString(), clock.phase(at), attack.step, r.getField(8), attack.endpoint, status,
+                    ((r.getField(2).toLongOrNull() ?: 0L) / 1e6).toString(), if (passed) "1" else "0", r.getField(5),
+                )
+            }
+        }
+    }
+
+    /** Stops every attack at once: the pass is ending early (a failure, or Ctrl-C). */
+    override fun close() {
+        closed = true
+        runner.interrupt()
+        synchronized(started) { started.toList() }.forEach { (_, process) -> if (process.isAlive) Children.stop(process, graceSeconds = 2) }
+    }
+
+    companion object {
+        const val FILE = "vegeta.csv.gz"
+
+        /**
+         * `time_s`: when the request was sent, on the pass's clock; `phase`: the clock's phase then; `attack`: the step it was
+         * sent for, and `seq` its place in that attack (the n-th is due n / rate seconds after the first); `ms`: vegeta's timing.
+         */
+        val HEADER = arrayOf("time_s", "phase", "attack", "seq", "endpoint", "status", "ms", "checks_passed", "error")
+
+        /** A request unanswered this long failed: at a curve's bounds of tens of ms, it is far past any step's. */
+        const val REQUEST_TIMEOUT_S = 10L
+
+        /** /json's answer, as bench.js checks it (the contract's, lab.verify.ContractCases). */
+        const val JSON_BODY = """{"message":"Hello, World!"}"""
+        const val MAX_BODY_BYTES = 64
+        const val DASHBOARD_USERS = 1000
+        const val ENCODE_TIMEOUT_S = 120L
+
+        /** Each vegeta step of [timeline] as one attack: its settling phase and its measured phase, end to end. */
+        fun attacksOf(timeline: List<LoadPhase>): List<Attack> {
+            val byName = timeline.associateBy { it.name }
+            val steps = timeline.filter { phase ->
+                phase.generator == Profile.VEGETA && phase.endpoint?.let { LoadTimeline.curveStep(it, phase.ratePerSecond) } == phase.name
+            }
+            return steps.map { step ->
+                val settle = byName[LoadTimeline.curveSettle(step.endpoint!!, step.ratePerSecond)]
+                Attack(step.name, step.endpoint, step.ratePerSecond, settle?.fromSeconds ?: step.fromSeconds, step.toSeconds)
+            }
+        }
+    }
+}
