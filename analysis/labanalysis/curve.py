@@ -1,15 +1,18 @@
 """The latency-throughput curve (issue 32, item 3): each endpoint offered at rising constant rates, the idle sockets open, and at
-each step what the server achieved, what k6 dropped, the latency (k6's and the wire's) and the CPU; each server's highest sustained
-rate; and its CPU per request as the slope of CPU against rate.
+each step what the server achieved, what the load generator dropped, the latency (the generator's and the wire's) and the CPU; each
+server's highest sustained rate; and its CPU per request as the slope of CPU against rate.
 
 The harness makes the steps (lab.bench.load.LoadTimeline) and records them in the manifest's `timeline`: a step is a phase named
-`<endpoint>-at-<rate>`, after a `<endpoint>-to-<rate>` phase in which the rate settles, which is not measured. k6 tags each request
-with the phase it was sent in, the wire and cpu.csv name each of their rows' phase by the harness's clock, and k6's dropped
-iterations are counted by their timestamps over the phase's whole seconds. So each figure of a step counts that step alone.
+`<endpoint>-at-<rate>`, after a `<endpoint>-to-<rate>` phase in which the rate settles, which is not measured. The wire and cpu.csv
+name each of their rows' phase by the harness's clock. The step's load generator is k6 or vegeta (the phase's `generator`, from the
+profile's `curveGenerator`): k6 tags each request with the phase it was sent in, and its dropped iterations are counted by their
+timestamps over the phase's whole seconds; vegeta's requests are those its attack for the step had due within it (vegeta_figures).
+So each figure of a step counts that step alone.
 
-A step is sustained when nothing was dropped or failed and the p99 on the wire (the server's own time, without k6's delays; k6's p99
-where there is no wire capture) stayed under the profile's bound for the endpoint. A server's highest sustained rate in a pass is the
-last step before the first it did not sustain, so a step held by chance past one that failed does not count.
+A step is sustained when nothing was dropped or failed and the p99 on the wire (the server's own time, without the generator's
+delays; the generator's p99 where there is no wire capture) stayed under the profile's bound for the endpoint. A server's highest
+sustained rate in a pass is the last step before the first it did not sustain, so a step held by chance past one that failed does
+not count. A step that failed for the load generator's sake alone is not judged (judged), and the rate below it is then a lower bound.
 """
 
 from __future__ import annotations

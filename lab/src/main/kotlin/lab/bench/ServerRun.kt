@@ -288,7 +288,7 @@ class ServerRun(
                 measured.wire?.droppedPackets?.takeIf {
                     it > 0
                 }?.let { "the wire capture dropped $it packets: wire.csv misses their requests" },
-            ) + measured.snapshots?.problems.orEmpty(),
+            ) + measured.snapshots?.problems.orEmpty() + measured.vegeta?.problems.orEmpty(),
             pinnedEvents = measured.jfr?.pinnedEvents?.get(),
             jsonCpu = measured.cpu?.summary("json"),
         )

@@ -5,6 +5,7 @@ import de.siegmar.fastcsv.writer.CsvWriter
 import lab.bench.collect.RunClock
 import lab.support.Children
 import java.io.File
+import java.io.IOException
 import java.time.Instant
 import java.util.Base64
 import java.util.concurrent.TimeUnit
@@ -42,6 +43,11 @@ class VegetaCurve(
     private val workDir = File(dir, "vegeta")
     private val started = mutableListOf<Pair<Attack, Process>>()
 
+    private val failures = mutableListOf<String>()
+
+    /** What went wrong with an attack, for the pass's marks: one that did not start, failed, or was stopped unfinished. */
+    val problems: List<String> get() = synchronized(failures) { failures.toList() }
+
     @Volatile private var closed = false
     private val runner = Thread(::runAll, "vegeta-curve").apply { isDaemon = true }
 
@@ -66,7 +72,13 @@ class VegetaCurve(
             // The attack ends with its step on the load's timeline, however late it started.
             val durationMs = ((attack.toSeconds - clock.loadSeconds()) * 1000).toLong()
             if (durationMs <= 0) continue
-            val process = Children.start(command(attack, durationMs), File(workDir, "${attack.step}.log"))
+            val log = File(workDir, "${attack.step}.log")
+            val process = try {
+                Children.start(command(attack, durationMs), log)
+            } catch (e: IOException) {
+                synchronized(failures) { failures += "vegeta did not start ${attack.step}: ${e.message}" }
+                continue
+            }
             synchronized(started) { started += attack to process }
             onAttack(process.pid())
         }
@@ -109,8 +121,14 @@ class VegetaCurve(
         closed = true
         runner.join(TimeUnit.SECONDS.toMillis(1))
         val done = synchronized(started) { started.toList() }
-        for ((_, process) in done) {
-            if (!process.waitFor(REQUEST_TIMEOUT_S + 5, TimeUnit.SECONDS)) Children.stop(process, graceSeconds = 2)
+        for ((attack, process) in done) {
+            if (!process.waitFor(REQUEST_TIMEOUT_S + 5, TimeUnit.SECONDS)) {
+                Children.stop(process, graceSeconds = 2)
+                synchronized(failures) { failures += "vegeta's ${attack.step} did not end with its step and was stopped" }
+            } else if (process.exitValue() != 0) {
+                val why = "vegeta's ${attack.step} exited with code ${process.exitValue()}; see vegeta/${attack.step}.log"
+                synchronized(failures) { failures += why }
+            }
         }
         GZIPOutputStream(File(dir, FILE).outputStream()).bufferedWriter().use { out ->
             val csv = CsvWriter.builder().build(out)
