@@ -17,18 +17,20 @@ class Progress(private val out: (String) -> Unit = ::println) {
         heapUsedBytes: Long?,
         pinnedEvents: Long?,
         dashboardUrl: String?,
+        /** What another load generator offers now, where the profile gives it the curve: `vegeta json-at-8000` (k6's rate is not it). */
+        alsoOffering: String? = null,
     ) {
         val elapsed = clock.loadSeconds()
         val remaining = (totalSeconds - elapsed).coerceAtLeast(0.0)
         out(
             String.format(
                 Locale.ROOT,
-                "%-14s %-16s %4.0fs, %4.0fs left | sockets %6d | %7.1f req/s, p95 %s | RSS %s, heap %s, threads %s | pinned %s%s",
+                "%-14s %-16s %4.0fs, %4.0fs left | sockets %6d | k6 %7.1f req/s, p95 %s | RSS %s, heap %s, threads %s | pinned %s%s",
                 server, clock.phase(), elapsed, remaining,
                 live?.socketsOpened ?: 0, requestsPerSecond,
                 live?.p95Ms?.let { String.format(Locale.ROOT, "%.1f ms", it) } ?: "-",
                 mib(sample?.rssBytes), mib(heapUsedBytes), sample?.threads ?: "-", pinnedEvents ?: "-",
-                dashboardUrl?.let { " | k6 live $it" } ?: "",
+                (alsoOffering?.let { " | $it" } ?: "") + (dashboardUrl?.let { " | k6 live $it" } ?: ""),
             ),
         )
     }

@@ -218,7 +218,7 @@ class ServerRun(
                 val jfr = measured.jfr
                 progress.line(
                     label, clock, setup.profile.durationSeconds, live, rate, sample, jfr?.heapUsedBytes, jfr?.pinnedEvents?.get(),
-                    k6.dashboardUrl,
+                    k6.dashboardUrl, measured.vegeta?.offering(clock.loadSeconds()),
                 )
             }
         }

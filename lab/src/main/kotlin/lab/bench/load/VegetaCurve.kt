@@ -51,6 +51,10 @@ class VegetaCurve(
     @Volatile private var closed = false
     private val runner = Thread(::runAll, "vegeta-curve").apply { isDaemon = true }
 
+    /** For the progress line: the attack under way at [loadSeconds], as `vegeta json-at-8000`; null between attacks. */
+    fun offering(loadSeconds: Double): String? =
+        attacks.firstOrNull { loadSeconds >= it.fromSeconds && loadSeconds < it.toSeconds }?.let { "vegeta ${it.step}" }
+
     /** Starts following k6's timeline; call once the clock's load has started (RunClock.markLoadStart). */
     fun start() {
         if (attacks.isEmpty()) return
