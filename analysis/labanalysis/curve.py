@@ -233,9 +233,11 @@ def judged(row: dict) -> dict:
     # A step k6 stalled in, collecting its own heap, measured k6: had it failed, it says nothing of the server either way.
     if reasons and row.get("k6_gc_ms", 0) > 0:
         reasons.append(f"{NOT_JUDGED}k6 collected its heap for {row['k6_gc_ms']:,.0f} ms in the step")
-    # Nor does one that failed only by what k6 did not send, its CPU full and the server's not, every request it did send answered
-    # in time on the wire: the server was never offered the step's rate. Its limit is past the step, by how much the curve cannot say.
-    elif reasons and ran_out == "load generator" and row["judged_on"] == "wire" and row["failed"] == 0 and p99 < row["bound_ms"]:
+    # Nor does one in which the load's CPU ran out and the server's did not, and no request failed: the server was not offered the
+    # step's rate on time, and the wire's times then hold the load's delays too (the kernel delivers a loopback packet on the
+    # sender's CPU, so a request waits there before the server can read it). Its limit is past the step, by how much the curve
+    # cannot say. A failed request is the server's answer, and is judged.
+    elif reasons and ran_out == "load generator" and row["judged_on"] == "wire" and row["failed"] == 0:
         reasons.append(f"{NOT_JUDGED}{LOAD_RAN_OUT} ({100 * row['load_busy']:.0f}% busy, the server {100 * row['server_busy']:.0f}%)")
     judged = not any(r.startswith(NOT_JUDGED) for r in reasons)
     return {"sustained": not reasons, "judged": judged, "why_not": "; ".join(reasons), "ran_out": ran_out}

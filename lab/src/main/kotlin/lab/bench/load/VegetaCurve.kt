@@ -73,8 +73,12 @@ class VegetaCurve(
             val waitMs = ((attack.fromSeconds - clock.loadSeconds()) * 1000).toLong()
             if (waitMs > 0) Thread.sleep(waitMs)
             if (closed) return
-            // The attack ends with its step on the load's timeline, however late it started.
-            val durationMs = ((attack.toSeconds - clock.loadSeconds()) * 1000).toLong()
+            // The whole attack, from its own start: a few ms late (vegeta's and this thread's start), its schedule (the n-th
+            // request due n / rate after the first) covers the step, and ends as few ms after it. Late by more than a second, it
+            // is cut to end with its step, and what it did not send by then counts as dropped.
+            val lateMs = ((clock.loadSeconds() - attack.fromSeconds) * 1000).toLong()
+            val fullMs = (attack.toSeconds - attack.fromSeconds) * 1000L
+            val durationMs = if (lateMs <= LATE_START_MS) fullMs else fullMs - lateMs
             if (durationMs <= 0) continue
             val log = File(workDir, "${attack.step}.log")
             val process = try {
@@ -196,6 +200,9 @@ class VegetaCurve(
         const val MAX_BODY_BYTES = 64
         const val DASHBOARD_USERS = 1000
         const val ENCODE_TIMEOUT_S = 120L
+
+        /** An attack started up to this late keeps its whole length (see runEach). */
+        const val LATE_START_MS = 1000L
 
         /** Each vegeta step of [timeline] as one attack: its settling phase and its measured phase, end to end. */
         fun attacksOf(timeline: List<LoadPhase>): List<Attack> {
