@@ -78,7 +78,7 @@ class VegetaCurve(
             // is cut to end with its step, and what it did not send by then counts as dropped.
             val lateMs = ((clock.loadSeconds() - attack.fromSeconds) * 1000).toLong()
             val fullMs = (attack.toSeconds - attack.fromSeconds) * 1000L
-            val durationMs = if (lateMs <= LATE_START_MS) fullMs else fullMs - lateMs
+            val durationMs = TAIL_MS + if (lateMs <= LATE_START_MS) fullMs else fullMs - lateMs
             if (durationMs <= 0) continue
             val log = File(workDir, "${attack.step}.log")
             val process = try {
@@ -203,6 +203,13 @@ class VegetaCurve(
 
         /** An attack started up to this late keeps its whole length (see runEach). */
         const val LATE_START_MS = 1000L
+
+        /**
+         * How long an attack goes on past its step. vegeta stops at its duration even when a few
+         * requests of its schedule are still to go (it sent 79,992 of 80,000 in 10 s at 8,000/s), and
+         * those would count as dropped; past the step they fall in the next settling phase, not measured.
+         */
+        const val TAIL_MS = 250L
 
         /** Each vegeta step of [timeline] as one attack: its settling phase and its measured phase, end to end. */
         fun attacksOf(timeline: List<LoadPhase>): List<Attack> {

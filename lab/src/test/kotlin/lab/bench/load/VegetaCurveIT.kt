@@ -62,10 +62,10 @@ class VegetaCurveIT {
             }
             for (rate in listOf(200, 400)) {
                 val mine = rows.filter { it[2] == "json-at-$rate" }
-                // An attack runs from its step's settling phase to the step's end, by the clock that names the phases, but for the
-                // few ms vegeta takes to start (and so ends as late): at most a tenth of a second's requests fall after the step.
+                // An attack runs from its step's settling phase to the step's end, by the clock that names the phases, and on for
+                // VegetaCurve.TAIL_MS and the few ms vegeta takes to start: at most a third of a second's requests fall after the step.
                 val after = mine.count { it[1] != "json-to-$rate" && it[1] != "json-at-$rate" }
-                assertTrue(after <= rate / 10, "json-at-$rate: $after requests sent after the step: ${mine.map { it[1] }.toSet()}")
+                assertTrue(after <= rate / 3, "json-at-$rate: $after requests sent after the step: ${mine.map { it[1] }.toSet()}")
                 val measured = mine.count { it[1] == "json-at-$rate" }
                 val expected = rate * (profile.curveStepSeconds - LoadTimeline.CURVE_SETTLE_SECONDS)
                 val about = (expected * 9 / 10)..(expected * 11 / 10)
