@@ -21,7 +21,9 @@ def effects(per_step: pd.DataFrame, endpoint: str, figure: str) -> pd.DataFrame:
         return pd.DataFrame(columns=grid.EFFECT_COLUMNS)
     passes = here[repeats.PASS_COLUMNS].assign(figure=[_rate(r) for r in here["offered_per_s"]], value=here[column].astype(float))
     rates = [_rate(r) for r in sorted(here["offered_per_s"].unique())]
-    return pd.concat([grid.model_effects(passes, rates), grid.engine_effects(passes, rates)], ignore_index=True)
+    # An empty side (no engine runs two models, or no model two engines) is left out: pandas would otherwise guess its dtypes.
+    found = [f for f in (grid.model_effects(passes, rates), grid.engine_effects(passes, rates)) if not f.empty]
+    return pd.concat(found, ignore_index=True) if found else pd.DataFrame(columns=grid.EFFECT_COLUMNS)
 
 
 def table(per_step: pd.DataFrame, endpoint: str, figure: str) -> pd.DataFrame:
