@@ -41,7 +41,7 @@ MAIN_SOURCES := $(shell find . -path ./.tools -prune -o -path '*/src/main/*' -ty
 JARS_STAMP := .tools/jars.stamp
 LOCKED := $(if $(shell command -v flock),flock .tools/build.lock,)
 
-.PHONY: help servers build test smoke bench curve bench-vps report compare audit-pinning clients io-bench floor sweep experiment-report serve stub format clean
+.PHONY: help servers build test smoke bench curve bench-vps report compare headline audit-pinning clients io-bench floor sweep experiment-report serve stub format clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -89,7 +89,7 @@ endif
 curve: ## each server's latency-throughput curve and highest sustained rate, /json and /dashboard, sockets open: make curve [JDK=21|25] [ONLY=<server>,...]
 	$(MAKE) --no-print-directory bench PROFILE=curve
 
-# The same harness on a rented host (README: "Run it on a Hetzner host"); infra/bench-vps.sh
+# The same harness on a rented host (infra/README.md, "Run it on a Hetzner host"); infra/bench-vps.sh
 # says what it does on each host. PROFILE defaults to vps here, the profile it exists for.
 HOST ?=
 LOADGEN ?=
@@ -106,6 +106,10 @@ B ?=
 compare: ## one report comparing two run folders, figure by figure and server by server: make compare A=results/<run> B=results/<run>
 	@[ -n "$(A)" ] && [ -n "$(B)" ] || { echo "make compare: name the two run folders: make compare A=results/<run> B=results/<run>" >&2; exit 2; }
 	cd analysis && "$$(../setup/python.sh)" -m labanalysis.render --compare "$(abspath $(A))" "$(abspath $(B))"
+
+PICTURE ?=
+headline: ## a run's headline tables as Markdown, for a README or a note: make headline [RUN=results/<run>] [ALSO=...] [PICTURE=x.png], or A=... B=... to compare
+	@cd analysis && "$$(../setup/python.sh)" -m labanalysis.headline $(if $(and $(A),$(B)),--compare "$(abspath $(A))" "$(abspath $(B))","$(abspath $(RUN))" $(if $(ALSO),--also $(foreach a,$(ALSO),"$(abspath $(a))"),) $(if $(PICTURE),--picture "$(abspath $(PICTURE))",))
 
 # JFR's recordings are read on JDK 25 whatever JDKs the servers run on.
 audit-pinning: build ## spring each pinning trap and walk the request paths on every server and JDK: make audit-pinning [SERVERS=<server>,...] [JDKS=21,25]

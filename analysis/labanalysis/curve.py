@@ -50,6 +50,9 @@ COLUMNS = [
     "load_busy",
     "k6_cores",
     "vegeta_cores",
+    "load_others_cores",
+    "server_files_max",
+    "files_limit",
     "k6_gc_ms",
     "bound_ms",
     "judged_on",
@@ -68,6 +71,7 @@ FIGURES = {
     "dropped iterations": ("dropped", True),
     "server CPU busy (%)": ("server_busy_percent", True),
     "load CPU busy (%)": ("load_busy_percent", True),
+    "other processes on the load CPUs (cores)": ("load_others_cores", True),
 }
 
 
@@ -199,6 +203,9 @@ def step_row(run: Run, server: ServerRun, step: Step) -> dict:
         "load_busy": mean(seconds, "load_cpus_busy"),
         "k6_cores": mean(seconds, "k6"),
         "vegeta_cores": mean(seconds, "vegeta"),
+        "load_others_cores": others_on_load(seconds, len(run.manifest.get("cpuSplit", {}).get("loadCpus", []))),
+        "server_files_max": files_max(server, step),
+        "files_limit": float(run.manifest.get("limits", {}).get("openFilesHard", math.nan)),
         # k6 collecting its heap stops its requests: a step it fell in measures k6 as much as the server (k6gc).
         "k6_gc_ms": k6gc.wall_ms_within(server, step.from_s, step.to_s),
         "bound_ms": bound_ms(run, step.endpoint),
@@ -206,6 +213,35 @@ def step_row(run: Run, server: ServerRun, step: Step) -> dict:
     }
     row.update(judged(row))
     return row
+
+
+# How close to its open-files limit the server's count may come before it is taken as having reached it: /proc is read once a
+# second, and a server that cannot accept reads a few under the limit between its attempts.
+FILES_SLACK = 10
+
+
+def files_max(server: ServerRun, step: Step) -> float:
+    """The most files the server held open in `step`, its settling phase included (proc.csv's fds; NaN without it)."""
+    proc = server.proc
+    if proc.empty or "fds" not in proc.columns:
+        return math.nan
+    # By the clock's phase names, as cpu.in_phase reads cpu.csv: the series' times count from the pass's start, the step's from k6's.
+    within = proc[proc["phase"].isin([step.phase, f"{step.endpoint}-to-{step.rate_per_s}"])]
+    return float(within["fds"].max()) if not within.empty else math.nan
+
+
+# The lab's own processes on the load's CPUs (cpu.csv's columns): every other process there is the host's.
+LOAD_PROCESSES = ("k6", "vegeta", "stub", "harness")
+
+
+def others_on_load(seconds: pd.DataFrame, load_cpus: int) -> float:
+    """Cores of the load's CPUs that none of the lab's processes used, on average over `seconds` (cpu.csv's rows): another program
+    on the host. `load_cpus_busy` counts every process, so a step in which this is more than noise measured the host as well as the
+    load generator, and its "which side ran out" with it. NaN where the load had no CPUs of its own on this host."""
+    if not load_cpus or seconds.empty or "load_cpus_busy" not in seconds.columns:
+        return math.nan
+    lab = sum((seconds[c].fillna(0.0) for c in LOAD_PROCESSES if c in seconds.columns), pd.Series(0.0, index=seconds.index))
+    return float((seconds["load_cpus_busy"] * load_cpus - lab).mean())
 
 
 def mean(frame: pd.DataFrame, column: str) -> float:
@@ -230,8 +266,13 @@ def judged(row: dict) -> dict:
         reasons.append(f"p99 {p99:,.1f} ms on the {row['judged_on']}, over {row['bound_ms']:g} ms")
     server_full, load_full = (row[c] == row[c] and row[c] >= cpu.BUSY for c in ("server_busy", "load_busy"))
     ran_out = {(True, True): "both", (True, False): "server", (False, True): "load generator"}.get((server_full, load_full), "neither")
+    # A server at its open-files limit cannot accept the step's connections, whatever its model: the limit is the host's, and the
+    # idle sockets and the lab's own connections took the files. Not judged either way, whatever else happened in the step.
+    files, limit = row.get("server_files_max", math.nan), row.get("files_limit", math.nan)
+    if files == files and limit == limit and files >= limit - FILES_SLACK:
+        reasons.append(f"{NOT_JUDGED}the server reached its open-files limit ({files:,.0f} of {limit:,.0f})")
     # A step k6 stalled in, collecting its own heap, measured k6: had it failed, it says nothing of the server either way.
-    if reasons and row.get("k6_gc_ms", 0) > 0:
+    elif reasons and row.get("k6_gc_ms", 0) > 0:
         reasons.append(f"{NOT_JUDGED}k6 collected its heap for {row['k6_gc_ms']:,.0f} ms in the step")
     # Nor does one in which the load's CPU ran out and the server's did not, and no request failed: the server was not offered the
     # step's rate on time, and the wire's times then hold the load's delays too (the kernel delivers a loopback packet on the

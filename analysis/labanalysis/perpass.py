@@ -69,12 +69,14 @@ CURVE = {
     JSON_CPU_SLOPE: ("json", "cpu_us_per_request"),
 }
 
+# The memory a socket really takes leads (PSS: the process's resident pages, shared ones split among the processes that map them),
+# then RSS, then the parts the snapshots split it into. The live heap alone leaves out a platform thread's stack.
 FIGURES = [
+    PSS,
+    RSS,
     LIVE_HEAP,
     NATIVE,
     KERNEL,
-    RSS,
-    PSS,
     JSON_P50,
     JSON_P99,
     JSON_WIRE_P99,

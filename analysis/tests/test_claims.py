@@ -116,14 +116,14 @@ def test_the_per_task_plot_draws_each_claims_floor_figures_against_the_claim():
     import matplotlib
 
     matplotlib.use("Agg")
-    from labanalysis import plots
+    from labanalysis import grid_plots
 
     floor = pd.DataFrame(
         [(25, "coroutine", 0, "live heap", 200.0, 180.0, 230.0, 3), (25, "coroutine", 20, "live heap", 1_900.0, 1_850.0, 1_950.0, 3)],
         columns=["jdk", "model", "depth", "measure", "median", "low", "high", "repeats"],
     )
 
-    axes = plots.per_task_claims(floor, claims.TASK_CLAIMS, claims.ABOUT).axes
+    axes = grid_plots.per_task_claims(floor, claims.TASK_CLAIMS, claims.ABOUT).axes
 
     assert [ax.get_title() for ax in axes] == [f"{c.model}: the seed says {c.quoted}" for c in claims.TASK_CLAIMS]
     assert [t.get_text() for t in axes[0].get_yticklabels()] == ["live heap, JDK 25, depth 0", "live heap, JDK 25, depth 20"]

@@ -205,3 +205,28 @@ def test_the_steady_phases_dropped_iterations_stop_where_its_scenario_goes_on_to
     assert curve.dropped(server, curve.steps(ran)[0]) == 40
     # Without a curve after it, the steady phase's count runs to the scenario's end, as it always did.
     assert latency.steady_until(run.Run(tmp_path, {"timeline": timeline[:1]}, [server]), server, "json") is None
+
+
+def test_what_else_ran_on_the_load_cpus_is_their_busy_cores_less_the_labs_own_processes():
+    # Two load CPUs, 60% busy: 1.2 cores, of which k6 used 0.5, vegeta 0.3, the stub 0.1 and the harness 0.1; 0.2 was another program.
+    seconds = pd.DataFrame({"load_cpus_busy": [0.6, 0.6], "k6": [0.5, 0.5], "vegeta": [0.3, 0.3], "stub": [0.1, 0.1], "harness": [0.1, 0.1]})
+
+    assert curve.others_on_load(seconds, load_cpus=2) == pytest.approx(0.2)
+    # A second with vegeta idle (an empty cell) counts it as 0, not as a gap.
+    assert curve.others_on_load(seconds.assign(vegeta=[math.nan, math.nan]), load_cpus=2) == pytest.approx(0.5)
+    assert math.isnan(curve.others_on_load(seconds, load_cpus=0)), "no load CPUs of its own: not known"
+
+
+def test_a_step_in_which_the_server_reached_its_open_files_limit_is_not_judged_and_the_rate_below_is_a_lower_bound():
+    # make curve with 15,000 idle sockets: the curve's connections took the server to 19,999 of its 20,000 files at 4,000/s, it
+    # stopped accepting, and 55 requests timed out; the limit is the host's and the lab's, not the model's.
+    at_limit = {"server_files_max": 19_999.0, "files_limit": 20_000.0}
+    steps = pd.DataFrame(
+        [_step(2000, server_files_max=17_183.0, files_limit=20_000.0), _step(4000, failed=55.0, **at_limit), _step(6000, **at_limit)]
+    )
+
+    assert list(steps["judged"]) == [True, False, False]
+    assert "not judged: the server reached its open-files limit (19,999 of 20,000)" in steps.iloc[1]["why_not"]
+    highest = curve.highest_sustained(steps).iloc[0]
+    assert highest["highest_sustained_per_s"] == 2000
+    assert highest["lower_bound_because"] == "from 4,000/s on, the server reached its open-files limit (19,999 of 20,000)"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from labanalysis import floor, grid, repeats
+from labanalysis import floor, grid, opening, repeats, socket_split
 from labanalysis.run import load_run
 
 COLUMNS = ["run folder", "pass", "server", "label", "engine", "model", "jdk", "figure", "value"]
@@ -131,7 +131,7 @@ def test_a_grid_cell_gives_the_median_and_range_over_passes_or_says_there_is_one
 
 
 def test_the_summary_names_the_models_and_the_engines_costs_with_their_figures_from_the_data():
-    sentence = grid.summary_sentence(synthetic(THREE_ON_JETTY))
+    sentence = opening.summary_sentence(synthetic(THREE_ON_JETTY))
 
     # Largest model difference on jetty: platform 66 against virtual 22 KiB, interval [64 - 23, 70 - 20].
     assert "the model costs up to 44 KiB: on jetty, platform threads 66 against virtual threads 22 KiB" in sentence
@@ -145,15 +145,15 @@ def test_the_summary_names_the_models_and_the_engines_costs_with_their_figures_f
 def test_the_summary_says_what_is_missing_instead_of_a_figure():
     without = {cell: values for cell, values in THREE_ON_JETTY.items() if cell[0] != "jc"}
 
-    sentence = grid.summary_sentence(synthetic(without))
+    sentence = opening.summary_sentence(synthetic(without))
 
     assert "the model costs up to 44 KiB" in sentence
     assert "the engine's cost is not measured: no model ran on two engines in these runs (coroutines on ktor-netty only" in sentence
 
 
 def test_the_summary_says_when_a_difference_rests_on_one_pass_or_shows_nothing():
-    one = grid.summary_sentence(synthetic({("jv", "jetty", "virtual"): [20.0], ("jp", "jetty", "platform"): [66.0]}))
-    straddles = grid.summary_sentence(synthetic({("jv", "jetty", "virtual"): [20.0, 30.0], ("jp", "jetty", "platform"): [25.0, 28.0]}))
+    one = opening.summary_sentence(synthetic({("jv", "jetty", "virtual"): [20.0], ("jp", "jetty", "platform"): [66.0]}))
+    straddles = opening.summary_sentence(synthetic({("jv", "jetty", "virtual"): [20.0, 30.0], ("jp", "jetty", "platform"): [25.0, 28.0]}))
 
     assert "(one pass each: no interval, so no conclusion)" in one
     assert "no difference shown" in straddles
@@ -191,7 +191,7 @@ FLOOR = floor_table(
 
 
 def test_the_rest_is_the_memory_per_socket_less_what_the_models_parked_task_holds_at_depth_0_on_the_same_jdk():
-    decomposed = grid.decomposition(PER_SOCKET, FLOOR, 25).set_index(["server", "measure"])
+    decomposed = socket_split.decomposition(PER_SOCKET, FLOOR, 25).set_index(["server", "measure"])
 
     ktor = decomposed.loc[("k", "RSS")]
     assert (ktor["floor"], ktor["rest"]) == (300.0, 64_000.0 - 300.0)
@@ -204,7 +204,7 @@ def test_the_rest_is_the_memory_per_socket_less_what_the_models_parked_task_hold
 
 
 def test_a_floor_without_the_runs_jdk_or_model_says_so():
-    decomposed = grid.decomposition(PER_SOCKET, FLOOR, 21).set_index(["server", "measure"])
+    decomposed = socket_split.decomposition(PER_SOCKET, FLOOR, 21).set_index(["server", "measure"])
 
     assert decomposed.loc[("k", "RSS"), "note"] == "the floor has no coroutines at depth 0 on JDK 21"
     assert math.isnan(decomposed.loc[("k", "RSS"), "rest"])
@@ -212,7 +212,7 @@ def test_a_floor_without_the_runs_jdk_or_model_says_so():
 
 
 def test_without_a_floor_the_per_socket_memory_is_still_given_and_the_note_says_to_run_make_floor():
-    decomposed = grid.decomposition(PER_SOCKET, None, 25)
+    decomposed = socket_split.decomposition(PER_SOCKET, None, 25)
 
     assert list(decomposed["per socket"]) == [64_000.0, 22_000.0, 63_000.0]
     assert set(decomposed["note"]) == {"no floor: run make floor"}
@@ -220,7 +220,7 @@ def test_without_a_floor_the_per_socket_memory_is_still_given_and_the_note_says_
 
 
 def test_load_floor_says_to_run_make_floor_when_there_is_no_folder():
-    table, note = grid.load_floor(None)
+    table, note = socket_split.load_floor(None)
 
     assert table is None and "run `make floor`" in note
 
@@ -228,7 +228,7 @@ def test_load_floor_says_to_run_make_floor_when_there_is_no_folder():
 def test_load_floor_reads_make_floors_folder_as_its_per_task_table():
     folder = Path(__file__).parent / "fixtures" / "floor"
 
-    table, note = grid.load_floor(folder)
+    table, note = socket_split.load_floor(folder)
 
     pd.testing.assert_frame_equal(table, floor.per_task(folder))
     assert note == "The floor is `floor`'s."
@@ -262,7 +262,7 @@ def test_the_fixture_run_fills_three_cells_with_one_pass_each_and_has_no_engine_
     effects = grid.model_effects(passes)
     assert set(zip(effects["A"], effects["B"], strict=True)) == {("virtual", "platform")}
     assert effects["shows"].str.startswith("one pass only").all()
-    assert "(one pass each: no interval, so no conclusion)" in grid.summary_sentence(passes)
+    assert "(one pass each: no interval, so no conclusion)" in opening.summary_sentence(passes)
 
 
 def test_a_coroutine_server_on_jetty_gives_the_engine_effect_and_repeats_give_intervals(run_folder):
@@ -278,7 +278,7 @@ def test_a_coroutine_server_on_jetty_gives_the_engine_effect_and_repeats_give_in
     # The same data on both engines: nothing between them.
     assert (memory["difference"], memory["low"], memory["high"]) == (0.0, 0.0, 0.0)
     assert memory["shows"] == "no difference shown: the interval straddles 0"
-    assert "the engine costs 0 KiB: coroutines on ktor-netty" in grid.summary_sentence(passes)
+    assert "the engine costs 0 KiB: coroutines on ktor-netty" in opening.summary_sentence(passes)
 
 
 def test_a_failed_pass_and_a_run_on_another_jdk_are_left_out_and_named(run_folder, tmp_path):
@@ -305,7 +305,7 @@ def test_a_failed_pass_and_a_run_on_another_jdk_are_left_out_and_named(run_folde
 def test_the_fixtures_memory_per_socket_is_the_slope_through_its_plateaus(run_folder):
     run = load_run(run_folder)
 
-    per_socket = grid.per_socket([run]).set_index(["server", "measure"])
+    per_socket = socket_split.per_socket([run]).set_index(["server", "measure"])
     passes = grid.passes([run])
 
     rss = per_socket.loc[("platform", "RSS"), "median"]
@@ -319,11 +319,11 @@ def test_the_decomposition_plot_stacks_each_servers_rest_on_its_models_floor():
     import matplotlib
 
     matplotlib.use("Agg")
-    from labanalysis import plots
+    from labanalysis import grid_plots
 
-    decomposed = grid.decomposition(PER_SOCKET, FLOOR, 25)
+    decomposed = socket_split.decomposition(PER_SOCKET, FLOOR, 25)
 
-    ax = plots.decomposition(decomposed).axes[0]
+    ax = grid_plots.decomposition(decomposed).axes[0]
 
     bars = [(p.get_x(), p.get_width()) for p in ax.patches]
     # Per server, a floor bar from 0 and the rest's bar from the floor's end to its memory per socket (KiB).
@@ -349,19 +349,21 @@ def test_where_memory_csv_exists_the_grid_compares_each_passs_live_heap_and_rss_
     assert (effect["A"], effect["B"]) == ("virtual", "platform")
     assert (effect["low"] * 1024, effect["high"] * 1024) == pytest.approx((1900 - 3200, 2100 - 2900))
     assert effect["shows"] == "virtual lower than platform in every pair of passes"
-    assert grid.summary_sentence(passes).startswith("In live heap per idle socket, the model costs up to")
+    # The whole cost leads: make_repeats_run.py's PSS, platform's median 25,900 B a socket (25.3 KiB) against vthread's 4,900 (4.79).
+    assert opening.summary_sentence(passes).startswith("In PSS per idle socket, the model costs up to 20.5 KiB: on jetty, platform threads 25.3")
 
 
 def test_a_run_from_before_memory_csv_has_rss_from_its_plateaus_and_no_live_heap_in_the_grid(run_folder):
     passes = grid.passes([load_run(run_folder)])
 
-    assert grid.headlines(passes) == [grid.RSS, grid.JSON_P99, grid.DASHBOARD_P99, grid.THREADS, grid.CPU]
+    assert grid.headlines(passes) == [grid.PSS, grid.RSS, grid.JSON_P99, grid.DASHBOARD_P99, grid.THREADS, grid.CPU]
     assert grid.LIVE_HEAP not in set(grid.model_effects(passes)["figure"])
-    assert grid.summary_sentence(passes).startswith("In RSS per idle socket")
+    # PSS through the plateaus too, and it leads.
+    assert opening.summary_sentence(passes).startswith("In PSS per idle socket")
 
 
 def test_the_decomposition_takes_the_live_heap_per_socket_from_memory_csv(repeats_folder):
-    per_socket = grid.per_socket([load_run(repeats_folder)]).set_index(["server", "measure"])
+    per_socket = socket_split.per_socket([load_run(repeats_folder)]).set_index(["server", "measure"])
 
     assert tuple(per_socket.loc[("vthread", "live heap"), ["median", "low", "high"]]) == pytest.approx((2000, 1900, 2100))
     assert per_socket.loc[("platform", "RSS"), "median"] == pytest.approx(26000)

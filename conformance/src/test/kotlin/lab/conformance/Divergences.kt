@@ -4,7 +4,7 @@ package lab.conformance
  * Where an engine answers an [AbuseCase] otherwise than its RFC, and a server's own code cannot
  * change that, declared once: the answer, the library and version that give it, and why the
  * server cannot. [ProtocolAbuseTest] holds the engine's servers to the declared answer, so a
- * library upgrade that changes it fails the test and is noticed. README's findings list them.
+ * library upgrade that changes it fails the test and is noticed. docs/CONFORMANCE.md lists them.
  */
 object Divergences {
     /**

@@ -4,7 +4,7 @@ import kotlinx.serialization.json.Json
 import kotlinx.serialization.serializer
 
 /**
- * The one JSON library and configuration all three servers (and the stub) use, so bodies
+ * The one JSON library and configuration all the servers (and the stub) use, so bodies
  * are identical and serialisation costs the same on every server.
  */
 object LabJson {

@@ -1,7 +1,7 @@
 package lab.handlers
 
 /**
- * The bounds every server enforces on its inputs, declared once so the three servers
+ * The bounds every server enforces on its inputs, declared once so the servers
  * reject exactly the same requests. Each bound is a command-line option of every server.
  */
 data class Limits(

@@ -4,7 +4,7 @@ package lab.handlers
  * A complete answer from the handler core: what every server writes back, byte for byte.
  *
  * Servers never build bodies or pick content types themselves; they copy these fields
- * onto their engine's response, which is what makes the three servers' answers identical.
+ * onto their engine's response, which is what makes the servers' answers identical.
  */
 class Reply(
     val status: Int,

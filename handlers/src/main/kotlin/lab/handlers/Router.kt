@@ -2,7 +2,7 @@ package lab.handlers
 
 /**
  * Turns a request line into an [Endpoint]: the one place where paths are matched and
- * inputs validated, so all three servers accept and reject exactly the same requests.
+ * inputs validated, so every server accepts and rejects exactly the same requests.
  *
  * [path] is the raw (still percent-encoded) path, because the engines disagree on how they
  * decode it; [query] returns a decoded query parameter, which every engine agrees on.
@@ -37,7 +37,7 @@ class Router(private val limits: Limits) {
     }
 
     private fun notFound(path: String): Endpoint = Endpoint.Rejected(
-        Reply.error(404, "no endpoint at $path; see the handler contract in DESIGN.md"),
+        Reply.error(404, "no endpoint at $path; the routes are listed in docs/CONFORMANCE.md"),
     )
 
     private fun dashboard(userId: String): Endpoint =

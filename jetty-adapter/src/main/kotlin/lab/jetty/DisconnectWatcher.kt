@@ -67,8 +67,8 @@ internal class DisconnectWatcher : AutoCloseable {
         val channel = watch.channel ?: return
         if (!watch.isWatching || !channel.isOpen) return
         // A key of this connection's last request may still be cancelled but not yet gone: let it go first.
-        if (channel.keyFor(selector) != null) {
-            channel.keyFor(selector)?.cancel()
+        channel.keyFor(selector)?.let { stale ->
+            stale.cancel()
             selector.selectNow()
             handleReadable()
         }

@@ -13,7 +13,7 @@ import lab.stub.StubAnswers
 import java.net.URI
 
 /**
- * The handler contract of shared/DESIGN.md as a table of requests and the exact answers to them.
+ * The handler contract (docs/CONFORMANCE.md) as a table of requests and the exact answers to them.
  * Good answers are spelled out here; a bad input's answer is the core's own rejection, so the
  * servers are held to the one [Router] they all share. The conformance suite sends every case
  * to every server; `make bench` sends them ([ContractCheck]) before it loads a server.

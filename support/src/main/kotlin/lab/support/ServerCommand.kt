@@ -19,7 +19,7 @@ import lab.handlers.SocketBallast
  * coroutine, virtual, platform), and reports both on its READY line and on `/stats`.
  */
 abstract class ServerCommand(private val engine: String, private val model: String) : CliktCommand(name = "$engine-$model") {
-    override fun help(context: Context) = "The lab's server on $engine, model $model: the handler contract of shared/DESIGN.md."
+    override fun help(context: Context) = "The lab's server on $engine, model $model: the handler contract of docs/CONFORMANCE.md."
 
     private val host by option("--host", help = "address to listen on").default("127.0.0.1")
     private val port by option("--port", help = "port to listen on; 0 picks a free one").int().restrictTo(0..65535).default(8080)

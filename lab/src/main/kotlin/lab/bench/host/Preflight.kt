@@ -1,19 +1,36 @@
 package lab.bench.host
 
 import kotlinx.serialization.Serializable
+import lab.bench.load.K6Plan
 import lab.bench.load.Profile
 
 /**
  * Checks a profile against the host's limits before anything starts, and scales or refuses it.
  *
  * Each idle socket costs one file descriptor in the server and one in k6, and on the platform
- * server one thread, which is one pid and about two memory maps. A profile that can shrink
+ * server one thread, which is one pid and about two memory maps. The request load's connections
+ * cost the server a descriptor each too ([requestConnections]), beside the sockets. A profile that can shrink
  * ([scalable]) is cut to what fits; one that states a published methodology (vps) is refused,
  * with the command that lifts each limit, because a smaller run would not be that methodology.
  */
 object Preflight {
-    /** File descriptors a process needs besides its sockets: jars, JFR's chunks, HTTP connections. */
-    const val FD_HEADROOM = 2_000
+    /** File descriptors a process needs besides its sockets and the request load's connections: jars, JFR's chunks, logs. */
+    const val FD_HEADROOM = 500
+
+    /**
+     * The server's connections for the request load at its peak, beside the idle sockets: every k6 VU of each endpoint's
+     * scenario (a VU keeps its connection to the end of the run, idle or not), and where another generator offers the curve,
+     * two of its attacks' worth, as many as k6 would have VUs at the step's rate: an attack's settling phase overlaps the tail
+     * of the one before. Without this, the curve's connections took the server to its 20,000 open files here, and it stopped
+     * accepting mid-step (`make curve`, runs 20261127-062156 and -070541: every pass).
+     */
+    fun requestConnections(profile: Profile): Int {
+        val offered = profile.timeline.filter { it.endpoint != null }
+        val k6 = offered.filter { it.generator == Profile.K6 }.groupBy { it.endpoint }.values
+            .sumOf { phases -> K6Plan.vusFor(phases.maxOf { it.ratePerSecond }) }
+        val other = offered.filter { it.generator != Profile.K6 }.maxOfOrNull { 2 * K6Plan.vusFor(it.ratePerSecond) } ?: 0
+        return k6 + other
+    }
 
     /** Threads, pids and maps the platform server needs besides one thread per socket. */
     const val THREAD_HEADROOM = 1_000
@@ -40,17 +57,21 @@ object Preflight {
      */
     fun check(profile: Profile, limits: HostLimits, scalable: Boolean, loadHere: Boolean = true): Decision {
         val wanted = profile.idleSockets
+        val otherFiles = requestConnections(profile) + FD_HEADROOM
         val fitting = listOf(
-            limits.openFilesHard - FD_HEADROOM,
+            limits.openFilesHard - otherFiles,
             limits.pidMax - THREAD_HEADROOM,
             limits.threadsMax - THREAD_HEADROOM,
             (limits.maxMapCount - THREAD_HEADROOM * 2) / 2,
         ).min().coerceAtLeast(0).coerceAtMost(wanted.toLong()).toInt()
 
         val fixes = buildList {
-            if (limits.openFilesHard < wanted + FD_HEADROOM) {
+            if (limits.openFilesHard < wanted + otherFiles) {
                 add(
-                    "open files per process: hard limit ${limits.openFilesHard}, needs ${wanted + FD_HEADROOM} (raise it: ulimit -Hn ${wanted * 2 + FD_HEADROOM}, or LimitNOFILE in systemd)",
+                    "open files per process: hard limit ${limits.openFilesHard}, needs ${wanted + otherFiles} " +
+                        "($wanted idle sockets, ${otherFiles - FD_HEADROOM} connections of the request load at its peak, " +
+                        "$FD_HEADROOM other files; " +
+                        "raise it: ulimit -Hn ${(wanted + otherFiles) * 2}, or LimitNOFILE in systemd)",
                 )
             }
             if (limits.pidMax < wanted + THREAD_HEADROOM) {

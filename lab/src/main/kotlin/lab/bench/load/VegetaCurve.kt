@@ -143,15 +143,26 @@ class VegetaCurve(
             csv.writeRecord(*HEADER)
             for ((attack, _) in done) {
                 val results = File(workDir, "${attack.step}.gob")
-                if (!results.isFile) continue
+                if (!results.isFile) {
+                    synchronized(failures) { failures += "vegeta's ${attack.step} left no results: its requests are not in $FILE" }
+                    continue
+                }
                 val encoded = File(workDir, "${attack.step}.csv")
                 val encoder = Children.start(
                     listOf(vegeta.path, "encode", "--to", "csv", "--output", encoded.path, results.path),
                     File(workDir, "${attack.step}-encode.log"),
                 )
-                if (!encoder.waitFor(ENCODE_TIMEOUT_S, TimeUnit.SECONDS)) Children.stop(encoder, graceSeconds = 2)
-                if (encoder.exitValue() == 0 && encoded.isFile) copyRows(attack, encoded, csv)
-                results.delete()
+                val finished = encoder.waitFor(ENCODE_TIMEOUT_S, TimeUnit.SECONDS)
+                if (!finished) Children.stop(encoder, graceSeconds = 2)
+                if (finished && encoder.exitValue() == 0 && encoded.isFile) {
+                    copyRows(attack, encoded, csv)
+                    results.delete()
+                } else {
+                    // Nothing is lost: the binary results stay beside the log, and the pass says so.
+                    val why = "vegeta could not encode ${attack.step}'s results; they are in vegeta/${results.name}, " +
+                        "see vegeta/${attack.step}-encode.log"
+                    synchronized(failures) { failures += why }
+                }
                 encoded.delete()
             }
             csv.flush()

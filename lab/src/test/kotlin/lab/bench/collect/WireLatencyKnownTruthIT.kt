@@ -1,10 +1,7 @@
 package lab.bench.collect
 
+import lab.bench.TestServer
 import lab.bench.load.Profile
-import lab.support.Catalogue
-import lab.support.Children
-import lab.support.JvmFlags
-import lab.support.Provenance
 import org.junit.jupiter.api.Assumptions.assumeTrue
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.Timeout
@@ -16,7 +13,6 @@ import java.net.http.HttpResponse
 import java.util.concurrent.TimeUnit
 import kotlin.test.assertEquals
 import kotlin.test.assertTrue
-import kotlin.test.fail
 
 /**
  * The wire's response time held to two truths it cannot escape. A real server answers
@@ -33,23 +29,12 @@ import kotlin.test.fail
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class WireLatencyKnownTruthIT {
     private val root = File(System.getProperty("lab.root"))
-    private val dir = File(System.getProperty("lab.results"), "wire-truth").apply {
-        deleteRecursively()
-        mkdirs()
-    }
-    private val serverJdk = File(System.getenv("LAB_SERVER_JDK") ?: fail("set LAB_SERVER_JDK; `make test` does"))
+    private val dir = TestServer.resultsDir("wire-truth")
 
     @Test
     fun `every request's wire time lies between the server's own delay and the client's time`() {
-        val entry = Catalogue.named("vthread")
-        val command = listOf(File(serverJdk, "bin/java").path) +
-            // The bench's heap, collector and access flags; this test records no JFR.
-            JvmFlags.common(HEAP_MB, Provenance.Jdk.read(serverJdk).feature) +
-            listOf("-jar", entry.jarIn(root).path, "--port", "0")
-        val log = File(dir, "server.log")
-        val server = Children.start(command, log)
-        try {
-            val url = Children.awaitReady(server, log, 60) ?: fail("the server did not print its READY line; see $log")
+        TestServer.start(root, "vthread", dir).use { server ->
+            val url = server.url
             val clock = RunClock(Profile.load(File(root, "loadtests/profiles"), "smoke")).apply { markLoadStart() }
             val http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()
             val out = File(dir, "wire.csv")
@@ -79,14 +64,11 @@ class WireLatencyKnownTruthIT {
                 assertTrue(wire >= DELAY_MS, "request $i: the wire saw it answered in $wire ms, sooner than the server's $DELAY_MS ms")
                 assertTrue(wire <= client, "request $i: the wire saw $wire ms, longer than the client's own $client ms")
             }
-        } finally {
-            Children.stop(server, graceSeconds = 5)
         }
     }
 
     private companion object {
         const val REQUESTS = 20
         const val DELAY_MS = 20
-        const val HEAP_MB = 256
     }
 }

@@ -1,5 +1,6 @@
 package lab.bench.host
 
+import lab.bench.load.K6Plan
 import lab.bench.load.Profile
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.assertThrows
@@ -48,8 +49,24 @@ class PreflightTest {
     @Test
     fun `a scalable profile is cut to the open-files limit, and says so`() {
         val decision = Preflight.check(profile(30_000), labMachine.copy(openFilesHard = 10_000), scalable = true)
-        assertEquals(10_000 - Preflight.FD_HEADROOM, decision.idleSockets)
-        assertTrue(decision.notes.first().startsWith("idle sockets scaled from 30000 to 8000"), "${decision.notes}")
+        // The request load's connections: 2,000 VUs for /json at 2,000/s, 200 for /dashboard at 200/s.
+        assertEquals(2_200, Preflight.requestConnections(profile(30_000)))
+        assertEquals(10_000 - 2_200 - Preflight.FD_HEADROOM, decision.idleSockets)
+        assertTrue(decision.notes.first().startsWith("idle sockets scaled from 30000 to 7300"), "${decision.notes}")
+        assertTrue(decision.notes.any { "2200 connections of the request load" in it }, "${decision.notes}")
+    }
+
+    @Test
+    fun `a curve given to vegeta counts two of its attacks' connections, and the curve profile is cut to fit 20,000 files`() {
+        val curve = Profile.load(File(System.getProperty("lab.root"), "loadtests/profiles"), "curve")
+        val vegeta = 2 * K6Plan.vusFor(curve.jsonCurveRatesPerSecond.max())
+        assertEquals(
+            vegeta + K6Plan.vusFor(curve.jsonRatePerSecond) + K6Plan.vusFor(curve.dashboardRatePerSecond),
+            Preflight.requestConnections(curve),
+        )
+        val decision = Preflight.check(curve, labMachine, scalable = true)
+        assertEquals(20_000 - Preflight.requestConnections(curve) - Preflight.FD_HEADROOM, decision.idleSockets)
+        assertTrue(decision.notes.any { "open files per process" in it }, "the limit is named: ${decision.notes}")
     }
 
     @Test

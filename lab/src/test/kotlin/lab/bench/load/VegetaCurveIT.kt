@@ -1,10 +1,7 @@
 package lab.bench.load
 
+import lab.bench.TestServer
 import lab.bench.collect.RunClock
-import lab.support.Catalogue
-import lab.support.Children
-import lab.support.JvmFlags
-import lab.support.Provenance
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.Timeout
 import java.io.File
@@ -12,7 +9,6 @@ import java.util.concurrent.TimeUnit
 import java.util.zip.GZIPInputStream
 import kotlin.test.assertEquals
 import kotlin.test.assertTrue
-import kotlin.test.fail
 
 /**
  * The curve's steps given to vegeta, held to what they must be against a real server: each
@@ -23,12 +19,8 @@ import kotlin.test.fail
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class VegetaCurveIT {
     private val root = File(System.getProperty("lab.root"))
-    private val dir = File(System.getProperty("lab.results"), "vegeta-curve").apply {
-        deleteRecursively()
-        mkdirs()
-    }
-    private val serverJdk = File(System.getenv("LAB_SERVER_JDK") ?: fail("set LAB_SERVER_JDK; `make test` does"))
-    private val vegeta = File(System.getenv("LAB_VEGETA") ?: fail("set LAB_VEGETA to vegeta's path; `make test` does"))
+    private val dir = TestServer.resultsDir("vegeta-curve")
+    private val vegeta = TestServer.fromEnv("LAB_VEGETA", " to vegeta's path")
 
     /** One socket second, one /json second, then the curve at 200 and 400 a second, 2 s to settle and 2 measured each. */
     private val profile = Profile.load(File(root, "loadtests/profiles"), "smoke").copy(
@@ -40,13 +32,8 @@ class VegetaCurveIT {
 
     @Test
     fun `each step is sent at its rate within its phases, and every answer is checked`() {
-        val entry = Catalogue.named("vthread")
-        val command = listOf(File(serverJdk, "bin/java").path) + JvmFlags.common(HEAP_MB, Provenance.Jdk.read(serverJdk).feature) +
-            listOf("-jar", entry.jarIn(root).path, "--port", "0")
-        val log = File(dir, "server.log")
-        val server = Children.start(command, log)
-        try {
-            val url = Children.awaitReady(server, log, 60) ?: fail("the server did not print its READY line; see $log")
+        TestServer.start(root, "vthread", dir).use { server ->
+            val url = server.url
             val clock = RunClock(profile).apply { markLoadStart() }
             val attacked = mutableListOf<Long>()
             VegetaCurve(vegeta, url, profile.timeline, dir, clock) { synchronized(attacked) { attacked += it } }.use { curve ->
@@ -76,12 +63,6 @@ class VegetaCurveIT {
             // The server answers the contract's body, so every /json check passed.
             assertTrue(rows.all { it[5] == "200" && it[7] == "1" }, "a request failed its checks: ${rows.firstOrNull { it[7] != "1" }}")
             assertTrue(File(dir, "vegeta").listFiles().orEmpty().none { it.extension == "gob" }, "vegeta's binary results are not kept")
-        } finally {
-            Children.stop(server, graceSeconds = 5)
         }
-    }
-
-    private companion object {
-        const val HEAP_MB = 256
     }
 }

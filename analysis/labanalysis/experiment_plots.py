@@ -1,0 +1,176 @@
+"""The experiments report's plots (experiments.ipynb): make floor's memory per parked task, make clients' threads and downloads,
+make io-bench's paths, and make sweep's curves. Each with a title, axis units and a legend."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import pandas as pd
+from matplotlib.patches import Patch
+
+from . import catalogue, sweep
+from .plot_style import MIB, medians_with_ranges, model_colour, plain_log_axis
+
+
+def floor_per_task(per_task: pd.DataFrame, measures: tuple[str, ...] = ("live heap", "RSS")):
+    """KiB per parked task (median bars, whiskers the range over the repeats, from 3 repeats), one panel a measure:
+    model and depth along, one bar a JDK, the older JDK's lighter."""
+    fig, axes = plt.subplots(1, len(measures), figsize=(4.5 * len(measures), 4), squeeze=False)
+    jdks = sorted(per_task["jdk"].unique())
+    cells = per_task[["model", "depth"]].drop_duplicates()
+    cells = cells.assign(rank=cells["model"].map(lambda m: catalogue.MODELS.index(m) if m in catalogue.MODELS else len(catalogue.MODELS)))
+    cells = list(cells.sort_values(["rank", "depth"])[["model", "depth"]].itertuples(index=False, name=None))
+    width = 0.8 / max(len(jdks), 1)
+    shade = {jdk: 0.45 + 0.55 * (i + 1) / len(jdks) for i, jdk in enumerate(jdks)}
+    for ax, measure in zip(axes[0], measures, strict=True):
+        rows = per_task[per_task["measure"] == measure]
+        for i, jdk in enumerate(jdks):
+            of_jdk = rows[rows["jdk"] == jdk].set_index(["model", "depth"]).reindex(cells)
+            ranged = of_jdk["repeats"] >= 3
+            errors = [((of_jdk["median"] - of_jdk["low"]) / 1024).where(ranged, 0), ((of_jdk["high"] - of_jdk["median"]) / 1024).where(ranged, 0)]
+            ax.bar(
+                [c + i * width for c in range(len(cells))],
+                of_jdk["median"] / 1024,
+                width=width,
+                color=[model_colour(model) for model, _ in cells],
+                alpha=shade[jdk],
+                edgecolor="black",
+                linewidth=0.5,
+                yerr=errors,
+                capsize=2,
+            )
+        ax.set_xticks([c + 0.4 - width / 2 for c in range(len(cells))], [f"{model}\ndepth {depth}" for model, depth in cells])
+        ax.set_ylabel(f"{measure} per parked task (KiB)")
+        ax.set_title(f"{measure} per parked task")
+        ax.grid(alpha=0.3, axis="y")
+        ax.legend(handles=[Patch(facecolor="grey", alpha=shade[jdk], edgecolor="black", label=f"JDK {jdk}") for jdk in jdks], fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def floor_steps(steps: pd.DataFrame, column: str, label: str):
+    """`column` (MiB) against the tasks parked, every JVM of the run a line: one panel a JDK, one colour a model,
+    solid at depth 0 and dashed deeper. What each slope in the table is fitted to."""
+    jdks = sorted(steps["jdk"].unique())
+    fig, axes = plt.subplots(1, max(len(jdks), 1), figsize=(4.5 * max(len(jdks), 1), 4), squeeze=False, sharey=True)
+    for ax, jdk in zip(axes[0], jdks, strict=True):
+        seen = set()
+        for (model, depth, _repeat), jvm in steps[steps["jdk"] == jdk].groupby(["model", "depth", "repeat"]):
+            jvm = jvm.sort_values("tasks")
+            name = f"{model}, depth {depth}"
+            ax.plot(
+                jvm["tasks"],
+                jvm[column] / MIB,
+                "o-" if depth == 0 else "s--",
+                color=model_colour(model),
+                markersize=3,
+                linewidth=1,
+                alpha=0.8,
+                label=None if name in seen else name,
+            )
+            seen.add(name)
+        ax.set_title(f"JDK {jdk}")
+        ax.set_xlabel("tasks parked")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    axes[0][0].set_ylabel(f"{label} (MiB)")
+    fig.suptitle(f"{label} at each step, every JVM")
+    fig.tight_layout()
+    return fig
+
+
+def client_threads(medians: pd.DataFrame):
+    """New unparked threads per client at each number of calls in flight (median, whiskers min to max); a log axis, so 1 and 500 both show."""
+    clients = medians[medians["requests"] == medians["requests"].max()].sort_values("threads")["client"].tolist()
+    counts = sorted(medians["requests"].unique())
+    fig, ax = plt.subplots(figsize=(8, 0.45 * len(clients) * len(counts) + 1))
+    height = 0.8 / len(counts)
+    for i, n in enumerate(counts):
+        rows = medians[medians["requests"] == n].set_index("client").reindex(clients)
+        ys = [c + i * height for c in range(len(clients))]
+        errors = [rows["threads"] - rows["threads_min"], rows["threads_max"] - rows["threads"]]
+        ax.barh(ys, rows["threads"], height=height, xerr=errors, capsize=2, label=f"{n} calls in flight")
+    ax.set_yticks([c + 0.4 - height / 2 for c in range(len(clients))], clients)
+    ax.set_xscale("symlog", linthresh=1)
+    ax.set_xlim(0, medians["threads_max"].max() * 2 + 1)
+    ax.set_xlabel("new threads alive and not parked, one second in (log scale)")
+    ax.set_title("Threads each client blocks while its calls wait")
+    ax.legend()
+    ax.grid(alpha=0.3, axis="x")
+    return fig
+
+
+def client_downloads(downloads: pd.DataFrame, size: int, label: str):
+    """MB/s of each client (and curl) downloading one body size from each server: median bars, whiskers min to max."""
+    timed = downloads[(downloads["repeat"] > 0) & (downloads["sizeBytes"] == size) & downloads["error"].isna()]
+    stats = timed.groupby(["client", "server"])["mbPerSecond"].agg(["median", "min", "max"]).reset_index()
+    clients = timed.groupby("client")["mbPerSecond"].median().sort_values().index.tolist()
+    servers = catalogue.order(list(stats["server"].unique()))
+    fig, ax = plt.subplots(figsize=(8, 0.5 * len(clients) + 1.2))
+    height = 0.8 / max(len(servers), 1)
+    for i, server in enumerate(servers):
+        rows = stats[stats["server"] == server].set_index("client").reindex(clients)
+        ys = [c + i * height for c in range(len(clients))]
+        ax.barh(
+            ys,
+            rows["median"],
+            height=height,
+            color=catalogue.colour(server),
+            label=f"from {server}",
+            xerr=[rows["median"] - rows["min"], rows["max"] - rows["median"]],
+            capsize=2,
+        )
+    ax.set_yticks([c + 0.4 - height / 2 for c in range(len(clients))], clients)
+    ax.set_xlabel("MB/s (decimal megabytes a second)")
+    ax.set_title(f"Downloading {label}, one at a time")
+    ax.legend(loc="lower right")
+    ax.grid(alpha=0.3, axis="x")
+    return fig
+
+
+def io_times(scores: pd.DataFrame):
+    """Milliseconds for one whole read or write, per IO path (median bars, whiskers min to max), file reads above socket writes."""
+    s = scores.sort_values(["group", "median_ms"], ascending=[False, False])
+    fig, ax = plt.subplots(figsize=(8, 0.45 * len(s) + 1.2))
+    colours = {"file read": "tab:purple", "socket write": "tab:orange"}
+    ax.barh(
+        s["path"],
+        s["median_ms"],
+        color=[colours.get(g, "tab:gray") for g in s["group"]],
+        xerr=[s["median_ms"] - s["min_ms"], s["max_ms"] - s["median_ms"]],
+        capsize=2,
+    )
+    for group, colour in colours.items():
+        ax.barh([], [], color=colour, label=group)
+    size = int(s["size_bytes"].iloc[0]) if not s.empty else 0
+    ax.set_xlabel(f"ms for one whole read or write of {size / MIB:g} MiB (lower is faster)")
+    ax.set_title("IO paths: time to move the whole file or body")
+    ax.legend(loc="lower right")
+    ax.grid(alpha=0.3, axis="x")
+    return fig
+
+
+def sweep_curves(run, workload: str):
+    """The concurrency sweep on one workload, requests in flight along and every figure up (log scales): throughput with C/D
+    dashed (Little's law), latency p99, and the server's peak threads; one line a server, its points the medians across passes,
+    whiskers their range."""
+    panels = [("throughput (/s)", True), ("latency p99 (ms)", True), ("threads (peak)", True)]
+    fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 4), squeeze=False)
+    for ax, (figure, log_y) in zip(axes[0], panels, strict=True):
+        values = sweep.across_passes(run, figure)
+        values = values[values["workload"] == workload]
+        medians_with_ranges(ax, values, "concurrency")
+        if figure.startswith("throughput") and not values.empty:
+            delay_ms = run.manifest["settings"]["delayMs"]
+            c = sorted(values["concurrency"].unique())
+            ax.plot(c, [x * 1000 / delay_ms for x in c], linestyle="--", color="grey", label="C/D (Little's law)")
+        ax.set_xscale("log")
+        if log_y:
+            ax.set_yscale("log")
+        plain_log_axis(ax.xaxis)
+        ax.set_xlabel("requests in flight (C)")
+        ax.set_ylabel(figure)
+        ax.set_title(f"/{workload}: {figure}")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,108 @@
+"""A run's headline tables as Markdown, for a README, a release note or an issue's closing note.
+
+`make headline RUN=results/<run>` prints the tables the report leads with: "Who wins what", and for a run with a curve, each
+server's highest sustained rate and the curve's figures step by step; `make headline A=results/<run> B=results/<run>` prints the
+comparison `make compare` renders; `PICTURE=<file>.png` also saves the report's first plot a reader looks at.
+
+Nothing here computes a figure: the tables are the report's own (summary, curve, compare), only written as text, under a line
+that names the folder, its commit and the command that made it, so that a figure pasted from here can be traced to its run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import pandas as pd
+
+from . import compare, curve, grid, grid_plots, perpass, plots, provenance, summary
+from .run import Run, RunFolderError, load_run
+
+# The curve's figures a reader compares step by step (curve.FIGURES names).
+CURVE_FIGURES = ("p99 on the wire (ms)", "server CPU busy (%)", "achieved (req/s)")
+
+
+def markdown(frame: pd.DataFrame, index: bool = False) -> str:
+    """`frame` as a GitHub table: one header row, every cell as text, a `|` inside a cell escaped so it cannot split the cell."""
+    if index:
+        frame = frame.reset_index()
+    if frame.empty:
+        return "(no rows)"
+
+    def cell(value) -> str:
+        return "" if value is None or (isinstance(value, float) and value != value) else str(value).replace("|", "\\|").replace("\n", " ")
+
+    lines = ["| " + " | ".join(cell(c) for c in frame.columns) + " |", "|" + "---|" * len(frame.columns)]
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in frame.itertuples(index=False)]
+    return "\n".join(lines)
+
+
+def source(run: Run) -> str:
+    """One line naming where the tables come from: the folder, the commit (and whether it was dirty), and the command."""
+    made = provenance.of(run.manifest)
+    commit = str(made.get("gitCommit") or "unknown commit")[:7] + (" with uncommitted changes" if made.get("gitDirty") else "")
+    return f"From `{run.folder.name}` ({run.manifest.get('profileName', '?')} profile, {commit}), made by `{made.get('command', '?')}`."
+
+
+def tables(runs: list[Run]) -> list[tuple[str, pd.DataFrame]]:
+    """(title, table) in the report's order: who wins what, then the curve's summary and its step tables, where there is a curve."""
+    found = [("Who wins what", summary.winners(summary.figures(perpass.table(runs))))]
+    if curve.has_curve(runs):
+        steps = curve.per_step(runs)
+        found.append(("Highest sustained rate", curve.summary(steps)))
+        for endpoint in curve.ENDPOINTS:
+            for figure in CURVE_FIGURES:
+                found.append((f"/{endpoint}: {figure}, median [lowest, highest] across passes", curve.table(steps, endpoint, figure)))
+    return found
+
+
+def of_run(runs: list[Run]) -> str:
+    """The whole Markdown of one run (pooled with `runs[1:]` as repeats, as `make report ALSO=` does)."""
+    parts = [source(r) for r in runs]
+    for title, table in tables(runs):
+        parts += [f"### {title}", markdown(table, index=title.startswith("/"))]
+    return "\n\n".join(parts) + "\n"
+
+
+def picture(runs: list[Run], path: str) -> None:
+    """Saves the report's plot a reader looks at first, as it is drawn there: the `/dashboard` curve where the run has one (what a
+    model buys), else each headline figure per cell of the grid (what it costs)."""
+    if curve.has_curve(runs):
+        figure = plots.rate_curves(curve.per_step(runs), "dashboard", curve.bound_ms(runs[0], "dashboard"))
+    else:
+        passes = grid.passes(runs)
+        figure = grid_plots.grid_figures(grid.per_server(passes), grid.headlines(passes), grid.models(passes), grid.engines(passes))
+    figure.savefig(path, dpi=72, bbox_inches="tight")
+
+
+def of_comparison(a: Run, b: Run) -> str:
+    """The Markdown of `make compare A=a B=b`'s table: every figure of every server in both, B against A."""
+    return "\n\n".join([f"A: {source(a)}", f"B: {source(b)}", markdown(compare.table(compare.pairs(a, b)))]) + "\n"
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="make headline", description="A run's headline tables as Markdown.")
+    parser.add_argument("run", nargs="?", help="a run folder (results/<run>)")
+    parser.add_argument("--also", nargs="*", default=[], help="run folders to pool with it as repeats")
+    parser.add_argument("--compare", nargs=2, metavar=("A", "B"), help="two run folders: B against A")
+    parser.add_argument("--picture", help="also save the report's first plot into this PNG file")
+    args = parser.parse_args(argv)
+    if bool(args.run) == bool(args.compare):
+        print("make headline: name one run folder (RUN=results/<run>), or two to compare (A=results/<run> B=results/<run>)", file=sys.stderr)
+        return 2
+    try:
+        if args.compare:
+            print(of_comparison(load_run(args.compare[0]), load_run(args.compare[1])), end="")
+        else:
+            runs = [load_run(f) for f in [args.run, *args.also]]
+            print(of_run(runs), end="")
+            if args.picture:
+                picture(runs, args.picture)
+    except RunFolderError as e:
+        print(f"make headline: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,75 @@
+"""The report's opening sentence: what the model costs (or buys) and what the engine does, each with its figure and how sure it is,
+read off the grid's effects (grid.model_effects, grid.engine_effects)."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from .grid import BUYS, MODEL_WORDS, PSS, RSS, UNITS, engine_effects, missing_engine_effect, missing_model_effect, model_effects
+from .show import number
+
+
+def summary_sentence(passes: pd.DataFrame, figure: str | None = None) -> str:
+    """One sentence: what the model costs and what the engine costs in `figure`, each with its figure and how sure it is.
+
+    Without a figure: PSS per socket where the passes measured it (all the memory the process maps for a socket: heap, thread
+    stacks, native; the kernel's socket buffers are not mapped and have a figure of their own), else RSS. The live heap alone would
+    hide most of what a platform thread costs: its stack.
+
+    The model's cost is read on the engine that runs the most models, as the largest difference between
+    two of them; the engine's as the largest difference between two engines under one model. A cost this
+    data cannot show is said to be missing, and why.
+    """
+    if figure is None:
+        figure = PSS if passes.loc[passes["figure"] == PSS, "value"].notna().any() else RSS
+    unit = UNITS.get(figure, "")
+    # A cost is the larger figure's; a rate the larger figure buys.
+    verb = "buys" if figure in BUYS else "costs"
+    model = _largest(model_effects(passes), figure, by_most_models=True)
+    engine = _largest(engine_effects(passes), figure)
+    if model is not None:
+        model_part = (
+            f"the model {verb} up to {number(model['difference'])} {unit}: on {model['within']}, "
+            f"{MODEL_WORDS.get(model['A'], model['A'])} {number(model['A median'])} against "
+            f"{MODEL_WORDS.get(model['B'], model['B'])} {number(model['B median'])} {unit} {_how_sure(model, unit)}"
+        )
+    else:
+        model_part = f"the model's cost is not measured: {missing_model_effect(passes) or f'no {figure} to compare'}"
+    if engine is not None:
+        engine_part = (
+            f"the engine {verb} {number(engine['difference'])} {unit}: {MODEL_WORDS.get(engine['within'], engine['within'])} "
+            f"on {engine['A']} {number(engine['A median'])} against on {engine['B']} {number(engine['B median'])} {unit} {_how_sure(engine, unit)}"
+        )
+    else:
+        engine_part = f"the engine's cost is not measured: {missing_engine_effect(passes) or f'no {figure} to compare'}"
+    return f"In {figure.split(' (')[0]}, {model_part}; {engine_part}."
+
+
+def _largest(effects: pd.DataFrame, figure: str, by_most_models: bool = False) -> pd.Series | None:
+    """The effect of `figure` with the largest difference, turned so that A is the costlier; None if there is none."""
+    rows = effects[(effects["figure"] == figure) & effects["difference"].notna()]
+    if rows.empty:
+        return None
+    if by_most_models:
+        counts = {w: len(set(g["A"]) | set(g["B"])) for w, g in rows.groupby("within", sort=False)}
+        rows = rows[rows["within"] == max(counts, key=counts.get)]
+    row = rows.loc[rows["difference"].abs().idxmax()].copy()
+    if row["difference"] < 0:
+        row["A"], row["B"] = row["B"], row["A"]
+        row["A median"], row["B median"] = row["B median"], row["A median"]
+        row["difference"], row["low"], row["high"] = -row["difference"], -row["high"], -row["low"]
+        row["ratio"] = 1 / row["ratio"] if row["ratio"] == row["ratio"] else math.nan
+        row["passes"] = " and ".join(reversed(row["passes"].split(" and ")))
+    return row
+
+
+def _how_sure(effect: pd.Series, unit: str) -> str:
+    if effect["low"] != effect["low"]:
+        passes = "one pass each" if effect["passes"] == "1 and 1" else f"{effect['passes']} passes"
+        return f"({passes}: no interval, so no conclusion)"
+    interval = f"[{number(effect['low'])}, {number(effect['high'])}] {unit}"
+    if effect["low"] <= 0 <= effect["high"]:
+        return f"(median of {effect['passes']} passes, interval {interval}: no difference shown)"
+    return f"(median of {effect['passes']} passes, interval {interval})"

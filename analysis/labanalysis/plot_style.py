@@ -1,0 +1,32 @@
+"""What every plot of the lab shares: one colour per server and per model (servers.json's), log axes with plain numbers, and
+a line a server of medians across passes with their ranges."""
+
+from __future__ import annotations
+
+import pandas as pd
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+from . import catalogue
+
+MIB = 1 << 20
+
+
+def plain_log_axis(axis) -> None:
+    """A log axis labelled 1, 2, 5, 10, 20, 50 ... rather than 2x10^0, and no crowded minor labels."""
+    axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    axis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+    axis.set_minor_formatter(NullFormatter())
+
+
+def medians_with_ranges(ax, values: pd.DataFrame, x: str) -> None:
+    """One line a server of `values` (repeats.per_server's columns): its points the medians across passes at each `x`, whiskers
+    their range (none at a point measured in one pass)."""
+    for server, points in values.groupby("server", sort=False):
+        ranged = points["passes"] >= 2
+        errors = [(points["median"] - points["low"]).where(ranged, 0), (points["high"] - points["median"]).where(ranged, 0)]
+        ax.errorbar(points[x], points["median"], yerr=errors, marker="o", capsize=3, color=catalogue.colour(server), label=catalogue.label(server))
+
+
+def model_colour(model: str) -> str:
+    """A model's colour: that of the catalogue's first server of the model, so a model looks the same here as in the bench report."""
+    return next((s.colour for s in catalogue.servers() if s.model == model), catalogue.UNKNOWN_COLOUR)

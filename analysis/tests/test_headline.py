@@ -1,0 +1,56 @@
+"""`make headline`: a run's headline tables as Markdown, the report's own figures written as text and traced to their run."""
+
+import pandas as pd
+
+from labanalysis import curve, headline, run
+
+CURVE = ("curve-run", "20261127-002232-smoke")
+
+
+def _rows(markdown: str, title: str) -> list[list[str]]:
+    """The body rows of the table under `### title`, each as its cells."""
+    section = markdown.split(f"### {title}\n\n", 1)[1].split("\n\n", 1)[0]
+    return [[c.strip() for c in line.strip("|").split(" | ")] for line in section.splitlines()[2:]]
+
+
+def test_a_table_is_a_header_a_rule_and_a_row_each_with_a_pipe_in_a_cell_escaped_and_nan_left_blank():
+    frame = pd.DataFrame({"server": ["a|b", "c"], "p99 (ms)": [1.5, float("nan")]})
+
+    assert headline.markdown(frame).splitlines() == ["| server | p99 (ms) |", "|---|---|", "| a\\|b | 1.5 |", "| c |  |"]
+
+
+def test_the_tables_name_the_folder_the_commit_and_the_command_that_made_them(fixture_copy):
+    ran = run.load_run(fixture_copy(*CURVE))
+
+    text = headline.of_run([ran])
+
+    first = text.splitlines()[0]
+    assert first.startswith(f"From `{ran.folder.name}` ")
+    assert ran.manifest["provenance"]["gitCommit"][:7] in first
+    assert ran.manifest["provenance"]["command"] in first
+
+
+def test_a_curves_highest_sustained_rate_is_the_reports_own_cell_for_cell(fixture_copy):
+    ran = run.load_run(fixture_copy(*CURVE))
+    expected = curve.summary(curve.per_step([ran]))
+
+    rows = _rows(headline.of_run([ran]), "Highest sustained rate")
+
+    assert rows == [[("" if v is None else str(v)) for v in r] for r in expected.itertuples(index=False)]
+    assert "/json: p99 on the wire (ms), median [lowest, highest] across passes" in headline.of_run([ran])
+
+
+def test_no_folder_or_a_folder_that_is_no_run_is_refused_in_one_line(tmp_path, capsys):
+    for argv in ([], [str(tmp_path)], ["--compare", str(tmp_path), str(tmp_path)]):
+        assert headline.main(argv) == 2
+        said = capsys.readouterr().err.strip().splitlines()
+        assert len(said) == 1 and said[0].startswith("make headline: "), argv
+
+
+def test_the_picture_is_the_reports_curve_saved_as_a_png(fixture_copy, tmp_path):
+    ran = run.load_run(fixture_copy(*CURVE))
+    png = tmp_path / "report.png"
+
+    headline.picture([ran], str(png))
+
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
