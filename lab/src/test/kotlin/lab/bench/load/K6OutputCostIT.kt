@@ -142,9 +142,11 @@ class K6OutputCostIT {
         val rows = java.util.zip.GZIPInputStream(File(out, K6Samples.FILE).inputStream()).bufferedReader().useLines { lines ->
             lines.count { it.startsWith("http_req_duration,") }
         }
-        // k6 starts one iteration at the rate's first instant too.
-        val planned = RATES.first() * SECONDS
-        assertTrue(rows in planned..planned + 1, "$rows http_req_duration rows in $out, one a request: $planned planned")
+        // Held to k6's own count of the requests it sent, not to the plan: k6 is not exact at a scenario's end (10,002 of 10,000
+        // planned in one fresh clone's run; infra/README.md, "k6 is not exact at a scenario's end").
+        val sent = metricsOf(out)["http_reqs"]?.jsonObject?.get("values")?.jsonObject?.get("count")?.jsonPrimitive?.double?.toInt()
+            ?: fail("no http_reqs count in k6's summary in $out")
+        assertEquals(sent, rows, "http_req_duration rows in $out, one for each request k6 counted")
     }
 
     private fun p99(setup: Setup, rate: Int) = median(runs.filter { it.setup == setup && it.ratePerSecond == rate }.map { it.p99Ms })
@@ -179,11 +181,15 @@ class K6OutputCostIT {
         assertEquals(0, process.exitValue(), "k6 failed; see ${File(out, "k6.log")}")
         // As K6Run does once k6 has ended.
         if (setup == Setup.LAB) K6Samples.compress(out)
-        val metrics = Json.parseToJsonElement(summary.readText()).jsonObject.getValue("metrics").jsonObject
+        val metrics = metricsOf(out)
         fun value(metric: String, stat: String) =
             metrics[metric]?.jsonObject?.get("values")?.jsonObject?.get(stat)?.jsonPrimitive?.double ?: 0.0
         return Run(setup, rate, 0, value("http_req_duration{endpoint:json}", "p(99)"), value("dropped_iterations", "count"), cpuMs)
     }
+
+    /** The metrics of the k6 summary the script wrote into [out]. */
+    private fun metricsOf(out: File) =
+        Json.parseToJsonElement(File(out, "k6-summary.json").readText()).jsonObject.getValue("metrics").jsonObject
 
     private fun median(values: List<Double>): Double = values.sorted().let { (it[(it.size - 1) / 2] + it[it.size / 2]) / 2 }
 
