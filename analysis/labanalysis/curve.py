@@ -1,6 +1,6 @@
-"""The latency-throughput curve (issue 32, item 3): each endpoint offered at rising constant rates, the idle sockets open, and at
-each step what the server achieved, what the load generator dropped, the latency (the generator's and the wire's) and the CPU; each
-server's highest sustained rate; and its CPU per request as the slope of CPU against rate.
+"""The latency-throughput curve's steps (issue 32, item 3): each endpoint offered at rising constant rates, the idle sockets open,
+and at each step what the server achieved, what the load generator dropped, the latency (the generator's and the wire's), the CPU
+and the server's open files. labanalysis.curve_verdicts judges the steps, and labanalysis.curve_tables shows them to a reader.
 
 The harness makes the steps (lab.bench.load.LoadTimeline) and records them in the manifest's `timeline`: a step is a phase named
 `<endpoint>-at-<rate>`, after a `<endpoint>-to-<rate>` phase in which the rate settles, which is not measured. The wire and cpu.csv
@@ -8,11 +8,6 @@ name each of their rows' phase by the harness's clock. The step's load generator
 profile's `curveGenerator`): k6 tags each request with the phase it was sent in, and its dropped iterations are counted by their
 timestamps over the phase's whole seconds; vegeta's requests are those its attack for the step had due within it (vegeta_figures).
 So each figure of a step counts that step alone.
-
-A step is sustained when nothing was dropped or failed and the p99 on the wire (the server's own time, without the generator's
-delays; the generator's p99 where there is no wire capture) stayed under the profile's bound for the endpoint. A server's highest
-sustained rate in a pass is the last step before the first it did not sustain, so a step held by chance past one that failed does
-not count. A step that failed for the load generator's sake alone is not judged (judged), and the rate below it is then a lower bound.
 """
 
 from __future__ import annotations
@@ -21,10 +16,10 @@ import math
 import re
 from dataclasses import dataclass
 
-import numpy as np
 import pandas as pd
 
 from . import cpu, k6gc, latency, repeats
+from .curve_verdicts import cpu_slopes, highest_sustained, judged
 from .run import Run, ServerRun
 
 ENDPOINTS = ("json", "dashboard")
@@ -215,11 +210,6 @@ def step_row(run: Run, server: ServerRun, step: Step) -> dict:
     return row
 
 
-# How close to its open-files limit the server's count may come before it is taken as having reached it: /proc is read once a
-# second, and a server that cannot accept reads a few under the limit between its attempts.
-FILES_SLACK = 10
-
-
 def files_max(server: ServerRun, step: Step) -> float:
     """The most files the server held open in `step`, its settling phase included (proc.csv's fds; NaN without it)."""
     proc = server.proc
@@ -248,42 +238,6 @@ def mean(frame: pd.DataFrame, column: str) -> float:
     return float(frame[column].dropna().mean()) if column in frame.columns and frame[column].notna().any() else math.nan
 
 
-NOT_JUDGED = "not judged: "
-LOAD_RAN_OUT = "the load generator's CPU ran out, not the server's"
-
-
-def judged(row: dict) -> dict:
-    """Whether a step was sustained, why not in a reader's words, and which side's CPU ran out (cpu.BUSY busy or more on average)."""
-    p99 = row["wire_p99_ms"] if row["judged_on"] == "wire" else row["load_p99_ms"]
-    reasons = []
-    if row["dropped"] != row["dropped"]:
-        reasons.append("dropped iterations not known")
-    elif row["dropped"] > 0:
-        reasons.append(f"{row['dropped']:,.0f} dropped")
-    if row["failed"] > 0:
-        reasons.append(f"{row['failed']:,.0f} failed")
-    if not p99 < row["bound_ms"]:
-        reasons.append(f"p99 {p99:,.1f} ms on the {row['judged_on']}, over {row['bound_ms']:g} ms")
-    server_full, load_full = (row[c] == row[c] and row[c] >= cpu.BUSY for c in ("server_busy", "load_busy"))
-    ran_out = {(True, True): "both", (True, False): "server", (False, True): "load generator"}.get((server_full, load_full), "neither")
-    # A server at its open-files limit cannot accept the step's connections, whatever its model: the limit is the host's, and the
-    # idle sockets and the lab's own connections took the files. Not judged either way, whatever else happened in the step.
-    files, limit = row.get("server_files_max", math.nan), row.get("files_limit", math.nan)
-    if files == files and limit == limit and files >= limit - FILES_SLACK:
-        reasons.append(f"{NOT_JUDGED}the server reached its open-files limit ({files:,.0f} of {limit:,.0f})")
-    # A step k6 stalled in, collecting its own heap, measured k6: had it failed, it says nothing of the server either way.
-    elif reasons and row.get("k6_gc_ms", 0) > 0:
-        reasons.append(f"{NOT_JUDGED}k6 collected its heap for {row['k6_gc_ms']:,.0f} ms in the step")
-    # Nor does one in which the load's CPU ran out and the server's did not, and no request failed: the server was not offered the
-    # step's rate on time, and the wire's times then hold the load's delays too (the kernel delivers a loopback packet on the
-    # sender's CPU, so a request waits there before the server can read it). Its limit is past the step, by how much the curve
-    # cannot say. A failed request is the server's answer, and is judged.
-    elif reasons and ran_out == "load generator" and row["judged_on"] == "wire" and row["failed"] == 0:
-        reasons.append(f"{NOT_JUDGED}{LOAD_RAN_OUT} ({100 * row['load_busy']:.0f}% busy, the server {100 * row['server_busy']:.0f}%)")
-    judged = not any(r.startswith(NOT_JUDGED) for r in reasons)
-    return {"sustained": not reasons, "judged": judged, "why_not": "; ".join(reasons), "ran_out": ran_out}
-
-
 def per_step(runs: list[Run]) -> pd.DataFrame:
     """One row per compared pass and curve step (COLUMNS), in the order the steps ran."""
     rows = []
@@ -293,56 +247,6 @@ def per_step(runs: list[Run]) -> pd.DataFrame:
     frame["server_busy_percent"] = 100 * frame["server_busy"]
     frame["load_busy_percent"] = 100 * frame["load_busy"]
     return frame
-
-
-def highest_sustained(per_step: pd.DataFrame) -> pd.DataFrame:
-    """Per pass and endpoint: the highest sustained rate (0 where the first step was not), the first step not sustained, why, and
-    which side ran out there. Steps not judged (k6 stalled in them, or only the load generator ran out) are passed over.
-
-    Where no judged step failed, the curve did not reach the server's limit, and the rate is a lower bound: `lower_bound_because`
-    says why (the curve's top held, or the steps above were not judged, and why the first was not). It is empty for a limit."""
-    rows = []
-    for (_folder, _pass, endpoint), group in per_step.groupby(["run folder", "pass", "endpoint"], sort=False):
-        group = group.sort_values("offered_per_s")
-        judged = group[group["judged"].astype(bool)]
-        failing = judged[~judged["sustained"].astype(bool)]
-        first = failing.iloc[0] if len(failing) else None
-        held = judged[judged["offered_per_s"] < first["offered_per_s"]] if first is not None else judged
-        highest = float(held["offered_per_s"].max()) if len(held) else 0.0
-        rows.append(
-            {
-                **{c: group.iloc[0][c] for c in repeats.PASS_COLUMNS},
-                "endpoint": endpoint,
-                "highest_sustained_per_s": highest,
-                "curve_top_per_s": float(group["offered_per_s"].max()),
-                "first_not_sustained_per_s": float(first["offered_per_s"]) if first is not None else math.nan,
-                "why_not": first["why_not"] if first is not None else "",
-                "ran_out": first["ran_out"] if first is not None else "",
-                "lower_bound_because": "" if first is not None else _unreached(group, highest),
-            }
-        )
-    return pd.DataFrame(rows)
-
-
-def _unreached(steps: pd.DataFrame, highest: float) -> str:
-    """Why a curve with no judged failure stops at `highest`: its top held, or the steps above it were not judged."""
-    above = steps[steps["offered_per_s"] > highest]
-    if above.empty:
-        return f"the curve's top, {highest:,.0f}/s, held"
-    first = above.iloc[0]
-    return f"from {first['offered_per_s']:,.0f}/s on, {first['why_not'].split(NOT_JUDGED)[-1]}"
-
-
-def cpu_slopes(per_step: pd.DataFrame) -> pd.DataFrame:
-    """Per pass and endpoint: the server's CPU per request (µs), the slope of its CPU cores against the achieved rate fitted by least
-    squares over the steps it sustained. A step's own CPU over its rate would count the JVM's background (the idle sockets' pings,
-    GC, JIT, JFR) as the requests'; the slope leaves that fixed part out. NaN with fewer than two sustained steps."""
-    rows = []
-    for (_folder, _pass, endpoint), group in per_step.groupby(["run folder", "pass", "endpoint"], sort=False):
-        held = group[group["sustained"].astype(bool)].dropna(subset=["server_cores", "achieved_per_s"])
-        slope = np.polyfit(held["achieved_per_s"], held["server_cores"], 1)[0] * 1e6 if held["achieved_per_s"].nunique() >= 2 else math.nan
-        rows.append({**{c: group.iloc[0][c] for c in repeats.PASS_COLUMNS}, "endpoint": endpoint, "cpu_us_per_request": slope})
-    return pd.DataFrame(rows)
 
 
 def of_pass(run: Run, server: ServerRun, base: dict) -> dict[str, dict[str, float]]:
@@ -360,42 +264,3 @@ def across_passes(per_step: pd.DataFrame, figure: str) -> pd.DataFrame:
     """Per server, endpoint and offered rate: `figure` (a FIGURES name) as the median across passes, low, high and passes."""
     column, _ = FIGURES[figure]
     return repeats.per_server(per_step.assign(value=per_step[column]), value="value", by=("endpoint", "offered_per_s"))
-
-
-def summary(per_step: pd.DataFrame) -> pd.DataFrame:
-    """Per server and endpoint, for a reader: the highest sustained rate and the CPU per request, each `median [low, high] over N
-    passes`, and, from the pass with the median highest rate, the first step not sustained, why, and which side ran out."""
-    highest, slopes = highest_sustained(per_step), cpu_slopes(per_step)
-    rows = []
-    for (server, label, endpoint), group in highest.groupby(["server", "label", "endpoint"], sort=False):
-        rate = repeats.across(group["highest_sustained_per_s"])
-        slope = repeats.across(slopes.loc[(slopes["server"] == server) & (slopes["endpoint"] == endpoint), "cpu_us_per_request"])
-        middle = group.sort_values("highest_sustained_per_s").iloc[(len(group) - 1) // 2]
-        rows.append(
-            {
-                "server": label,
-                "endpoint": f"/{endpoint}",
-                # No judged step failed: the server's limit is above the rate, which is all the curve can say.
-                "highest sustained (req/s)": f"≥ {repeats.shown(rate)}: {middle['lower_bound_because']}"
-                if middle["lower_bound_because"]
-                else repeats.shown(rate),
-                "server CPU per request (µs, slope)": repeats.shown(slope),
-                "first step not sustained (median pass)": "" if not middle["why_not"] else f"{middle['first_not_sustained_per_s']:,.0f}/s",
-                "why": middle["why_not"],
-                "CPU full there": middle["ran_out"],
-            }
-        )
-    return pd.DataFrame(rows)
-
-
-def table(per_step: pd.DataFrame, endpoint: str, figure: str) -> pd.DataFrame:
-    """Server down, offered rate across: `figure` as `median [lowest, highest] over N passes`."""
-    values = across_passes(per_step, figure)
-    values = values[values["endpoint"] == endpoint]
-    if values.empty:
-        return pd.DataFrame()
-    values = values.assign(text=[repeats.shown(repeats.Across(r.median, r.low, r.high, r.passes)) for r in values.itertuples()])
-    wide = values.pivot_table(index="label", columns="offered_per_s", values="text", aggfunc="first", sort=False)
-    wide.columns = [f"{c:,}/s" for c in wide.columns]
-    wide.index.name = None
-    return wide

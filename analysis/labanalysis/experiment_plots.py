@@ -8,7 +8,7 @@ import pandas as pd
 from matplotlib.patches import Patch
 
 from . import catalogue, sweep
-from .plot_style import MIB, medians_with_ranges, model_colour, plain_log_axis
+from .plot_style import MIB, medians_panels, model_colour
 
 
 def floor_per_task(per_task: pd.DataFrame, measures: tuple[str, ...] = ("live heap", "RSS")):
@@ -153,24 +153,16 @@ def sweep_curves(run, workload: str):
     """The concurrency sweep on one workload, requests in flight along and every figure up (log scales): throughput with C/D
     dashed (Little's law), latency p99, and the server's peak threads; one line a server, its points the medians across passes,
     whiskers their range."""
-    panels = [("throughput (/s)", True), ("latency p99 (ms)", True), ("threads (peak)", True)]
-    fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 4), squeeze=False)
-    for ax, (figure, log_y) in zip(axes[0], panels, strict=True):
+
+    def values_of(figure: str) -> pd.DataFrame:
         values = sweep.across_passes(run, figure)
-        values = values[values["workload"] == workload]
-        medians_with_ranges(ax, values, "concurrency")
+        return values[values["workload"] == workload]
+
+    def reference(ax, figure: str, values: pd.DataFrame) -> None:
         if figure.startswith("throughput") and not values.empty:
             delay_ms = run.manifest["settings"]["delayMs"]
             c = sorted(values["concurrency"].unique())
             ax.plot(c, [x * 1000 / delay_ms for x in c], linestyle="--", color="grey", label="C/D (Little's law)")
-        ax.set_xscale("log")
-        if log_y:
-            ax.set_yscale("log")
-        plain_log_axis(ax.xaxis)
-        ax.set_xlabel("requests in flight (C)")
-        ax.set_ylabel(figure)
-        ax.set_title(f"/{workload}: {figure}")
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
-    fig.tight_layout()
-    return fig
+
+    panels = [("throughput (/s)", True), ("latency p99 (ms)", True), ("threads (peak)", True)]
+    return medians_panels(panels, values_of, "concurrency", "requests in flight (C)", f"/{workload}", log_x=True, reference=reference)

@@ -15,13 +15,12 @@ values would claim more than they can say.
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 
-from . import catalogue, claims, memory, provenance
+from . import catalogue, memory, provenance
 
 FLOOR_SUFFIX = "-floor"
 # The measures, by the name per_task gives them, and floor.csv's column for each.
@@ -156,7 +155,7 @@ def per_task(frame_or_folder) -> pd.DataFrame:
     return _sorted(out, [*CELL, "measure"])[PER_TASK_COLUMNS]
 
 
-def _kib(median: float, low: float, high: float, repeats: int) -> str:
+def kib_range(median: float, low: float, high: float, repeats: int) -> str:
     """A per-task figure in KiB for a reader: `1.22 [1.21-1.23]`, the range only from MIN_REPEATS_FOR_RANGE repeats."""
     if median != median:
         return ""
@@ -171,7 +170,7 @@ def table(run: FloorRun, measures: tuple[str, ...] = ("live heap", "RSS", "PSS",
         return pd.DataFrame()
     figures = figures[figures["measure"].isin(measures)]
     figures = figures.assign(
-        text=[_kib(r.median, r.low, r.high, r.repeats) for r in figures.itertuples()],
+        text=[kib_range(r.median, r.low, r.high, r.repeats) for r in figures.itertuples()],
         column=[f"{m}, JDK {j}" for m, j in zip(figures["measure"], figures["jdk"], strict=True)],
     )
     wide = figures.pivot_table(index=["model", "depth"], columns="column", values="text", aggfunc="first", sort=False)
@@ -228,70 +227,6 @@ def depth_cost(run: FloorRun, measure: str = "live heap") -> pd.DataFrame:
                 "per frame (B)": round(extra / deep, 1),
             }
         )
-    return pd.DataFrame(rows)
-
-
-# How close to the cheapest model's figure another must be to share the pick.
-NEAR_CHEAPEST = 0.15
-
-
-def recommendations(run: FloorRun) -> list[dict]:
-    """For each depth: the model whose parked task holds the least memory, on the newest JDK of the run, with the figures.
-
-    The memory a task holds is its live heap plus the native memory the JVM commits for its
-    thread (NMT's Thread category): a coroutine and a virtual thread keep theirs on the heap, a
-    platform thread mostly in its stack. RSS is not used: for the models whose tasks live on the
-    heap it is the heap's touched pages, which the garbage sets, not the tasks.
-    """
-    figures = per_task(run)
-    if figures.empty:
-        return []
-    newest = figures["jdk"].max()
-    figures = figures[figures["jdk"] == newest].pivot_table(index=["depth", "model"], columns="measure", values="median")
-    held = figures["live heap"] + figures["NMT thread committed"]
-    rows = []
-    for depth, by_model in held.groupby(level="depth"):
-        by_model = by_model.droplevel("depth").sort_values()
-        cheapest = by_model.iloc[0]
-        picks = [model for model, value in by_model.items() if value <= cheapest * (1 + NEAR_CHEAPEST)]
-        others = ", ".join(f"{model} {value / KIB:,.1f}" for model, value in by_model.items() if model not in picks)
-        rows.append(
-            {
-                "need": f"many idle tasks parked {'directly' if depth == 0 else f'{depth} frames deep'}: memory per task",
-                "pick": " or ".join(picks),
-                "because": f"{' and '.join(f'{by_model[m] / KIB:,.1f}' for m in picks)} KiB a task (live heap and thread memory, JDK {newest}), "
-                f"against {others} KiB",
-            }
-        )
-    return rows
-
-
-# The issue's previous measurement (issue #15, unverified): a claim to check at depth 0, not a target.
-CLAIM_SOURCE = "issue #15 (a previous measurement, unverified)"
-CLAIMS = [
-    claims.Claim("coroutine", "live heap per parked task", "~1.15-1.26 KB", 1.15 * KIB, 1.26 * KIB, "live heap"),
-    claims.Claim("virtual", "live heap per parked task", "~2.94-3.04 KB", 2.94 * KIB, 3.04 * KIB, "live heap"),
-    claims.Claim("platform", "live heap per parked task", "0.5-0.9 KB", 0.5 * KIB, 0.9 * KIB, "live heap"),
-    claims.Claim("platform", "RSS per parked task", "~47 KB", 47 * KIB, 47 * KIB, "RSS"),
-]
-
-
-def claims_table(run: FloorRun) -> pd.DataFrame:
-    """Each claim beside this run's median at depth 0 on each JDK, with the range, and whether it held (claims.verdict:
-    within a quarter; `not resolved` when the range reaches the claim)."""
-    figures = per_task(run)
-    rows = []
-    for claim in CLAIMS:
-        found = figures[(figures["model"] == claim.model) & (figures["measure"] == claim.measure) & (figures["depth"] == 0)]
-        row = {"model": claim.model, "claim": claim.what, "it says": claim.quoted}
-        if found.empty:
-            rows.append({**row, "JDK": "", "this run (KiB)": "", "held?": "not measured"})
-        for r in found.itertuples():
-            # A range from fewer repeats is no spread to resolve a claim with: the median alone is judged.
-            low, high = (r.low, r.high) if r.repeats >= MIN_REPEATS_FOR_RANGE else (math.nan, math.nan)
-            rows.append(
-                {**row, "JDK": r.jdk, "this run (KiB)": _kib(r.median, r.low, r.high, r.repeats), "held?": claims.verdict(claim, r.median, low, high)}
-            )
     return pd.DataFrame(rows)
 
 

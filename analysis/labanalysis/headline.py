@@ -10,12 +10,12 @@ that names the folder, its commit and the command that made it, so that a figure
 
 from __future__ import annotations
 
-import argparse
 import sys
 
 import pandas as pd
 
-from . import compare, curve, grid, grid_plots, perpass, plots, provenance, summary
+from . import compare, curve, curve_tables, grid, grid_plots, perpass, plots, provenance, summary
+from .cli import OneLineParser
 from .run import Run, RunFolderError, load_run
 
 # The curve's figures a reader compares step by step (curve.FIGURES names).
@@ -49,10 +49,10 @@ def tables(runs: list[Run]) -> list[tuple[str, pd.DataFrame]]:
     found = [("Who wins what", summary.winners(summary.figures(perpass.table(runs))))]
     if curve.has_curve(runs):
         steps = curve.per_step(runs)
-        found.append(("Highest sustained rate", curve.summary(steps)))
+        found.append(("Highest sustained rate", curve_tables.summary(steps)))
         for endpoint in curve.ENDPOINTS:
             for figure in CURVE_FIGURES:
-                found.append((f"/{endpoint}: {figure}, median [lowest, highest] across passes", curve.table(steps, endpoint, figure)))
+                found.append((f"/{endpoint}: {figure}, median [lowest, highest] across passes", curve_tables.table(steps, endpoint, figure)))
     return found
 
 
@@ -81,15 +81,20 @@ def of_comparison(a: Run, b: Run) -> str:
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="make headline", description="A run's headline tables as Markdown.")
+    parser = OneLineParser(
+        "make headline",
+        "make headline RUN=results/<run> [ALSO=...] [PICTURE=x.png], or make headline A=results/<run> B=results/<run>",
+        description="A run's headline tables as Markdown.",
+    )
     parser.add_argument("run", nargs="?", help="a run folder (results/<run>)")
     parser.add_argument("--also", nargs="*", default=[], help="run folders to pool with it as repeats")
     parser.add_argument("--compare", nargs=2, metavar=("A", "B"), help="two run folders: B against A")
     parser.add_argument("--picture", help="also save the report's first plot into this PNG file")
-    args = parser.parse_args(argv)
+    args = parser.parse(argv)
+    if isinstance(args, int):
+        return args
     if bool(args.run) == bool(args.compare):
-        print("make headline: name one run folder (RUN=results/<run>), or two to compare (A=results/<run> B=results/<run>)", file=sys.stderr)
-        return 2
+        return parser.mistake("name one run folder, or two to compare")
     try:
         if args.compare:
             print(of_comparison(load_run(args.compare[0]), load_run(args.compare[1])), end="")

@@ -9,7 +9,7 @@ import pandas as pd
 from matplotlib.patches import Patch
 
 from . import catalogue, cpu, curve, latency, perpass, provenance, repeats, runtime
-from .plot_style import medians_with_ranges, plain_log_axis
+from .plot_style import medians_panels, plain_log_axis
 from .run import Run
 
 
@@ -170,27 +170,20 @@ def rate_curves(per_step: pd.DataFrame, endpoint: str, bound_ms: float):
     """The latency-throughput curve of one endpoint, offered rate along: what each server achieved (the offered rate dashed), its p99
     on the wire (log scale, the profile's bound dashed), and its CPU busy; one line a server, its points the medians across passes,
     whiskers their range."""
-    panels = [("achieved (req/s)", False), ("p99 on the wire (ms)", True), ("server CPU busy (%)", False)]
-    fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 4), squeeze=False)
-    for ax, (figure, log_y) in zip(axes[0], panels, strict=True):
+
+    def values_of(figure: str) -> pd.DataFrame:
         values = curve.across_passes(per_step, figure)
-        values = values[values["endpoint"] == endpoint]
-        medians_with_ranges(ax, values, "offered_per_s")
+        return values[values["endpoint"] == endpoint]
+
+    def reference(ax, figure: str, values: pd.DataFrame) -> None:
         offered = sorted(values["offered_per_s"].unique())
         if figure.startswith("achieved") and offered:
             ax.plot(offered, offered, linestyle="--", color="grey", label="offered")
         if figure.startswith("p99") and bound_ms == bound_ms:
             ax.axhline(bound_ms, linestyle="--", color="grey", label=f"bound ({bound_ms:g} ms)")
-        if log_y:
-            ax.set_yscale("log")
-            plain_log_axis(ax.yaxis)
-        ax.set_xlabel("offered (req/s)")
-        ax.set_ylabel(figure)
-        ax.set_title(f"/{endpoint}: {figure}")
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
-    fig.tight_layout()
-    return fig
+
+    panels = [("achieved (req/s)", False), ("p99 on the wire (ms)", True), ("server CPU busy (%)", False)]
+    return medians_panels(panels, values_of, "offered_per_s", "offered (req/s)", f"/{endpoint}", reference=reference)
 
 
 def ratios(pairs: list):

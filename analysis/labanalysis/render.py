@@ -25,6 +25,7 @@ from nbclient import NotebookClient
 from nbconvert import HTMLExporter
 
 from . import audit, clients, floor, iobench, repeats, sweep
+from .cli import OneLineParser
 from .folders import newest_beside
 from .run import RunFolderError, load_run
 
@@ -185,19 +186,27 @@ def _inject_parameters(nb: nbformat.NotebookNode, parameters: dict) -> None:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) < 1 or (argv[0] == "--compare" and len(argv) != 3):
-        print(
-            "usage: make report RUN=results/<run folder> [ALSO='results/<another> ...'], or make compare A=results/<run> B=results/<run>",
-            file=sys.stderr,
-        )
-        return 2
+    parser = OneLineParser(
+        "make report",
+        "make report RUN=results/<run> [ALSO='results/<another> ...'], make compare A=results/<run> B=results/<run>, "
+        "or make experiment-report FOLDER=results/<folder>",
+        description="Renders a run folder's report, two runs compared, or an experiment folder's report.",
+    )
+    parser.add_argument("folders", nargs="*", help="a run folder, and any more to pool with it as repeats")
+    parser.add_argument("--compare", nargs=2, metavar=("A", "B"), help="two run folders: B against A")
+    parser.add_argument("--experiment", metavar="FOLDER", help="a clients, io, floor or sweep folder")
+    args = parser.parse(argv)
+    if isinstance(args, int):
+        return args
+    if sum([bool(args.folders), args.compare is not None, args.experiment is not None]) != 1:
+        return parser.mistake("name a run folder, two with --compare, or one with --experiment")
     try:
-        if argv[0] == "--experiment":
-            print(render_experiment(argv[1]))
-        elif argv[0] == "--compare":
-            print(render_compare(argv[1], argv[2]))
+        if args.experiment is not None:
+            print(render_experiment(args.experiment))
+        elif args.compare is not None:
+            print(render_compare(*args.compare))
         else:
-            print(render(argv[0], also=argv[1:]))
+            print(render(args.folders[0], also=args.folders[1:]))
     except (RunFolderError, clients.ClientsFolderError, iobench.IoFolderError, floor.FloorFolderError, sweep.SweepFolderError) as e:
         print(f"make report: {e}", file=sys.stderr)
         return 2

@@ -99,7 +99,7 @@ def decomposition(per_socket_table: pd.DataFrame, floor: pd.DataFrame | None, jd
 
 # What a parked task holds, as make floor measures it, against each per-socket measure. A task's RSS in a floor JVM
 # is not its cost: for the models whose tasks live on the heap it is the heap pages the warm-up's garbage touched
-# (floor.recommendations says the same), so RSS and PSS are set against the live heap plus the thread memory the
+# (floor_verdicts.recommendations says the same), so RSS and PSS are set against the live heap plus the thread memory the
 # JVM commits for the task (NMT's Thread category: a platform thread's stack, next to nothing otherwise).
 FLOOR_PARTS = {
     "RSS": ("live heap", "NMT thread committed"),

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from labanalysis import clients
+from labanalysis import clients, clients_verdicts
 
 FIXTURE = Path(__file__).parent / "fixtures" / "clients"
 
@@ -77,7 +77,7 @@ def test_the_articles_rows_are_checked_against_the_medians(clients_folder):
 
     _rewrite(clients_folder / "threads.jsonl", as_100)
 
-    claims = clients.claims_table(clients.load(clients_folder)).set_index(["client", "calls"])
+    claims = clients_verdicts.claims_table(clients.load(clients_folder)).set_index(["client", "calls"])
 
     assert claims.loc[("retrofit", 100), "threads held?"] == "held"  # 100 against 101: within one thread
     assert claims.loc[("ktor-java", 100), "threads held?"] == "no: +2"
@@ -104,7 +104,7 @@ def test_every_warmup_download_was_checked_byte_by_byte_and_exact():
 
 
 def test_the_recommendation_for_delayed_calls_is_the_fewest_threads_among_clients_on_time(clients_folder):
-    picks = clients.recommendations(clients.load(clients_folder))
+    picks = clients_verdicts.recommendations(clients.load(clients_folder))
 
     delayed = picks[0]
     assert delayed["need"] == "many delayed calls (40 at once, answered after 2000 ms)"

@@ -6,7 +6,7 @@ import math
 import pandas as pd
 import pytest
 
-from labanalysis import curve, k6gc, latency, repeats, run
+from labanalysis import curve, curve_tables, curve_verdicts, k6gc, latency, repeats, run
 
 FIXTURE = ("curve-run", "20261127-002232-smoke")
 
@@ -34,7 +34,7 @@ def _step(offered: int, **values) -> dict:
         }
     )
     row.update(values)
-    row.update(curve.judged(row))
+    row.update(curve_verdicts.judged(row))
     return row
 
 
@@ -58,7 +58,7 @@ def test_which_side_ran_out_is_the_cpu_set_busy_on_average_at_the_steps_rate():
 def test_the_highest_sustained_rate_is_the_last_step_before_the_first_that_failed_not_a_later_lucky_one():
     steps = pd.DataFrame([_step(500), _step(1000), _step(2000, dropped=40.0, server_busy=0.99), _step(3000)])
 
-    row = curve.highest_sustained(steps).iloc[0]
+    row = curve_verdicts.highest_sustained(steps).iloc[0]
 
     assert row["highest_sustained_per_s"] == 1000
     assert row["first_not_sustained_per_s"] == 2000
@@ -66,10 +66,10 @@ def test_the_highest_sustained_rate_is_the_last_step_before_the_first_that_faile
 
 
 def test_a_server_that_held_every_step_is_not_given_a_limit_and_one_that_held_none_has_0():
-    held = curve.highest_sustained(pd.DataFrame([_step(500), _step(1000)])).iloc[0]
+    held = curve_verdicts.highest_sustained(pd.DataFrame([_step(500), _step(1000)])).iloc[0]
     assert held["highest_sustained_per_s"] == 1000 and math.isnan(held["first_not_sustained_per_s"])
-    assert "the curve's top" in curve.summary(pd.DataFrame([_step(500), _step(1000)])).iloc[0]["highest sustained (req/s)"]
-    none = curve.highest_sustained(pd.DataFrame([_step(500, wire_p99_ms=90.0), _step(1000)])).iloc[0]
+    assert "the curve's top" in curve_tables.summary(pd.DataFrame([_step(500), _step(1000)])).iloc[0]["highest sustained (req/s)"]
+    none = curve_verdicts.highest_sustained(pd.DataFrame([_step(500, wire_p99_ms=90.0), _step(1000)])).iloc[0]
     assert none["highest_sustained_per_s"] == 0
 
 
@@ -78,8 +78,8 @@ def test_cpu_per_request_is_the_slope_over_the_sustained_steps_leaving_the_fixed
     # failed (its CPU full of a queue) is left out of the fit.
     steps = pd.DataFrame([_step(500), _step(1000), _step(2000), _step(4000, dropped=10.0, server_cores=1.0)])
 
-    assert curve.cpu_slopes(steps).iloc[0]["cpu_us_per_request"] == pytest.approx(40)
-    assert math.isnan(curve.cpu_slopes(pd.DataFrame([_step(500)])).iloc[0]["cpu_us_per_request"])
+    assert curve_verdicts.cpu_slopes(steps).iloc[0]["cpu_us_per_request"] == pytest.approx(40)
+    assert math.isnan(curve_verdicts.cpu_slopes(pd.DataFrame([_step(500)])).iloc[0]["cpu_us_per_request"])
 
 
 def test_a_steps_whole_seconds_leave_out_the_seconds_it_shares_with_the_phases_either_side():
@@ -127,7 +127,7 @@ def test_k6s_collections_are_put_on_the_loads_timeline_and_a_step_they_fall_in_s
 def test_a_step_k6_stalled_in_is_passed_over_neither_held_nor_failed():
     steps = pd.DataFrame([_step(500), _step(1000, dropped=900.0, k6_gc_ms=2500.0), _step(2000), _step(3000, wire_p99_ms=80.0)])
 
-    row = curve.highest_sustained(steps).iloc[0]
+    row = curve_verdicts.highest_sustained(steps).iloc[0]
 
     assert row["highest_sustained_per_s"] == 2000 and row["first_not_sustained_per_s"] == 3000
 
@@ -146,13 +146,13 @@ def test_a_step_only_the_load_generator_failed_is_not_judged_and_the_rate_below_
     assert _step(4000, dropped=700.0, load_busy=0.98, judged_on="k6")["judged"]
 
     steps = pd.DataFrame([_step(1000), _step(2000), short])
-    row = curve.highest_sustained(steps).iloc[0]
+    row = curve_verdicts.highest_sustained(steps).iloc[0]
 
     assert row["highest_sustained_per_s"] == 2000 and math.isnan(row["first_not_sustained_per_s"])
     assert row["lower_bound_because"].startswith("from 4,000/s on, the load generator's CPU ran out")
-    assert curve.summary(steps).iloc[0]["highest sustained (req/s)"].startswith("≥ 2,000")
+    assert curve_tables.summary(steps).iloc[0]["highest sustained (req/s)"].startswith("≥ 2,000")
     # A limit the server reached is not a lower bound.
-    assert curve.highest_sustained(pd.DataFrame([_step(1000), _step(2000, wire_p99_ms=50.0)])).iloc[0]["lower_bound_because"] == ""
+    assert curve_verdicts.highest_sustained(pd.DataFrame([_step(1000), _step(2000, wire_p99_ms=50.0)])).iloc[0]["lower_bound_because"] == ""
 
 
 def _vegeta_attack(folder, rate: int, seconds: int, late_from_seq: int | None = None, stop_at_seq: int | None = None, failed_seqs=()):
@@ -227,6 +227,6 @@ def test_a_step_in_which_the_server_reached_its_open_files_limit_is_not_judged_a
 
     assert list(steps["judged"]) == [True, False, False]
     assert "not judged: the server reached its open-files limit (19,999 of 20,000)" in steps.iloc[1]["why_not"]
-    highest = curve.highest_sustained(steps).iloc[0]
+    highest = curve_verdicts.highest_sustained(steps).iloc[0]
     assert highest["highest_sustained_per_s"] == 2000
     assert highest["lower_bound_because"] == "from 4,000/s on, the server reached its open-files limit (19,999 of 20,000)"

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from labanalysis import floor, render
+from labanalysis import floor, floor_verdicts, render
 
 FOLDER = "20261122-194038-floor"
 FIXTURE = Path(__file__).parent / "fixtures" / "floor"
@@ -101,9 +101,9 @@ def test_what_this_run_found_a_coroutine_frame_costs_more_heap_than_a_virtual_th
 
 
 def test_the_claims_are_judged_at_depth_0_on_each_jdk(run):
-    claims = floor.claims_table(run)
+    claims = floor_verdicts.claims_table(run)
 
-    assert len(claims) == len(floor.CLAIMS) * 2
+    assert len(claims) == len(floor_verdicts.CLAIMS) * 2
     held = claims.set_index(["model", "claim", "JDK"])["held?"]
     assert held[("coroutine", "live heap per parked task", 25)] == "held"
     assert held[("virtual", "live heap per parked task", 25)].startswith("no:")
@@ -168,7 +168,7 @@ def test_a_floor_run_renders_its_report_with_the_table_the_claims_and_the_plots_
 
 
 def test_the_pick_is_the_model_holding_least_heap_and_thread_memory_a_task_with_any_within_15_percent_beside_it(run):
-    picks = {row["need"]: row["pick"] for row in floor.recommendations(run)}
+    picks = {row["need"]: row["pick"] for row in floor_verdicts.recommendations(run)}
 
     assert picks == {
         "many idle tasks parked directly: memory per task": "coroutine or virtual",

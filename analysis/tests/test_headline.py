@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from labanalysis import curve, headline, run
+from labanalysis import curve, curve_tables, headline, run
 
 CURVE = ("curve-run", "20261127-002232-smoke")
 
@@ -32,7 +32,7 @@ def test_the_tables_name_the_folder_the_commit_and_the_command_that_made_them(fi
 
 def test_a_curves_highest_sustained_rate_is_the_reports_own_cell_for_cell(fixture_copy):
     ran = run.load_run(fixture_copy(*CURVE))
-    expected = curve.summary(curve.per_step([ran]))
+    expected = curve_tables.summary(curve.per_step([ran]))
 
     rows = _rows(headline.of_run([ran]), "Highest sustained rate")
 

@@ -8,7 +8,7 @@ import math
 import pandas as pd
 import pytest
 
-from labanalysis import memory
+from labanalysis import memory, memory_tables
 from labanalysis.run import load_run
 
 # (open sockets, plateau RSS in bytes) for each step, by hand from the fixture.
@@ -217,7 +217,7 @@ def test_a_snapshot_under_request_load_is_not_in_the_line(repeats_folder):
 
 
 def test_the_largest_classes_per_socket_are_the_top_ten_by_slope_not_the_largest_by_size(repeats_folder):
-    top = memory.top_classes([load_run(repeats_folder)])
+    top = memory_tables.top_classes([load_run(repeats_folder)])
     vthread = top[top["server"] == "vthread"].reset_index(drop=True)
 
     assert len(vthread) == 10
@@ -229,7 +229,7 @@ def test_the_largest_classes_per_socket_are_the_top_ten_by_slope_not_the_largest
 
 
 def test_at_50k_sockets_vthreads_live_heap_fits_the_heap_and_platforms_fills_it_at_a_socket_count_it_says(repeats_folder):
-    table = memory.extrapolation([load_run(repeats_folder)]).set_index("server")
+    table = memory_tables.extrapolation([load_run(repeats_folder)]).set_index("server")
 
     # 40 MiB at rest + 50,000 x 2,000 B; the heap is 160 MiB.
     assert table.loc["vthread", "live heap"].median == pytest.approx(40 * (1 << 20) + 50_000 * 2000)
@@ -244,7 +244,7 @@ def test_a_run_from_before_memory_csv_has_rss_per_socket_from_its_plateaus_and_n
 
     assert memory.per_socket_fit(server, "RSS").slope == pytest.approx(SLOPES["vthread"])
     assert math.isnan(memory.per_socket_fit(server, "live heap").slope)
-    assert memory.extrapolation([load_run(run_folder)]).set_index("server").loc["vthread", "verdict"] == "not in this run: no memory.csv"
+    assert memory_tables.extrapolation([load_run(run_folder)]).set_index("server").loc["vthread", "verdict"] == "not in this run: no memory.csv"
 
 
 def test_the_command_line_prints_each_passs_bytes_per_socket_as_csv(repeats_folder, capsys):

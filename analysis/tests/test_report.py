@@ -102,6 +102,14 @@ def test_usage_is_one_line(capsys):
     assert "usage: make report RUN=" in capsys.readouterr().err
 
 
+def test_an_option_without_its_folder_is_one_line_and_exit_code_2(capsys):
+    # It raised IndexError once: `--experiment` alone.
+    for argv in (["--experiment"], ["--compare", "results/a"], ["results/a", "--compare", "results/a", "results/b"]):
+        assert render.main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith("make report: ") and "usage: make report RUN=" in err, argv
+
+
 def test_runs_given_with_also_are_pooled_as_repeats(run_folder, tmp_path):
     import shutil
 

@@ -1,10 +1,6 @@
 package lab.bench
 
 import kotlinx.serialization.json.Json
-import kotlinx.serialization.json.JsonObject
-import kotlinx.serialization.json.doubleOrNull
-import kotlinx.serialization.json.jsonObject
-import kotlinx.serialization.json.jsonPrimitive
 import lab.bench.collect.CpuSampler
 import lab.bench.collect.JfrCollector
 import lab.bench.collect.JfrRecording
@@ -29,7 +25,6 @@ import lab.verify.ContractCheck
 import java.io.File
 import java.io.Writer
 import java.net.URI
-import java.util.concurrent.CompletableFuture
 import java.util.concurrent.TimeUnit
 
 /**
@@ -49,42 +44,11 @@ class ServerRun(
 ) {
     private val outcomeFile = File(dir, "outcome.json")
 
-    /** What this run has started and seen so far: whatever happens, run() stops it and builds the outcome from it. */
-    private class Measured {
-        var stub: Stub.Started? = null
-        var jfr: JfrCollector? = null
-        var proc: ProcSampler? = null
-        var cpu: CpuSampler? = null
-        var memory: MemoryCollector? = null
-        var snapshots: PlateauSnapshots? = null
-        var k6: K6Load? = null
-        var wire: WireLatency? = null
-        var vegeta: VegetaCurve? = null
-
-        /** Why this pass has no wire.csv, on a host that lets the harness read no packets. */
-        var noWire: String? = null
-
-        /** Wall-clock time k6's timeline started: its samples are stamped in epoch seconds. */
-        var loadStartEpochMs: Long? = null
-
-        /** Wall-clock time k6 was started: the collections its Go runtime writes to k6.log are timed from it. */
-        var k6StartEpochMs: Long? = null
-        var peakSockets = 0
-        var peakRss = 0L
-        var peakThreads = 0
-
-        /** When the stub exited, by the pass's clock, once it has: read while the load runs. */
-        var stubExit: CompletableFuture<Double>? = null
-
-        /** How the pass lost its stub, if it did: the server then answers /dashboard with 502, and the pass goes on. */
-        var stubLost: String? = null
-    }
-
     fun run(): ServerOutcome {
         dir.mkdirs()
         val clock = RunClock(setup.profile)
         val startNs = System.nanoTime()
-        val measured = Measured()
+        val measured = PassMeasured()
         var failure: String? = null
         var lostGenerator: LoadGeneratorLost? = null
         // k6's view, once a second: the socket count the memory series are plotted against.
@@ -95,7 +59,7 @@ class ServerRun(
         val stub = Stub.start(setup.java.path, setup.repo, setup.stubLatencyMs, dir)
         if (stub == null) {
             load.close()
-            return record(outcome(measured, clock, "the stub did not start; see stub.log", startNs))
+            return record(PassOutcome.of(server, setup, dir, streamJfr, measured, clock, "the stub did not start; see stub.log", startNs))
         }
         measured.stub = stub
         measured.stubExit = stub.process.onExit().thenApply { clock.seconds() }
@@ -130,7 +94,8 @@ class ServerRun(
             runCatching { kernel.close() }
         }
         lostGenerator?.let { throw it }
-        return record(outcome(measured, clock, failure, startNs).copy(kernelMemorySource = kernel.source))
+        val outcome = PassOutcome.of(server, setup, dir, streamJfr, measured, clock, failure, startNs)
+        return record(outcome.copy(kernelMemorySource = kernel.source))
     }
 
     private fun record(outcome: ServerOutcome): ServerOutcome {
@@ -139,7 +104,7 @@ class ServerRun(
     }
 
     /** Starts the collectors and k6 on the ready server and follows the load to its end; returns why k6's run does not count, if it does not. */
-    private fun drive(process: Process, kernel: KernelMemory, clock: RunClock, measured: Measured, load: Writer): String? {
+    private fun drive(process: Process, kernel: KernelMemory, clock: RunClock, measured: PassMeasured, load: Writer): String? {
         val url = Children.awaitReady(process, File(dir, "server.log"), READY_TIMEOUT_S)
             ?: throw ServerFailure("did not print its READY line within $READY_TIMEOUT_S s")
         ContractCheck.firstBreach(URI(url))?.let { throw ServerFailure("broke the contract before any load: $it") }
@@ -193,7 +158,7 @@ class ServerRun(
     }
 
     /** Once a second until k6 ends: a row of load.csv, the peaks, and every few seconds a progress line; the server dying ends it. */
-    private fun follow(process: Process, k6: K6Load, clock: RunClock, measured: Measured, load: Writer) {
+    private fun follow(process: Process, k6: K6Load, clock: RunClock, measured: PassMeasured, load: Writer) {
         var previous: K6Load.Live? = null
         var ticks = 0
         val deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(setup.profile.durationSeconds + K6_GRACE_S)
@@ -225,7 +190,7 @@ class ServerRun(
     }
 
     /** Marks the pass once its stub has exited under load, with the phase and time of the exit. */
-    private fun noteStubLost(clock: RunClock, measured: Measured) {
+    private fun noteStubLost(clock: RunClock, measured: PassMeasured) {
         val exitS = measured.stubExit?.takeIf { it.isDone && measured.stubLost == null }?.join() ?: return
         val code = measured.stub?.process?.exitValue() ?: return
         measured.stubLost = "the stub ${exitDescription(code)} during ${clock.phase(exitS)} at $exitS s: " +
@@ -240,58 +205,6 @@ class ServerRun(
     private fun hold(phase: String): Nothing {
         File(dir, "holding").writeText(phase)
         while (true) Thread.sleep(LOAD_SAMPLE_MS)
-    }
-
-    private fun outcome(measured: Measured, clock: RunClock, failure: String?, startNs: Long): ServerOutcome {
-        val summary = measured.k6?.summaryFile?.takeIf { it.isFile }?.let { Json.parseToJsonElement(it.readText()).jsonObject }
-        val jsonRequests = summary?.value("http_reqs{endpoint:json}", "count")
-        val failedChecks = summary?.value("checks", "fails")?.toLong()
-        // A rate's "passes" are its true samples: for http_req_failed, the failed requests.
-        val dashboardFailures = summary?.value("http_req_failed{scenario:dashboard}", "passes")?.toLong()
-        val socketsOpened = summary?.let { it.value("lab_sockets_opened", "count")?.toLong() ?: 0L }
-        val planned = setup.preflight.idleSockets
-        val firstWholeSecond = { loadSeconds: Int -> measured.loadStartEpochMs?.let { (it + loadSeconds * 1000L + 999) / 1000 } }
-        val steadyFrom = firstWholeSecond(setup.profile.jsonStartSeconds)
-        // Where the json scenario goes on to the curve's steps, the steady phase's samples are those stamped before the second
-        // its end falls in (k6 stamps each sample with its whole second).
-        val jsonEnd = setup.profile.jsonStartSeconds + setup.profile.jsonSeconds
-        val curveAfter = setup.profile.jsonCurveRatesPerSecond.isNotEmpty()
-        val steadyUntil = measured.loadStartEpochMs?.takeIf { curveAfter }?.let { (it + jsonEnd * 1000L) / 1000 } ?: Long.MAX_VALUE
-        return ServerOutcome(
-            server = server.name,
-            folder = dir.name,
-            jfrStreaming = streamJfr,
-            status = if (failure == null) ServerOutcome.OK else ServerOutcome.FAILED,
-            reason = failure,
-            phaseAtEnd = clock.phase(),
-            seconds = (System.nanoTime() - startNs) / 1e9,
-            peakOpenSockets = measured.peakSockets,
-            peakRssBytes = measured.peakRss,
-            peakThreads = measured.peakThreads,
-            jsonP99Ms = summary?.value("http_req_duration{endpoint:json}", "p(99)"),
-            jsonRequests = jsonRequests?.toLong(),
-            jsonPerSecond = jsonRequests?.div(setup.profile.jsonSeconds),
-            loadStartEpochMs = measured.loadStartEpochMs,
-            k6StartEpochMs = measured.k6StartEpochMs,
-            jsonSteadyFromEpochSecond = steadyFrom,
-            dashboardSteadyFromEpochSecond = firstWholeSecond(setup.profile.dashboardStartSeconds),
-            jsonDroppedIterations = summary?.let { steadyFrom?.let { K6Load.droppedIterations(dir, "json", it, steadyUntil) } },
-            failedChecks = failedChecks,
-            dashboardFailures = dashboardFailures,
-            socketsOpened = socketsOpened,
-            socketsPlanned = planned,
-            marks = listOfNotNull(
-                measured.stubLost,
-                failedChecks?.takeIf { it > 0 }?.let { "$it k6 check(s) failed: not every answer under load was the contract's" },
-                socketsOpened?.takeIf { it < planned }?.let { "${planned - it} of $planned idle sockets never opened" },
-                measured.noWire,
-                measured.wire?.droppedPackets?.takeIf {
-                    it > 0
-                }?.let { "the wire capture dropped $it packets: wire.csv misses their requests" },
-            ) + measured.snapshots?.problems.orEmpty() + measured.vegeta?.problems.orEmpty(),
-            pinnedEvents = measured.jfr?.pinnedEvents?.get(),
-            jsonCpu = measured.cpu?.summary("json"),
-        )
     }
 
     /** k6's log, or each load generator's. */
@@ -325,9 +238,6 @@ class ServerRun(
         ) + setup.serverArgs
         return Children.start(kernel.launch(command), File(dir, "server.log"), directory = dir)
     }
-
-    private fun JsonObject.value(metric: String, stat: String): Double? =
-        this["metrics"]?.jsonObject?.get(metric)?.jsonObject?.get("values")?.jsonObject?.get(stat)?.jsonPrimitive?.doubleOrNull
 
     private class ServerFailure(message: String) : Exception(message)
 

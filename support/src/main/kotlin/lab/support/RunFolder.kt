@@ -1,6 +1,7 @@
 package lab.support
 
 import java.io.File
+import java.nio.file.Files
 import java.time.LocalDateTime
 import java.time.format.DateTimeFormatter
 
@@ -11,6 +12,13 @@ import java.time.format.DateTimeFormatter
 object RunFolder {
     fun create(resultsDir: File, kind: String): File =
         File(resultsDir, "${LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"))}-$kind").apply { mkdirs() }
+
+    /** Points `latest` in [resultsDir] at [runDir], so `make report` and a person find the newest run without its time. */
+    fun linkLatest(resultsDir: File, runDir: File) {
+        val latest = File(resultsDir, "latest").toPath()
+        Files.deleteIfExists(latest)
+        Files.createSymbolicLink(latest, runDir.toPath().fileName)
+    }
 
     /**
      * Writes [text] (a manifest) to [file] through a temporary file moved into place, so that a

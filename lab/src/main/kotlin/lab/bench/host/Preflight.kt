@@ -2,6 +2,8 @@ package lab.bench.host
 
 import kotlinx.serialization.Serializable
 import lab.bench.load.K6Plan
+import lab.bench.load.LoadGeneratorLost
+import lab.bench.load.LoadGenerators
 import lab.bench.load.Profile
 
 /**
@@ -125,6 +127,20 @@ fun Preflight.loadGeneratorShortfalls(host: String, limits: HostLimits, sockets:
             "load generator $host: ${limits.localPorts} ephemeral ports (net.ipv4.ip_local_port_range) for $sockets sockets to one address",
         )
     }
+}
+
+/** Each load generator must answer and hold its segment's share of the [sockets]; a refusal names every shortfall. */
+fun Preflight.checkLoadGenerators(generators: LoadGenerators, sockets: Int) {
+    val shortfalls = generators.hosts.flatMapIndexed { i, host ->
+        val share = sockets / generators.hosts.size + if (i < sockets % generators.hosts.size) 1 else 0
+        val limits = try {
+            HostLimits.parseRemote(generators.run(host, HostLimits.REMOTE_COMMAND))
+        } catch (e: LoadGeneratorLost) {
+            throw PreflightRefusal(listOfNotNull(e.message))
+        }
+        loadGeneratorShortfalls(host.toString(), limits, share)
+    }
+    if (shortfalls.isNotEmpty()) throw PreflightRefusal(shortfalls + Preflight.TUNE)
 }
 
 /** The host cannot run the profile as declared; each reason names a limit and the command that lifts it. */

@@ -1,0 +1,30 @@
+"""Command lines of the analysis's `make` targets: argparse, with every mistake said in one line that names the make target and
+how to call it, and a status rather than an exit, so a test can call `main` as `make` does."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse's parser, whose error is one line on stderr, `<make target>: <what is wrong>; usage: <how to call it>`, and then status 2."""
+
+    def __init__(self, prog: str, usage_line: str, **kwargs) -> None:
+        super().__init__(prog=prog, **kwargs)
+        self.usage_line = usage_line
+
+    def mistake(self, message: str) -> int:
+        """Says what is wrong with the command line, in one line, and gives the status to return for it."""
+        print(f"{self.prog}: {message}; usage: {self.usage_line}", file=sys.stderr)
+        return 2
+
+    def error(self, message: str):
+        raise SystemExit(self.mistake(message))
+
+    def parse(self, argv: list[str]) -> argparse.Namespace | int:
+        """The arguments, or the status to return where there are none to go on with (a mistake, 2; `--help`, 0)."""
+        try:
+            return self.parse_args(argv)
+        except SystemExit as e:
+            return int(e.code or 0)

@@ -1,0 +1,49 @@
+"""The curve for a reader: per server and endpoint, the highest sustained rate and the CPU per request across passes, and any step
+figure as a table of servers by offered rate. The figures are labanalysis.curve's, the verdicts labanalysis.curve_verdicts'."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from . import repeats
+from .curve import across_passes
+from .curve_verdicts import cpu_slopes, highest_sustained
+
+
+def summary(per_step: pd.DataFrame) -> pd.DataFrame:
+    """Per server and endpoint, for a reader: the highest sustained rate and the CPU per request, each `median [low, high] over N
+    passes`, and, from the pass with the median highest rate, the first step not sustained, why, and which side ran out."""
+    highest, slopes = highest_sustained(per_step), cpu_slopes(per_step)
+    rows = []
+    for (server, label, endpoint), group in highest.groupby(["server", "label", "endpoint"], sort=False):
+        rate = repeats.across(group["highest_sustained_per_s"])
+        slope = repeats.across(slopes.loc[(slopes["server"] == server) & (slopes["endpoint"] == endpoint), "cpu_us_per_request"])
+        middle = group.sort_values("highest_sustained_per_s").iloc[(len(group) - 1) // 2]
+        rows.append(
+            {
+                "server": label,
+                "endpoint": f"/{endpoint}",
+                # No judged step failed: the server's limit is above the rate, which is all the curve can say.
+                "highest sustained (req/s)": f"≥ {repeats.shown(rate)}: {middle['lower_bound_because']}"
+                if middle["lower_bound_because"]
+                else repeats.shown(rate),
+                "server CPU per request (µs, slope)": repeats.shown(slope),
+                "first step not sustained (median pass)": "" if not middle["why_not"] else f"{middle['first_not_sustained_per_s']:,.0f}/s",
+                "why": middle["why_not"],
+                "CPU full there": middle["ran_out"],
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def table(per_step: pd.DataFrame, endpoint: str, figure: str) -> pd.DataFrame:
+    """Server down, offered rate across: `figure` as `median [lowest, highest] over N passes`."""
+    values = across_passes(per_step, figure)
+    values = values[values["endpoint"] == endpoint]
+    if values.empty:
+        return pd.DataFrame()
+    values = values.assign(text=[repeats.shown(repeats.Across(r.median, r.low, r.high, r.passes)) for r in values.itertuples()])
+    wide = values.pivot_table(index="label", columns="offered_per_s", values="text", aggfunc="first", sort=False)
+    wide.columns = [f"{c:,}/s" for c in wide.columns]
+    wide.index.name = None
+    return wide
