@@ -20,13 +20,14 @@ import lab.bench.host.HostLimits
 import lab.bench.host.Preflight
 import lab.bench.host.PreflightRefusal
 import lab.bench.host.QuietHost
-import lab.bench.host.loadGeneratorShortfalls
+import lab.bench.host.checkLoadGenerators
 import lab.bench.load.BenchInputException
 import lab.bench.load.K6GoRuntime
 import lab.bench.load.LoadGeneratorLost
 import lab.bench.load.LoadGenerators
 import lab.bench.load.Profile
 import lab.bench.load.SshHost
+import lab.bench.load.VegetaCurve
 import lab.handlers.Limits
 import lab.support.JvmFlags
 import lab.support.LabMain
@@ -36,7 +37,6 @@ import lab.support.Provenance
 import lab.support.RunFolder
 import lab.support.serversOption
 import java.io.File
-import java.nio.file.Files
 import java.util.concurrent.CompletableFuture
 import kotlin.random.Random
 
@@ -120,7 +120,7 @@ private class BenchCommand : CliktCommand(name = "bench") {
         checkCurveGenerator(profile, generators)
         val limits = HostLimits.read()
         val decision = Preflight.check(profile, limits, scalable = profileName != "vps", loadHere = generators == null)
-        generators?.let { checkLoadGenerators(it, decision.idleSockets) }
+        generators?.let { Preflight.checkLoadGenerators(it, decision.idleSockets) }
         val host = QuietHost.check()
         if (host.verdict == QuietHost.Verdict.REFUSE) throw PreflightRefusal(host.reasons)
         // Where the load comes from other hosts, nothing of it runs here to divide the CPUs with.
@@ -139,7 +139,7 @@ private class BenchCommand : CliktCommand(name = "bench") {
             ) {
                 System.err.println("stopped: ${runDir.path} is marked incomplete")
             }
-        linkLatest(runDir)
+        RunFolder.linkLatest(resultsDir, runDir)
         progress.say("run ${runDir.path}: profile $profileName, ${decision.idleSockets} idle sockets, JDK ${jdk.version}")
         decision.notes.forEach { progress.say("preflight: $it") }
         host.reasons.forEach { progress.say("host: $it") }
@@ -167,7 +167,7 @@ private class BenchCommand : CliktCommand(name = "bench") {
         }
         val failed = outcomes.filterNot { it.ok }
         manifest.end(if (failed.isEmpty()) Provenance.COMPLETE else Provenance.FAILED)
-        progress.say(summaryTable(outcomes))
+        progress.say(OutcomeTable.of(outcomes))
         progress.say("run folder: ${runDir.path}")
         if (failed.isNotEmpty()) throw ProgramResult(1)
     }
@@ -199,6 +199,7 @@ private class BenchCommand : CliktCommand(name = "bench") {
         loadGenerators = generators?.describe().orEmpty(),
         k6Dashboard = dashboardOn(generators),
         k6Environment = if (generators == null) K6GoRuntime.environment() else mapOf("shell" to K6GoRuntime.shellAssignments),
+        vegetaEnvironment = if (profile.curveGenerator == Profile.VEGETA) VegetaCurve.environment() else emptyMap(),
     )
 
     /** The /json rate of the run: `--json-rate`'s, the one calibration finds (recorded with its probes), or the profile's. */
@@ -287,45 +288,6 @@ private class BenchCommand : CliktCommand(name = "bench") {
             workDir = loadgenDir,
             knownHosts = knownHosts ?: File(key.path + ".known_hosts"),
         )
-    }
-
-    /** Each load generator must answer and hold its segment's share of the sockets; a refusal names every shortfall. */
-    private fun checkLoadGenerators(generators: LoadGenerators, sockets: Int) {
-        val shortfalls = generators.hosts.flatMapIndexed { i, host ->
-            val share = sockets / generators.hosts.size + if (i < sockets % generators.hosts.size) 1 else 0
-            val limits = try {
-                HostLimits.parseRemote(generators.run(host, HostLimits.REMOTE_COMMAND))
-            } catch (e: LoadGeneratorLost) {
-                throw PreflightRefusal(listOfNotNull(e.message))
-            }
-            Preflight.loadGeneratorShortfalls(host.toString(), limits, share)
-        }
-        if (shortfalls.isNotEmpty()) throw PreflightRefusal(shortfalls + Preflight.TUNE)
-    }
-
-    private fun summaryTable(outcomes: List<ServerOutcome>): String = buildString {
-        val columns = listOf("server", "JFR", "status", "sockets", "peak RSS", "threads", "/json p99", "/json/s", "dropped", "pinned")
-        appendLine(String.format("%-12s %-4s %-7s %8s %10s %8s %12s %8s %8s %7s", *columns.toTypedArray()))
-        for (o in outcomes) {
-            val pass = o.server + (if (o.repeat > 1) " #${o.repeat}" else "")
-            appendLine(
-                String.format(
-                    java.util.Locale.ROOT, "%-12s %-4s %-7s %8s %10s %8s %12s %8s %8s %7s",
-                    pass,
-                    if (o.jfrStreaming) "on" else "off", o.status, o.peakOpenSockets ?: "-",
-                    o.peakRssBytes?.let { "${it / (1 shl 20)} MiB" } ?: "-", o.peakThreads ?: "-",
-                    o.jsonP99Ms?.let { String.format(java.util.Locale.ROOT, "%.2f ms", it) } ?: "-",
-                    o.jsonPerSecond?.let { String.format(java.util.Locale.ROOT, "%.0f", it) } ?: "-",
-                    o.jsonDroppedIterations ?: "-", o.pinnedEvents ?: "-",
-                ),
-            )
-        }
-    }.trimEnd()
-
-    private fun linkLatest(runDir: File) {
-        val latest = File(resultsDir, "latest").toPath()
-        Files.deleteIfExists(latest)
-        Files.createSymbolicLink(latest, runDir.toPath().fileName)
     }
 }
 

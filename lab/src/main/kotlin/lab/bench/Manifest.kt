@@ -39,6 +39,8 @@ data class Manifest(
     val k6Dashboard: Boolean = false,
     /** k6's Go runtime settings ([lab.bench.load.K6GoRuntime]); `shell`: as a load generator computes them. */
     val k6Environment: Map<String, String> = emptyMap(),
+    /** vegeta's Go runtime settings, where it offered the curve ([lab.bench.load.VegetaCurve.environment]). */
+    val vegetaEnvironment: Map<String, String> = emptyMap(),
     val servers: List<String>,
     /** What each of [servers] is (engine, model, traits), as servers.json declared it when the run started. */
     val catalogue: List<ServerEntry> = emptyList(),

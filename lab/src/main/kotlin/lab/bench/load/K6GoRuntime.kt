@@ -1,7 +1,5 @@
 package lab.bench.load
 
-import java.io.File
-
 /**
  * How the lab runs k6's Go runtime: its garbage collector off until k6's memory reaches half
  * of the host's ([MEMORY_SHARE_DENOMINATOR]), then collecting to stay under that (Go's `GOGC=off`
@@ -27,16 +25,11 @@ object K6GoRuntime {
     const val MEMORY_SHARE_DENOMINATOR = 2
 
     /** The environment for a k6 on this host. */
-    fun environment(): Map<String, String> = environment(memoryTotalBytes())
+    fun environment(): Map<String, String> = environment(GoRuntime.hostMemoryBytes())
 
-    fun environment(memoryTotalBytes: Long): Map<String, String> =
-        mapOf("GOGC" to "off", "GOMEMLIMIT" to (memoryTotalBytes / MEMORY_SHARE_DENOMINATOR).toString(), "GODEBUG" to "gctrace=1")
+    fun environment(memoryTotalBytes: Long): Map<String, String> = GoRuntime.environment(memoryTotalBytes / MEMORY_SHARE_DENOMINATOR)
 
     /** The same, as shell assignments for a k6 on a load generator, which reads its own host's memory there. */
     val shellAssignments: String =
         "GOGC=off GODEBUG=gctrace=1 GOMEMLIMIT=\$((\$(awk '/^MemTotal:/ {print \$2}' /proc/meminfo) * 1024 / $MEMORY_SHARE_DENOMINATOR))"
-
-    private fun memoryTotalBytes(): Long = File("/proc/meminfo").useLines { lines ->
-        lines.first { it.startsWith("MemTotal:") }.split(Regex("\\s+"))[1].toLong() * 1024
-    }
 }

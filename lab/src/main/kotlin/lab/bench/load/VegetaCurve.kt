@@ -82,7 +82,7 @@ class VegetaCurve(
             if (durationMs <= 0) continue
             val log = File(workDir, "${attack.step}.log")
             val process = try {
-                Children.start(command(attack, durationMs), log)
+                Children.start(command(attack, durationMs), log, environment = environment())
             } catch (e: IOException) {
                 synchronized(failures) { failures += "vegeta did not start ${attack.step}: ${e.message}" }
                 continue
@@ -211,6 +211,20 @@ class VegetaCurve(
         const val MAX_BODY_BYTES = 64
         const val DASHBOARD_USERS = 1000
         const val ENCODE_TIMEOUT_S = 120L
+
+        /**
+         * An attack may take this fraction of the host's memory (1/8) before Go collects: two attacks overlap (a step's settling
+         * phase and the last one's tail), beside k6's half ([K6GoRuntime]) and the server's heap.
+         */
+        const val MEMORY_SHARE_DENOMINATOR = 8
+
+        /**
+         * Each attack's Go runtime ([GoRuntime]). With Go's default collector, vegeta's p99 for `/json` on one CPU was 8 ms at
+         * 4,000/s and 321 ms at 8,000/s (medians of 6 passes, two runs) against 0.6 and 1.5 ms with this, from the same server,
+         * and it used a quarter more CPU (loadtests/probes/vegeta-go-collector.sh; docs/under-load.md). No attack collected
+         * under this limit. The manifest records it (`vegetaEnvironment`).
+         */
+        fun environment(): Map<String, String> = GoRuntime.environment(GoRuntime.hostMemoryBytes() / MEMORY_SHARE_DENOMINATOR)
 
         /** An attack started up to this late keeps its whole length (see runEach). */
         const val LATE_START_MS = 1000L
