@@ -230,3 +230,15 @@ def test_a_step_in_which_the_server_reached_its_open_files_limit_is_not_judged_a
     highest = curve_verdicts.highest_sustained(steps).iloc[0]
     assert highest["highest_sustained_per_s"] == 2000
     assert highest["lower_bound_because"] == "from 4,000/s on, the server reached its open-files limit (19,999 of 20,000)"
+
+
+def test_a_step_that_failed_while_another_program_used_the_load_cpus_is_not_judged():
+    # make curve, 20261127-102416, vthread-r3: another program used 0.07-0.24 of the load's CPU for 30 s, and the wire's p99 at
+    # 1,500/s was 37 ms, where it was 1-8 ms at the steps either side.
+    steps = pd.DataFrame([_step(1000, load_others_cores=0.07), _step(1500, wire_p99_ms=37.5, load_others_cores=0.24), _step(2000)])
+
+    assert list(steps["judged"]) == [True, False, True]
+    assert "not judged: another program used 0.24 cores of the load's CPUs" in steps.iloc[1]["why_not"]
+    assert curve_verdicts.highest_sustained(steps).iloc[0]["highest_sustained_per_s"] == 2000
+    # A step that held is sustained whatever else ran: there is nothing to put down to the host.
+    assert _step(1000, load_others_cores=0.3)["sustained"]
