@@ -35,14 +35,6 @@ object LoadTimeline {
      */
     const val CURVE_SETTLE_SECONDS = 2
 
-    /**
-     * The first step of each endpoint's curve settles this long instead: the server recovers from the phase before. The `/json`
-     * curve ends past every server's limit, and a server it left behind (the platform server: 17,600 open files and 13,600
-     * threads) still answered `/dashboard` at 100/s with a p99 of 243-394 ms in its first second and 34-55 ms from its fourth
-     * (`make curve`, 20261127-102416, two passes of three), which ended its `/dashboard` curve at its first step.
-     */
-    const val CURVE_FIRST_SETTLE_SECONDS = 10
-
     /** The phase of socket step [step], counting from 1. */
     fun socketStep(step: Int) = "sockets-step-$step"
 
@@ -67,7 +59,7 @@ object LoadTimeline {
         for ((endpoint, rates) in listOf("json" to profile.jsonCurveRatesPerSecond, "dashboard" to profile.dashboardCurveRatesPerSecond)) {
             for ((index, rate) in rates.withIndex()) {
                 val by = profile.curveGenerator
-                val settle = if (index == 0) CURVE_FIRST_SETTLE_SECONDS else CURVE_SETTLE_SECONDS
+                val settle = if (index == 0) profile.curveFirstSettleSeconds else CURVE_SETTLE_SECONDS
                 phase(curveSettle(endpoint, rate), settle, endpoint, rate, generator = by)
                 phase(curveStep(endpoint, rate), profile.curveStepSeconds - CURVE_SETTLE_SECONDS, endpoint, rate, generator = by)
             }

@@ -65,6 +65,11 @@ data class Profile(
     /** How long each curve step holds its rate, its settling seconds (LoadTimeline.CURVE_SETTLE_SECONDS) included. */
     val curveStepSeconds: Int = 0,
     /**
+     * How long the first step of each endpoint's curve settles (LoadTimeline.CURVE_SETTLE_SECONDS unless the profile says):
+     * longer where the phase before leaves a server to recover, as the /json curve does past every server's limit.
+     */
+    val curveFirstSettleSeconds: Int = LoadTimeline.CURVE_SETTLE_SECONDS,
+    /**
      * A /json curve step is sustained when nothing was dropped or failed and the p99 on the wire
      * (the server's own, without k6's delays) stayed under this bound.
      */
