@@ -201,6 +201,8 @@ if [ ${#loadgens[@]} -gt 0 ]; then
   bind="$(on_sut "ip -o route get \$(getent ahostsv4 ${first#*@} | awk '{print \$1; exit}')" | sed -n 's/.* src \([0-9.]*\).*/\1/p')"
   [ -n "$bind" ] || die 2 "$sut_dest has no route to ${first#*@}; LOADGEN takes the addresses the SUT reaches the load generators by"
   ssh-keygen -q -t ed25519 -N '' -C "$key_comment" -f "$stage/run-key"
+  # In the run folder, so that a key a failed cleanup left behind can be found by its comment.
+  echo "$key_comment" >"$stage/hosts/run-key-comment.txt"
   # Only from the SUT, no agent or X11; a terminal (k6's leash) and port forwarding (k6's REST API) allowed.
   entry="from=\"$bind\",restrict,pty,port-forwarding $(cat "$stage/run-key.pub")"
   for lg in "${loadgens[@]}"; do
