@@ -7,7 +7,7 @@ SHELL := bash
 .DEFAULT_GOAL := help
 
 # The servers are declared once, in servers.json; this reads it with the standard library only.
-CATALOGUE := python3 analysis/labanalysis/catalogue.py
+CATALOGUE := PYTHONPATH=analysis python3 -m labanalysis.catalogue
 # Some of the catalogue's servers, comma-separated, for audit-pinning, clients and bench-vps; empty: all of them.
 SERVERS ?=
 # The JDKs `make audit-pinning` and `make floor` cover; `make bench` runs once per JDK only when JDKS is given.

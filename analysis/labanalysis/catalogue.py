@@ -4,10 +4,10 @@ The analysis takes each server's label, colour, engine and model from here, neve
 is also make's and bench-vps's reader, with the standard library only, so that `make servers` and
 `make serve` need no virtual environment:
 
-    python3 analysis/labanalysis/catalogue.py            # one server a line: name engine model
-    python3 analysis/labanalysis/catalogue.py jar NAME   # NAME's jar, relative to the repository root
-    python3 analysis/labanalysis/catalogue.py jars       # every server's jar, one a line
-    python3 analysis/labanalysis/catalogue.py names      # the names, comma-separated
+    PYTHONPATH=analysis python3 -m labanalysis.catalogue            # one server a line: name engine model
+    PYTHONPATH=analysis python3 -m labanalysis.catalogue jar NAME   # NAME's jar, relative to the repository root
+    PYTHONPATH=analysis python3 -m labanalysis.catalogue jars       # every server's jar, one a line
+    PYTHONPATH=analysis python3 -m labanalysis.catalogue names      # the names, comma-separated
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ import sys
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+
+from .cli import OneLineParser
 
 CATALOGUE = Path(__file__).resolve().parents[2] / "servers.json"
 MODELS = ("coroutine", "virtual", "platform")
@@ -138,19 +140,29 @@ def order(names_seen: list[str]) -> list[str]:
     return declared + sorted(set(names_seen) - set(declared))
 
 
+def parser() -> OneLineParser:
+    cli = OneLineParser("make servers", "catalogue [names | jars | jar NAME]", description="The servers servers.json declares.")
+    cli.add_argument("asked", nargs="?", choices=["names", "jars", "jar"], help="the names; every jar; one server's jar")
+    cli.add_argument("name", nargs="?", help="the server whose jar `jar` gives")
+    return cli
+
+
 def main(argv: list[str]) -> int:
+    cli = parser()
+    args = cli.parse(argv)
+    if isinstance(args, int):
+        return args
+    if (args.asked == "jar") != (args.name is not None):
+        return cli.mistake("`jar` takes one server's name, and only `jar` takes one")
     try:
-        if not argv:
+        if args.asked is None:
             print("\n".join(f"{s.name} {s.engine} {s.model}" for s in servers()))
-        elif argv == ["names"]:
+        elif args.asked == "names":
             print(",".join(names()))
-        elif argv == ["jars"]:
+        elif args.asked == "jars":
             print("\n".join(s.jar for s in servers()))
-        elif len(argv) == 2 and argv[0] == "jar":
-            print(server(argv[1]).jar)
         else:
-            print("usage: catalogue.py [names | jars | jar NAME]", file=sys.stderr)
-            return 2
+            print(server(args.name).jar)
     except CatalogueError as e:
         print(e, file=sys.stderr)
         return 2

@@ -24,6 +24,33 @@ def test_make_servers_prints_each_server_of_the_catalogue_as_name_engine_model()
     assert printed.splitlines() == [f"{s.name} {s.engine} {s.model}" for s in catalogue.servers()]
 
 
+@pytest.mark.parametrize(
+    "argv, said",
+    [
+        (["bogus"], "invalid choice: 'bogus'"),
+        (["jar"], "`jar` takes one server's name"),
+        (["names", "vthread"], "only `jar` takes one"),
+        (["jar", "fibers"], "unknown server 'fibers'; choose from"),
+    ],
+)
+def test_a_mistaken_command_line_is_one_line_with_status_2(argv, said, capsys):
+    assert catalogue.main(argv) == 2
+
+    error = capsys.readouterr().err
+    assert said in error and error.count("\n") == 1
+
+
+def test_jar_gives_the_servers_jar_and_jars_every_one():
+    first = catalogue.servers()[0]
+
+    refused = subprocess.run(["make", "--no-print-directory", "serve", "SERVER=fibers"], cwd=REPO, capture_output=True, text=True)
+    assert "make serve: SERVER: unknown server 'fibers'; choose from" in refused.stderr
+    for argv, printed in [(["jar", first.name], first.jar + "\n"), (["jars"], "".join(s.jar + "\n" for s in catalogue.servers()))]:
+        assert (
+            subprocess.run(["python3", "-m", "labanalysis.catalogue", *argv], cwd=REPO / "analysis", capture_output=True, text=True).stdout == printed
+        )
+
+
 def test_every_entry_names_a_module_of_the_build_and_a_jar_inside_it():
     modules = re.findall(r"<module>([^<]+)</module>", (REPO / "pom.xml").read_text())
 
