@@ -12,7 +12,8 @@ from .curve_verdicts import cpu_slopes, highest_sustained
 
 def summary(per_step: pd.DataFrame) -> pd.DataFrame:
     """Per server and endpoint, for a reader: the highest sustained rate and the CPU per request, each `median [low, high] over N
-    passes`, and, from the pass with the median highest rate, the first step not sustained, why, and which side ran out."""
+    passes`, and, from the pass with the median highest rate, the first step above it not sustained, why, which side ran out, and the
+    steps below it that failed."""
     highest, slopes = highest_sustained(per_step), cpu_slopes(per_step)
     rows = []
     for (server, label, endpoint), group in highest.groupby(["server", "label", "endpoint"], sort=False):
@@ -31,6 +32,8 @@ def summary(per_step: pd.DataFrame) -> pd.DataFrame:
                 "first step not sustained (median pass)": "" if not middle["why_not"] else f"{middle['first_not_sustained_per_s']:,.0f}/s",
                 "why": middle["why_not"],
                 "CPU full there": middle["ran_out"],
+                # A stall the server recovered from: the steps above held.
+                "steps below it that failed (median pass)": middle.get("failed_below", ""),
             }
         )
     return pd.DataFrame(rows)

@@ -4,9 +4,11 @@ CPU against the rate. The steps' figures are labanalysis.curve's; this module ho
 
 A step is sustained when nothing was dropped or failed and the p99 on the wire (the server's own time, without the generator's
 delays; the generator's p99 where there is no wire capture) stayed under the profile's bound for the endpoint. A server's highest
-sustained rate in a pass is the last step before the first it did not sustain, so a step held by chance past one that failed does
-not count. A step that failed for the load generator's sake, or the host's, alone is not judged, and the rate below it is then a
-lower bound.
+sustained rate in a pass is, as issue 32 defines it, the highest step it sustained. A step below it that failed is a stall the
+server recovered from, not its limit: a server offered more than it can serve at a constant rate queues, and its p99 climbs for
+the whole step, so no step above a limit holds by chance, while one pause of a few tens of ms puts 1% of a step's requests over
+the bound. Such steps are named beside the rate (`failed_below`), never dropped. A step that failed for the load generator's sake,
+or the host's, alone is not judged, and where no judged step above the highest failed, the rate is a lower bound.
 """
 
 from __future__ import annotations
@@ -69,19 +71,22 @@ def judged(row: dict) -> dict:
 
 
 def highest_sustained(per_step: pd.DataFrame) -> pd.DataFrame:
-    """Per pass and endpoint: the highest sustained rate (0 where the first step was not), the first step not sustained, why, and
-    which side ran out there. Steps not judged (k6 stalled in them, or only the load generator ran out) are passed over.
+    """Per pass and endpoint: the highest sustained rate (0 where no step was), the first step above it not sustained, why, and
+    which side ran out there, and the steps below it that failed (`failed_below`, "2,000/s: p99 ... ms"; empty if none). Steps not
+    judged (k6 stalled in them, or only the load generator ran out) are passed over.
 
-    Where no judged step failed, the curve did not reach the server's limit, and the rate is a lower bound: `lower_bound_because`
-    says why (the curve's top held, or the steps above were not judged, and why the first was not). It is empty for a limit."""
+    Where no judged step above the highest failed, the curve did not reach the server's limit, and the rate is a lower bound:
+    `lower_bound_because` says why (the curve's top held, or the steps above were not judged, and why the first was not). It is
+    empty for a limit."""
     rows = []
     for (_folder, _pass, endpoint), group in per_step.groupby(["run folder", "pass", "endpoint"], sort=False):
         group = group.sort_values("offered_per_s")
         judged = group[group["judged"].astype(bool)]
-        failing = judged[~judged["sustained"].astype(bool)]
-        first = failing.iloc[0] if len(failing) else None
-        held = judged[judged["offered_per_s"] < first["offered_per_s"]] if first is not None else judged
-        highest = float(held["offered_per_s"].max()) if len(held) else 0.0
+        sustained = judged["sustained"].astype(bool)
+        highest = float(judged.loc[sustained, "offered_per_s"].max()) if sustained.any() else 0.0
+        failing = judged[~sustained]
+        above, below = failing[failing["offered_per_s"] > highest], failing[failing["offered_per_s"] < highest]
+        first = above.iloc[0] if len(above) else None
         rows.append(
             {
                 **{c: group.iloc[0][c] for c in repeats.PASS_COLUMNS},
@@ -92,6 +97,7 @@ def highest_sustained(per_step: pd.DataFrame) -> pd.DataFrame:
                 "why_not": first["why_not"] if first is not None else "",
                 "ran_out": first["ran_out"] if first is not None else "",
                 "lower_bound_because": "" if first is not None else _unreached(group, highest),
+                "failed_below": "; ".join(f"{r.offered_per_s:,.0f}/s: {r.why_not}" for r in below.itertuples()),
             }
         )
     return pd.DataFrame(rows)

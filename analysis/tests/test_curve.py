@@ -55,22 +55,36 @@ def test_which_side_ran_out_is_the_cpu_set_busy_on_average_at_the_steps_rate():
     assert _step(1000, server_busy=math.nan)["ran_out"] == "neither"
 
 
-def test_the_highest_sustained_rate_is_the_last_step_before_the_first_that_failed_not_a_later_lucky_one():
+def test_the_highest_sustained_rate_is_the_highest_step_held_and_a_failed_step_below_it_is_named_beside_it():
+    steps = pd.DataFrame(
+        [_step(500), _step(1000, wire_p99_ms=61.8), _step(2000), _step(3000, dropped=40.0, server_busy=0.99), _step(4000, dropped=900.0)]
+    )
+
+    row = curve_verdicts.highest_sustained(steps).iloc[0]
+
+    assert row["highest_sustained_per_s"] == 2000
+    assert row["first_not_sustained_per_s"] == 3000
+    assert row["why_not"] == "40 dropped" and row["ran_out"] == "server" and row["lower_bound_because"] == ""
+    assert row["failed_below"] == "1,000/s: p99 61.8 ms on the wire, over 20 ms"
+    assert curve_tables.summary(steps).iloc[0]["steps below it that failed (median pass)"] == row["failed_below"]
+
+
+def test_a_failed_step_the_server_held_every_step_above_of_sets_no_limit():
     steps = pd.DataFrame([_step(500), _step(1000), _step(2000, dropped=40.0, server_busy=0.99), _step(3000)])
 
     row = curve_verdicts.highest_sustained(steps).iloc[0]
 
-    assert row["highest_sustained_per_s"] == 1000
-    assert row["first_not_sustained_per_s"] == 2000
-    assert row["why_not"] == "40 dropped" and row["ran_out"] == "server"
+    assert row["highest_sustained_per_s"] == 3000 and math.isnan(row["first_not_sustained_per_s"])
+    assert row["lower_bound_because"] == "the curve's top, 3,000/s, held"
+    assert row["failed_below"] == "2,000/s: 40 dropped"
 
 
 def test_a_server_that_held_every_step_is_not_given_a_limit_and_one_that_held_none_has_0():
     held = curve_verdicts.highest_sustained(pd.DataFrame([_step(500), _step(1000)])).iloc[0]
     assert held["highest_sustained_per_s"] == 1000 and math.isnan(held["first_not_sustained_per_s"])
     assert "the curve's top" in curve_tables.summary(pd.DataFrame([_step(500), _step(1000)])).iloc[0]["highest sustained (req/s)"]
-    none = curve_verdicts.highest_sustained(pd.DataFrame([_step(500, wire_p99_ms=90.0), _step(1000)])).iloc[0]
-    assert none["highest_sustained_per_s"] == 0
+    none = curve_verdicts.highest_sustained(pd.DataFrame([_step(500, wire_p99_ms=90.0), _step(1000, wire_p99_ms=95.0)])).iloc[0]
+    assert none["highest_sustained_per_s"] == 0 and none["first_not_sustained_per_s"] == 500
 
 
 def test_cpu_per_request_is_the_slope_over_the_sustained_steps_leaving_the_fixed_background_out():
