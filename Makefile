@@ -78,6 +78,11 @@ ifneq ($(BENCH_JDKS),)
 	  [ $$status -le 1 ] || exit $$status; runs+=("results/$$(readlink results/latest)"); done; \
 	for other in "$${runs[@]:1}"; do $(MAKE) --no-print-directory compare A="$${runs[0]}" B="$$other"; done
 else
+	@# The report splits each socket's memory with its JDK's floor: measured first, once, where results/ has none for this JDK
+	@# (18 JVMs, about half of the 4 min 26 s two JDKs took in 20261122-194924-floor).
+	@jdk="$(or $(JDK),25)"; if ! PYTHONPATH=analysis python3 -m labanalysis.floor_folders "$$jdk" results >/dev/null; then \
+	  echo "make bench: no make floor folder for JDK $$jdk in results/: measuring it first, once (make floor JDKS=$$jdk, about 2-3 minutes)"; \
+	  $(MAKE) --no-print-directory floor JDKS="$$jdk" || echo "make bench: make floor did not finish; the report says what its split lacks"; fi
 	status=0; "$$(setup/jdk.sh 25)/bin/java" --enable-native-access=ALL-UNNAMED -jar lab/target/lab.jar --profile $(PROFILE) \
 	  --server-jdk "$$(setup/jdk.sh $(or $(JDK),25))" --k6 "$$(setup/k6.sh)" --vegeta "$$(setup/vegeta.sh)" --pin-threshold-ms $(PIN_THRESHOLD_MS) \
 	  $(if $(ONLY),--servers $(ONLY),) $(if $(RATE),--json-rate $(RATE),) $(if $(K6_DASHBOARD),--k6-dashboard,) || status=$$?; \

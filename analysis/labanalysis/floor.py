@@ -22,7 +22,6 @@ import pandas as pd
 
 from . import catalogue, memory, provenance
 
-FLOOR_SUFFIX = "-floor"
 # The measures, by the name per_task gives them, and floor.csv's column for each.
 MEASURES = {
     "live heap": "live_heap_bytes",

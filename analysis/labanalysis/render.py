@@ -24,7 +24,7 @@ import nbformat
 from nbclient import NotebookClient
 from nbconvert import HTMLExporter
 
-from . import audit, clients, floor, iobench, repeats, sweep
+from . import audit, clients, floor, floor_folders, iobench, repeats, sweep
 from .cli import OneLineParser
 from .folders import newest_beside
 from .run import RunFolderError, load_run
@@ -54,7 +54,7 @@ SIBLINGS = {
     "CLIENTS": (clients.CLIENTS_SUFFIX, "manifest.json"),
     "IO": (iobench.IO_SUFFIX, "io-bench.json"),
     # make floor's folder: each model's cost per parked task, which the bench report's per-socket decomposition subtracts.
-    "FLOOR": (floor.FLOOR_SUFFIX, "floor.csv"),
+    "FLOOR": (floor_folders.FLOOR_SUFFIX, "floor.csv"),
     # make sweep's folder: requests in flight on each server, a closed loop.
     "SWEEP": (sweep.SWEEP_SUFFIX, "sweep.csv"),
 }

@@ -1,0 +1,47 @@
+"""`make bench` measures the floor of its JDK first where results/ has no whole `make floor` folder that measured it."""
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+from conftest import FIXTURES
+
+from labanalysis import floor_folders
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def floor_folder(results: Path, name: str, features: list[int], status: str = "complete", with_csv: bool = True) -> Path:
+    """A copy of the real floor fixture, saying it measured `features` and ended `status`."""
+    folder = results / name
+    shutil.copytree(FIXTURES / "floor", folder)
+    manifest = json.loads((folder / "manifest.json").read_text())
+    manifest["provenance"]["status"] = status
+    manifest["jdks"] = [j for j in manifest["jdks"] if j["feature"] in features]
+    (folder / "manifest.json").write_text(json.dumps(manifest, indent=4))
+    if not with_csv:
+        (folder / "floor.csv").unlink()
+    return folder
+
+
+def test_the_newest_whole_folder_that_measured_the_jdk_is_the_one(tmp_path):
+    floor_folder(tmp_path, "20261120-100000-floor", [21, 25])
+    newest = floor_folder(tmp_path, "20261121-100000-floor", [25])
+    floor_folder(tmp_path, "20261122-100000-floor", [21])
+    floor_folder(tmp_path, "20261123-100000-floor", [25], status="failed")
+    floor_folder(tmp_path, "20261124-100000-floor", [25], with_csv=False)
+
+    assert floor_folders.covering(tmp_path, 25)[-1] == newest
+    assert [f.name for f in floor_folders.covering(tmp_path, 21)] == ["20261120-100000-floor", "20261122-100000-floor"]
+
+
+def test_make_reads_it_as_a_status_and_a_path():
+    def asked(*argv):
+        done = subprocess.run(["python3", "-m", "labanalysis.floor_folders", *argv], cwd=REPO / "analysis", capture_output=True, text=True)
+        return done.returncode, done.stdout.strip(), done.stderr.strip()
+
+    assert asked("25", str(FIXTURES)) == (1, "", "")
+    assert asked("25", str(FIXTURES.parent / "nowhere")) == (1, "", "")
+    code, _, said = asked("twenty-five", str(FIXTURES))
+    assert code == 2 and said.startswith("make bench: argument jdk: invalid int value") and "\n" not in said
