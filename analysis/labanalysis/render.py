@@ -24,7 +24,7 @@ import nbformat
 from nbclient import NotebookClient
 from nbconvert import HTMLExporter
 
-from . import audit, clients, floor, floor_folders, iobench, repeats, sweep
+from . import audit, clients, floor, floor_folders, iobench, provenance, repeats, sweep
 from .cli import OneLineParser
 from .folders import newest_beside
 from .run import RunFolderError, load_run
@@ -93,7 +93,8 @@ def render(run_folder: str | Path, also: list[str | Path] = (), notebook: Path =
     run = load_run(Path(run_folder).resolve())
     others = [load_run(Path(folder).resolve()) for folder in also]
     refuse_to_pool(run, others)
-    parameters = {"RUN": str(run.folder), "ALSO": [str(o.folder) for o in others], **siblings(run.folder, BENCH_SIBLINGS)}
+    jdk = provenance.of(run.manifest)["jdk"].get("feature")
+    parameters = {"RUN": str(run.folder), "ALSO": [str(o.folder) for o in others], **siblings(run.folder, BENCH_SIBLINGS, jdk)}
     return _execute(notebook, parameters, run.folder)
 
 
@@ -136,8 +137,9 @@ def compare_folder(a: Path, b: Path) -> Path:
     return b.parent / f"compare-{a.name}-vs-{b.name}"
 
 
-def siblings(folder: Path, wanted: list[str]) -> dict[str, str | None]:
-    """The sibling folders `folder`'s report shows, by parameter: as its report-inputs.json recorded them, else the newest of each kind now.
+def siblings(folder: Path, wanted: list[str], jdk_feature: int | None = None) -> dict[str, str | None]:
+    """The sibling folders `folder`'s report shows, by parameter: as its report-inputs.json recorded them, else the newest of each kind now
+    (of floors, the newest that measured `jdk_feature`, the run's JDK, where one did).
 
     What is chosen is recorded, so rendering the same folder again shows the same siblings even
     after newer ones appear; a kind with none beside it is recorded as None.
@@ -146,7 +148,8 @@ def siblings(folder: Path, wanted: list[str]) -> dict[str, str | None]:
     chosen = json.loads(recorded.read_text()) if recorded.is_file() else {}
     for parameter in wanted:
         if parameter not in chosen:
-            found = newest_beside(folder, *SIBLINGS[parameter])
+            of_jdk = floor_folders.covering(folder.resolve().parent, jdk_feature) if parameter == "FLOOR" and jdk_feature else []
+            found = of_jdk[-1] if of_jdk else newest_beside(folder, *SIBLINGS[parameter])
             chosen[parameter] = found.name if found else None
     recorded.write_text(json.dumps(chosen, indent=1, sort_keys=True) + "\n")
     return {parameter: str(folder.parent / chosen[parameter]) if chosen[parameter] else None for parameter in wanted}

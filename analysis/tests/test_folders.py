@@ -38,3 +38,16 @@ def test_the_newest_make_floor_folder_beside_a_run_is_its_floor(tmp_path):
         (tmp_path / name / "floor.csv").write_text("")  # the newest has no steps yet: still being written
 
     assert render.siblings(run, ["FLOOR"]) == {"FLOOR": str(tmp_path / "20261122-061512-floor")}
+
+
+def test_of_floors_the_newest_that_measured_the_runs_jdk_is_chosen_over_a_newer_one_that_did_not(tmp_path):
+    from test_floor_folders import floor_folder
+
+    run = tmp_path / "20261122-044957-local"
+    run.mkdir()
+    of_25 = floor_folder(tmp_path, "20261122-050000-floor", [25])
+    floor_folder(tmp_path, "20261122-061512-floor", [21])
+
+    assert render.siblings(run, ["FLOOR"], jdk_feature=25) == {"FLOOR": str(of_25)}
+    (run / render.INPUTS).unlink()
+    assert render.siblings(run, ["FLOOR"], jdk_feature=17) == {"FLOOR": str(tmp_path / "20261122-061512-floor")}
