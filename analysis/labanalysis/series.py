@@ -1,59 +1,51 @@
-"""The files of a pass's folder the analysis reads as tables: each CSV series' columns (SERIES; the harness's ServerRun writes
-them), k6's raw samples, and how a file cut off mid-write is read: its whole rows, and how many were not."""
+"""The files of a pass's folder the analysis reads as tables: each CSV series' columns as run-folder.json at the repository root
+declares them (the harness writes through the same declaration), k6's raw samples, and how a file cut off mid-write is read: its
+whole rows, and how many were not."""
 
 from __future__ import annotations
 
 import csv
 import io
+import json
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
+DECLARATION = Path(__file__).resolve().parents[2] / "run-folder.json"
+
 
 @dataclass(frozen=True)
 class Series:
     """A CSV the harness writes into a pass's folder, as the analysis reads it.
 
-    `required` columns must all be there, with a value in every row: a row without one was cut off
-    mid-write and is left out. `optional` columns may be empty in a row (cpu.csv's k6 on a remote load
-    generator) or absent from the file (a harness that does not write one yet): the analysis uses the
-    spec's names only, never a guess at another, and says which it did not find. `text` columns are
-    read as text, every other as a number.
+    `columns` in the declared order. A column not `optional` must be there, with a value in every row: a row without one was
+    cut off mid-write and is left out. An `optional` column may be empty in a row (cpu.csv's k6 on a remote load generator).
+    `text` columns are read as text, every other as a number.
     """
 
-    required: tuple[str, ...]
+    columns: tuple[str, ...]
     optional: tuple[str, ...] = ()
     text: tuple[str, ...] = ("phase",)
 
     @property
-    def columns(self) -> list[str]:
-        return [*self.required, *self.optional]
+    def required(self) -> tuple[str, ...]:
+        return tuple(c for c in self.columns if c not in self.optional)
 
 
-# Every series of a pass (the harness's ServerRun writes them; /tmp's issue-16 spec has cpu, memory and histogram).
-SERIES = {
-    "proc.csv": Series(("time_s", "phase", "rss_bytes", "pss_bytes", "threads", "fds", "maps")),
-    "jfr-series.csv": Series(("time_s", "phase", "metric", "value"), text=("phase", "metric")),
-    "load.csv": Series(("time_s", "phase", "sockets_opened_total", "requests_total")),
-    "pinned.csv": Series(("time_s", "phase", "duration_ms", "top_frames"), text=("phase", "top_frames")),
-    # One row a second: the cores each process used, the host's steal (0..1), and how busy the server's and the load's CPU sets were.
-    "cpu.csv": Series(("time_s", "phase"), optional=("server", "k6", "stub", "harness", "steal", "server_cpus_busy", "load_cpus_busy")),
-    # One row per snapshot (each socket step's end, and one before the first socket) and memory component, long format.
-    "memory.csv": Series(("time_s", "phase", "sockets_open", "component", "bytes"), text=("phase", "component")),
-    # The 25 largest classes by bytes at each snapshot, from the class histogram the live heap is the total of.
-    "histogram.csv": Series(("time_s", "sockets_open", "rank", "class", "instances", "bytes"), text=("class",)),
-    # One row per HTTP request the server answered: its arrival (time_s), phase, endpoint, and the wire's response time (ms).
-    "wire.csv": Series(("time_s", "phase", "endpoint", "ms"), text=("phase", "endpoint")),
-    # One row per request vegeta sent, where the profile gave it the curve (the harness's VegetaCurve): when it was sent and the
-    # phase then, the step it was sent for and its place in that step's attack, the status, vegeta's timing, and the checks.
-    "vegeta.csv.gz": Series(
-        ("time_s", "phase", "attack", "seq", "endpoint", "status", "ms", "checks_passed"),
-        optional=("error",),
-        text=("phase", "attack", "endpoint", "error"),
-    ),
-}
+def declared(text: str) -> tuple[int, dict[str, Series]]:
+    """The format's version and its series, from run-folder.json's text."""
+    declaration = json.loads(text)
+    series = {}
+    for name, spec in declaration["series"].items():
+        columns = spec["columns"]
+        series[name] = Series(tuple(columns), tuple(spec["optional"]), tuple(c for c, kind in columns.items() if kind == "text"))
+    return declaration["version"], series
+
+
+# The run-folder format this analysis reads, and every series of a pass in it.
+FORMAT_VERSION, SERIES = declared(DECLARATION.read_text())
 # The series a run from before issue 16 does not have: missing, its report says the figure is not in that run. Within a run that has
 # them, a pass without one is a problem like any other missing file.
 NEWER_SERIES = ("cpu.csv", "memory.csv", "histogram.csv", "wire.csv")

@@ -6,7 +6,9 @@ import json
 import pandas as pd
 import pytest
 
-from labanalysis.run import RunFolderError, load_run
+from labanalysis import provenance
+from labanalysis.run import FIRST_FORMAT, RunFolderError, load_run
+from labanalysis.series import FORMAT_VERSION
 
 
 def test_a_whole_run_has_its_three_servers_and_no_problems(run_folder):
@@ -34,6 +36,27 @@ def test_a_manifest_cut_off_mid_write_is_one_line(run_folder):
 
     with pytest.raises(RunFolderError, match="not valid JSON"):
         load_run(run_folder)
+
+
+def test_a_run_in_another_run_folder_format_is_one_line_naming_both_and_the_commit_to_render_it_from(run_folder):
+    manifest_path = run_folder / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    manifest["runFolderFormat"] = FORMAT_VERSION + 1
+    manifest_path.write_text(json.dumps(manifest))
+
+    with pytest.raises(RunFolderError) as error:
+        load_run(run_folder)
+
+    said = str(error.value)
+    assert f"run-folder format {FORMAT_VERSION + 1}, and this analysis reads format {FORMAT_VERSION}" in said
+    assert f"render it from a checkout of {provenance.of(manifest)['gitCommit']}" in said and "\n" not in said
+
+
+def test_a_run_whose_manifest_does_not_say_its_format_is_read_as_the_first(run_folder):
+    manifest = json.loads((run_folder / "manifest.json").read_text())
+
+    assert "runFolderFormat" not in manifest and FORMAT_VERSION == FIRST_FORMAT
+    assert load_run(run_folder).servers
 
 
 def test_a_failed_server_is_named_with_its_reason(run_folder):

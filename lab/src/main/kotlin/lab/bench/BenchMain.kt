@@ -15,6 +15,7 @@ import com.github.ajalt.clikt.parameters.types.int
 import com.github.ajalt.clikt.parameters.types.long
 import com.github.ajalt.clikt.parameters.types.restrictTo
 import lab.bench.collect.JfrRecording
+import lab.bench.folder.RunFolderFormat
 import lab.bench.host.CpuSplit
 import lab.bench.host.HostLimits
 import lab.bench.host.Preflight
@@ -182,6 +183,7 @@ private class BenchCommand : CliktCommand(name = "bench") {
     ) = Manifest(
         // make bench-vps ships jars, not the repository: it says which commit they came from.
         provenance = Provenance.start(Provenance.thisCommand("bench"), jdk, repo, sourceCommit, sourceDirty),
+        runFolderFormat = RunFolderFormat.version,
         profileName = profileName,
         profile = profile,
         preflight = decision,

@@ -21,6 +21,8 @@ import lab.support.ServerEntry
 data class Manifest(
     /** Where and from what the run came, and how it ended; [Provenance.jdk] is the servers' JDK. */
     override val provenance: Provenance,
+    /** The version of run-folder.json its passes' series were written in ([lab.bench.folder.RunFolderFormat]). */
+    val runFolderFormat: Int,
     /** Why a run stopped early, when that was not one server's failure (a load generator was lost). */
     val reason: String? = null,
     val profileName: String,

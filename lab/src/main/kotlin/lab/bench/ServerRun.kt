@@ -11,6 +11,7 @@ import lab.bench.collect.PlateauSnapshots
 import lab.bench.collect.ProcSampler
 import lab.bench.collect.RunClock
 import lab.bench.collect.WireLatency
+import lab.bench.folder.SeriesCsv
 import lab.bench.load.K6Load
 import lab.bench.load.K6Plan
 import lab.bench.load.K6Run
@@ -23,7 +24,6 @@ import lab.support.ServerEntry
 import lab.support.Stub
 import lab.verify.ContractCheck
 import java.io.File
-import java.io.Writer
 import java.net.URI
 import java.util.concurrent.TimeUnit
 
@@ -52,8 +52,7 @@ class ServerRun(
         var failure: String? = null
         var lostGenerator: LoadGeneratorLost? = null
         // k6's view, once a second: the socket count the memory series are plotted against.
-        val load = File(dir, "load.csv").bufferedWriter()
-        load.appendLine("time_s,phase,sockets_opened_total,requests_total,requests_per_second,p95_ms_so_far")
+        val load = SeriesCsv.create(dir, "load.csv", flushEachRow = true)
         // Each pass calls a stub of its own, freshly started, so no pass inherits the connections,
         // JIT state or garbage of the passes before it.
         val stub = Stub.start(setup.java.path, setup.repo, setup.stubLatencyMs, dir)
@@ -104,7 +103,7 @@ class ServerRun(
     }
 
     /** Starts the collectors and k6 on the ready server and follows the load to its end; returns why k6's run does not count, if it does not. */
-    private fun drive(process: Process, kernel: KernelMemory, clock: RunClock, measured: PassMeasured, load: Writer): String? {
+    private fun drive(process: Process, kernel: KernelMemory, clock: RunClock, measured: PassMeasured, load: SeriesCsv): String? {
         val url = Children.awaitReady(process, File(dir, "server.log"), READY_TIMEOUT_S)
             ?: throw ServerFailure("did not print its READY line within $READY_TIMEOUT_S s")
         ContractCheck.firstBreach(URI(url))?.let { throw ServerFailure("broke the contract before any load: $it") }
@@ -158,7 +157,7 @@ class ServerRun(
     }
 
     /** Once a second until k6 ends: a row of load.csv, the peaks, and every few seconds a progress line; the server dying ends it. */
-    private fun follow(process: Process, k6: K6Load, clock: RunClock, measured: PassMeasured, load: Writer) {
+    private fun follow(process: Process, k6: K6Load, clock: RunClock, measured: PassMeasured, load: SeriesCsv) {
         var previous: K6Load.Live? = null
         var ticks = 0
         val deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(setup.profile.durationSeconds + K6_GRACE_S)
@@ -175,10 +174,7 @@ class ServerRun(
             measured.peakRss = maxOf(measured.peakRss, sample?.rssBytes ?: 0)
             measured.peakThreads = maxOf(measured.peakThreads, sample?.threads ?: 0)
             // Flushed row by row, so that a person (or a test) can follow the run in load.csv.
-            live?.let {
-                load.appendLine(loadRow(clock, it, rate))
-                load.flush()
-            }
+            live?.let { load.row(clock.seconds(), clock.phase(), it.socketsOpened, it.requests, rate, it.p95Ms) }
             if (++ticks % PROGRESS_EVERY_TICKS == 0) {
                 val jfr = measured.jfr
                 progress.line(
@@ -210,9 +206,6 @@ class ServerRun(
     /** k6's log, or each load generator's. */
     private fun k6LogFiles(): List<File> =
         listOf(File(dir, "k6.log")) + File(dir, "k6-segments").listFiles().orEmpty().sorted().map { File(it, "k6.log") }
-
-    private fun loadRow(clock: RunClock, live: K6Load.Live, rate: Double): String =
-        listOf(clock.seconds(), clock.phase(), live.socketsOpened, live.requests, rate, live.p95Ms ?: "").joinToString(",")
 
     /** The folder the ready server records JFR into: it made it as it started, but a file system may show it late. */
     private fun awaitChunks(process: Process): File {

@@ -5,6 +5,7 @@ import kotlinx.serialization.json.Json
 import kotlinx.serialization.json.jsonObject
 import kotlinx.serialization.json.jsonPrimitive
 import kotlinx.serialization.json.long
+import lab.bench.folder.RunFolderFormat
 import lab.bench.load.Profile
 import lab.bench.load.VegetaCurve
 import lab.handlers.PinTrap
@@ -107,6 +108,23 @@ class SmokeRunIT {
             }
         }
         assertEquals(runDir.canonicalFile, File(harness.results, "latest").canonicalFile, "results/latest points at the newest run")
+    }
+
+    @Test
+    fun `every series is written in the declared run-folder format, which the manifest names`() {
+        assertEquals(RunFolderFormat.version, manifest.runFolderFormat)
+        for (outcome in manifest.outcomes) {
+            val server = outcome.folder!!
+            // vegeta's series only where the profile gives it the curve (the smoke profile does not); the wire's where it read packets.
+            val expected = RunFolderFormat.declaration.series.keys
+                .filter { it != VegetaCurve.FILE || manifest.profile.curveGenerator == Profile.VEGETA }
+                .filter { it != "wire.csv" || outcome.marks.none { mark -> mark.startsWith("no wire latency") } }
+            for (file in expected.map { File(runDir, "$server/$it") }) {
+                assertTrue(file.isFile, "$server/${file.name} is missing")
+                val text = if (file.name.endsWith(".gz")) GZIPInputStream(file.inputStream()).bufferedReader() else file.bufferedReader()
+                assertEquals(RunFolderFormat.columns(file.name).joinToString(","), text.use { it.readLine() }, "$server/${file.name}")
+            }
+        }
     }
 
     @Test

@@ -1,5 +1,6 @@
 package lab.bench.collect
 
+import lab.bench.folder.SeriesCsv
 import lab.bench.host.CpuSplit
 import lab.support.ProcView
 import java.io.File
@@ -56,7 +57,7 @@ class CpuSampler(
     private val tracked = ConcurrentHashMap<Role, Tracked>()
     private val rows = mutableListOf<Row>()
     private var lastStat: ProcStat? = null
-    private val writer = out.bufferedWriter().apply { appendLine(HEADER) }
+    private val writer = SeriesCsv(out.bufferedWriter(), out.name, flushEachRow = true)
     private val timer = Executors.newSingleThreadScheduledExecutor { Thread(it, "cpu-sampler").apply { isDaemon = true } }
 
     init {
@@ -104,10 +105,7 @@ class CpuSampler(
             )
             latest = row
             synchronized(rows) { rows += row }
-            synchronized(writer) {
-                writer.appendLine(csvLine(row))
-                writer.flush()
-            }
+            writer.row(*cells(row).toTypedArray())
         }
     }
 
@@ -128,14 +126,12 @@ class CpuSampler(
     override fun close() {
         timer.shutdownNow()
         timer.awaitTermination(2, TimeUnit.SECONDS)
-        synchronized(writer) { writer.close() }
+        writer.close()
     }
 
     companion object {
-        const val HEADER = "time_s,phase,server,k6,stub,harness,steal,server_cpus_busy,load_cpus_busy,vegeta"
-
-        /** A row as `cpu.csv` has it: three decimals (clock ticks are 1/100 s, so no more is known), empty for null. */
-        fun csvLine(row: Row): String = listOf(
+        /** A row's cells as `cpu.csv` has them: three decimals (clock ticks are 1/100 s, so no more is known), null for none. */
+        fun cells(row: Row): List<String?> = listOf(
             row.timeS.toString(),
             row.phase,
             cell(row.serverCores),
@@ -146,8 +142,8 @@ class CpuSampler(
             cell(row.serverCpusBusy),
             cell(row.loadCpusBusy),
             cell(row.vegetaCores),
-        ).joinToString(",")
+        )
 
-        private fun cell(value: Double?): String = value?.let { String.format(Locale.ROOT, "%.3f", it) } ?: ""
+        private fun cell(value: Double?): String? = value?.let { String.format(Locale.ROOT, "%.3f", it) }
     }
 }

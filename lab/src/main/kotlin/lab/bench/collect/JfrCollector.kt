@@ -2,6 +2,7 @@ package lab.bench.collect
 
 import jdk.jfr.consumer.EventStream
 import jdk.jfr.consumer.RecordedEvent
+import lab.bench.folder.SeriesCsv
 import java.io.File
 import java.time.Duration
 import java.time.Instant
@@ -19,8 +20,8 @@ class JfrCollector(chunks: File, dir: File, private val clock: RunClock) : AutoC
     val pinnedEvents = AtomicLong()
 
     private val stream = EventStream.openRepository(chunks.toPath())
-    private val series = File(dir, "jfr-series.csv").bufferedWriter().apply { appendLine("time_s,phase,metric,value") }
-    private val pinned = File(dir, "pinned.csv").bufferedWriter().apply { appendLine("time_s,phase,duration_ms,top_frames") }
+    private val series = SeriesCsv.create(dir, "jfr-series.csv")
+    private val pinned = SeriesCsv.create(dir, "pinned.csv")
 
     init {
         stream.onEvent(::record)
@@ -57,16 +58,14 @@ class JfrCollector(chunks: File, dir: File, private val clock: RunClock) : AutoC
                 pinnedEvents.incrementAndGet()
                 val frames = event.stackTrace?.frames.orEmpty().take(8)
                     .joinToString(" < ") { "${it.method.type.name}.${it.method.name}" }
-                synchronized(pinned) {
-                    runCatching { pinned.appendLine("$at,${clock.phase(at)},${event.duration.toNanos() / 1e6},\"$frames\"") }
-                }
+                runCatching { pinned.row(at, clock.phase(at), event.duration.toNanos() / 1e6, frames) }
             }
         }
     }
 
     // An event that arrives after close has nowhere to go, hence runCatching around the writes.
     private fun row(at: Double, metric: String, value: Number) {
-        synchronized(series) { runCatching { series.appendLine("$at,${clock.phase(at)},$metric,$value") } }
+        runCatching { series.row(at, clock.phase(at), metric, value) }
     }
 
     private companion object {
@@ -80,8 +79,8 @@ class JfrCollector(chunks: File, dir: File, private val clock: RunClock) : AutoC
     override fun close() {
         stream.close()
         reader.join(Duration.ofSeconds(CLOSE_TIMEOUT_S))
-        synchronized(series) { series.close() }
-        synchronized(pinned) { pinned.close() }
+        series.close()
+        pinned.close()
         if (reader.isAlive) throw IllegalStateException("its reader did not stop within $CLOSE_TIMEOUT_S s")
     }
 }

@@ -1,5 +1,6 @@
 package lab.bench.collect
 
+import lab.bench.folder.SeriesCsv
 import lab.support.ProcView
 import java.io.File
 import java.util.concurrent.Executors
@@ -16,7 +17,7 @@ class ProcSampler(pid: Long, private val out: File, private val clock: RunClock)
     var latest: ProcView.Memory? = null
         private set
 
-    private val writer = out.bufferedWriter().apply { appendLine("time_s,phase,rss_bytes,pss_bytes,threads,fds,maps") }
+    private val writer = SeriesCsv(out.bufferedWriter(), out.name, flushEachRow = true)
     private val timer = Executors.newSingleThreadScheduledExecutor { Thread(it, "proc-sampler").apply { isDaemon = true } }
 
     fun start() {
@@ -26,17 +27,12 @@ class ProcSampler(pid: Long, private val out: File, private val clock: RunClock)
     private fun sampleOnce() {
         val sample = view.memory() ?: return
         latest = sample
-        synchronized(writer) {
-            writer.appendLine(
-                "${clock.seconds()},${clock.phase()},${sample.rssBytes},${sample.pssBytes},${sample.threads},${sample.fds},${sample.maps}",
-            )
-            writer.flush()
-        }
+        writer.row(clock.seconds(), clock.phase(), sample.rssBytes, sample.pssBytes, sample.threads, sample.fds, sample.maps)
     }
 
     override fun close() {
         timer.shutdownNow()
         timer.awaitTermination(2, TimeUnit.SECONDS)
-        synchronized(writer) { writer.close() }
+        writer.close()
     }
 }

@@ -1,5 +1,6 @@
 package lab.bench.collect
 
+import lab.bench.folder.SeriesCsv
 import java.io.File
 import java.time.Instant
 
@@ -24,7 +25,7 @@ class WireLatency private constructor(
     out: File,
     private val clock: RunClock,
 ) : AutoCloseable {
-    private val writer = out.bufferedWriter().apply { appendLine("time_s,phase,endpoint,ms") }
+    private val writer = SeriesCsv(out.bufferedWriter(), out.name)
     private val pairing = Pairing(serverPort)
 
     @Volatile private var running = true
@@ -48,7 +49,7 @@ class WireLatency private constructor(
             val segment = TcpSegment.parse(bytes, packet.length) ?: continue
             val answered = pairing.add(segment, packet.epochNs) ?: continue
             val at = clock.secondsAt(Instant.ofEpochSecond(0, answered.requestEpochNs))
-            writer.appendLine("$at,${clock.phase(at)},${answered.endpoint},${answered.nanos / 1e6}")
+            writer.row(at, clock.phase(at), answered.endpoint, answered.nanos / 1e6)
         }
     }
 

@@ -1,8 +1,8 @@
 package lab.bench.load
 
 import de.siegmar.fastcsv.reader.CsvReader
-import de.siegmar.fastcsv.writer.CsvWriter
 import lab.bench.collect.RunClock
+import lab.bench.folder.SeriesCsv
 import lab.support.Children
 import java.io.File
 import java.io.IOException
@@ -23,7 +23,7 @@ import java.util.zip.GZIPOutputStream
  * in flight as k6's VUs ([K6Plan.vusFor]) holds: past it vegeta waits for a free worker and the
  * step falls short of its rate, which the analysis counts as k6's dropped iterations are.
  *
- * Every request is then one row of `vegeta.csv.gz` ([HEADER]): when it was sent on the pass's
+ * Every request is then one row of `vegeta.csv.gz` (as run-folder.json declares it): when it was sent on the pass's
  * clock, its phase by that clock (as `wire.csv` names its rows), the endpoint, the status, the
  * latency vegeta timed, and whether it passed the checks bench.js holds k6's answers to.
  */
@@ -139,8 +139,7 @@ class VegetaCurve(
             }
         }
         GZIPOutputStream(File(dir, FILE).outputStream()).bufferedWriter().use { out ->
-            val csv = CsvWriter.builder().build(out)
-            csv.writeRecord(*HEADER)
+            val csv = SeriesCsv(out, FILE)
             for ((attack, _) in done) {
                 val results = File(workDir, "${attack.step}.gob")
                 if (!results.isFile) {
@@ -169,8 +168,8 @@ class VegetaCurve(
         }
     }
 
-    /** vegeta's CSV (no header; its columns in `vegeta encode -h`) into [HEADER]'s. */
-    private fun copyRows(attack: Attack, encoded: File, csv: CsvWriter) {
+    /** vegeta's CSV (no header; its columns in `vegeta encode -h`) into run-folder.json's for [FILE]. */
+    private fun copyRows(attack: Attack, encoded: File, csv: SeriesCsv) {
         CsvReader.builder().allowMissingFields(true).ofCsvRecord(encoded.toPath()).use { records ->
             for (r in records) {
                 if (r.fieldCount < 9) continue
@@ -179,9 +178,9 @@ class VegetaCurve(
                 val status = r.getField(1)
                 val body = runCatching { String(Base64.getDecoder().decode(r.getField(6))) }.getOrDefault("")
                 val passed = status == "200" && (attack.endpoint != "json" || body == JSON_BODY)
-                csv.writeRecord(
-                    at.toString(), clock.phase(at), attack.step, r.getField(8), attack.endpoint, status,
-                    ((r.getField(2).toLongOrNull() ?: 0L) / 1e6).toString(), if (passed) "1" else "0", r.getField(5),
+                csv.row(
+                    at, clock.phase(at), attack.step, r.getField(8), attack.endpoint, status,
+                    (r.getField(2).toLongOrNull() ?: 0L) / 1e6, if (passed) 1 else 0, r.getField(5),
                 )
             }
         }
@@ -195,16 +194,17 @@ class VegetaCurve(
     }
 
     companion object {
+        /** One row per request; its columns are run-folder.json's. */
         const val FILE = "vegeta.csv.gz"
 
         /**
-         * `time_s`: when the request was sent, on the pass's clock; `phase`: the clock's phase then; `attack`: the step it was
-         * sent for, and `seq` its place in that attack (the n-th is due n / rate seconds after the first); `ms`: vegeta's timing.
+         * A request unanswered this long failed: 20 times the curve's largest bound (`/dashboard`'s 100 ms). No longer, as a
+         * step past a server's limit leaves its requests in flight that long, into the steps after it: with 10 s, the platform
+         * server's `/json` steps past its limit left 1,780 requests to time out after the curve's last step, the kernel resent
+         * theirs for up to 10 s, and the server was still answering them, a core busy, in `/dashboard`'s first step, whose p99
+         * on the wire was 957 ms at 100/s (`make curve`, 20261127-133746-curve, platform).
          */
-        val HEADER = arrayOf("time_s", "phase", "attack", "seq", "endpoint", "status", "ms", "checks_passed", "error")
-
-        /** A request unanswered this long failed: at a curve's bounds of tens of ms, it is far past any step's. */
-        const val REQUEST_TIMEOUT_S = 10L
+        const val REQUEST_TIMEOUT_S = 2L
 
         /** /json's answer, as bench.js checks it (the contract's, lab.verify.ContractCases). */
         const val JSON_BODY = """{"message":"Hello, World!"}"""

@@ -92,6 +92,6 @@ class CpuSamplerTest {
     @Test
     fun `a row is written with three decimals and nothing in an empty cell`() {
         val row = CpuSampler.Row(12.5, "json", 0.25, null, 0.0123456, 0.1, 0.0, null, 0.9)
-        assertEquals("12.5,json,0.250,,0.012,0.100,0.000,,0.900,", CpuSampler.csvLine(row))
+        assertEquals(listOf("12.5", "json", "0.250", null, "0.012", "0.100", "0.000", null, "0.900", null), CpuSampler.cells(row))
     }
 }

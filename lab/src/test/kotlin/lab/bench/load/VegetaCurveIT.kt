@@ -2,6 +2,7 @@ package lab.bench.load
 
 import lab.bench.TestServer
 import lab.bench.collect.RunClock
+import lab.bench.folder.RunFolderFormat
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.Timeout
 import java.io.File
@@ -44,7 +45,7 @@ class VegetaCurveIT {
             assertEquals(2, attacked.toSet().size, "one attack a step, each followed by the CPU sampler: $attacked")
             val rows = GZIPInputStream(File(dir, VegetaCurve.FILE).inputStream()).bufferedReader().useLines { lines ->
                 val all = lines.map { it.split(',') }.toList()
-                assertEquals(VegetaCurve.HEADER.toList(), all.first())
+                assertEquals(RunFolderFormat.columns(VegetaCurve.FILE), all.first())
                 all.drop(1)
             }
             for (rate in listOf(200, 400)) {
