@@ -65,8 +65,9 @@ def judged(row: dict) -> dict:
     # Nor does one in which the load's CPU ran out and the server's did not, and no request failed: the server was not offered the
     # step's rate on time, and the wire's times then hold the load's delays too (the kernel delivers a loopback packet on the
     # sender's CPU, so a request waits there before the server can read it). Its limit is past the step, by how much the curve
-    # cannot say. A failed request is the server's answer, and is judged.
-    elif reasons and ran_out == "load generator" and row["judged_on"] == "wire" and row["failed"] == 0:
+    # cannot say. A failed request is the server's answer, and is judged. So is a step the wire saw none of while it saw the pass's
+    # others: nothing reached the server (vegeta, its CPU full, sent nothing at 10,000/s in one pass of 20261127-133746-curve).
+    elif reasons and ran_out == "load generator" and row["failed"] == 0 and (row["judged_on"] == "wire" or row.get("wire_answered_per_s") == 0):
         reasons.append(f"{NOT_JUDGED}{LOAD_RAN_OUT} ({100 * row['load_busy']:.0f}% busy, the server {100 * row['server_busy']:.0f}%)")
     judged = not any(r.startswith(NOT_JUDGED) for r in reasons)
     return {"sustained": not reasons, "judged": judged, "why_not": "; ".join(reasons), "ran_out": ran_out}

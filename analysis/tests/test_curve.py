@@ -158,6 +158,9 @@ def test_a_step_only_the_load_generator_failed_is_not_judged_and_the_rate_below_
     assert _step(4000, dropped=700.0, load_busy=0.98, server_busy=0.95)["judged"]
     # Without the wire, k6's latency cannot tell its own delay from the server's.
     assert _step(4000, dropped=700.0, load_busy=0.98, judged_on="k6")["judged"]
+    # A step the wire, capturing, saw nothing of: nothing reached the server.
+    nothing = _step(10000, dropped=60000.0, load_busy=1.0, server_busy=0.07, judged_on="vegeta", wire_answered_per_s=0.0, wire_p99_ms=math.nan)
+    assert not nothing["judged"] and "the load generator's CPU ran out" in nothing["why_not"]
 
     steps = pd.DataFrame([_step(1000), _step(2000), short])
     row = curve_verdicts.highest_sustained(steps).iloc[0]
