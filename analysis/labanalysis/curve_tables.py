@@ -32,7 +32,7 @@ def summary(per_step: pd.DataFrame) -> pd.DataFrame:
                 "first step not sustained (median pass)": "" if not middle["why_not"] else f"{middle['first_not_sustained_per_s']:,.0f}/s",
                 "why": middle["why_not"],
                 "CPU full there": middle["ran_out"],
-                # A stall the server recovered from: the steps above held.
+                # Steps the pass failed below its highest: a stall, or chance near a full CPU (curve_verdicts says which the data showed).
                 "steps below it that failed (median pass)": middle.get("failed_below", ""),
             }
         )
