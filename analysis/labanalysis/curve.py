@@ -3,7 +3,10 @@ and at each step what the server achieved, what the load generator dropped, the 
 and the server's open files. labanalysis.curve_verdicts judges the steps, and labanalysis.curve_tables shows them to a reader.
 
 The harness makes the steps (lab.bench.load.LoadTimeline) and records them in the manifest's `timeline`: a step is a phase named
-`<endpoint>-at-<rate>`, after a `<endpoint>-to-<rate>` phase in which the rate settles, which is not measured. The wire and cpu.csv
+`<endpoint>-at-<rate>`, after a `<endpoint>-to-<rate>` phase in which the rate settles, which is not measured. After each
+endpoint's ladder a profile may have search slots (`<endpoint>-search-<n>`), whose rate the harness chose while the pass ran, between
+the highest step held and the step above it (lab.bench.load.CurveSearch); the pass's `curve-search.csv` gives each its rate, and the
+pass's clock named its phases for it, so a searched step is read as a ladder step is, for that pass alone. The wire and cpu.csv
 name each of their rows' phase by the harness's clock. The step's load generator is k6 or vegeta (the phase's `generator`, from the
 profile's `curveGenerator`): k6 tags each request with the phase it was sent in, and its dropped iterations are counted by their
 timestamps over the phase's whole seconds; vegeta's requests are those its attack for the step had due within it (vegeta_figures).
@@ -26,11 +29,13 @@ ENDPOINTS = ("json", "dashboard")
 # How late a request may start before an open model counts it as dropped: k6's VUs hold a second's worth (K6Plan.STALL_TOLERANCE_MS).
 STALL_TOLERANCE_S = 1.0
 STEP_PHASE = re.compile(r"^(?P<endpoint>[a-z]+)-at-(?P<rate>\d+)$")
+SEARCH_SLOT = re.compile(r"^(?P<endpoint>[a-z]+)-search-(?P<slot>\d+)$")
 
 COLUMNS = [
     *repeats.PASS_COLUMNS,
     "endpoint",
     "offered_per_s",
+    "searched",
     "generator",
     "achieved_per_s",
     "dropped",
@@ -82,20 +87,39 @@ class Step:
     to_s: int
     generator: str = "k6"
     settle_from_s: int | None = None
+    searched: bool = False
 
     @property
     def seconds(self) -> int:
         return self.to_s - self.from_s
 
 
-def steps(run: Run) -> list[Step]:
-    """The run's measured curve steps, in the order they ran; none for a run without a curve (or from before the timeline)."""
+def steps(run: Run, server: ServerRun | None = None) -> list[Step]:
+    """The run's measured curve steps, in the order they ran, with `server`'s searched ones (a pass's own, from its curve-search.csv)
+    where it is given; none for a run without a curve (or from before the timeline). A search slot the pass offered nothing in is no
+    step."""
     found = []
     timeline = run.manifest.get("timeline", [])
     settles = {p["name"]: p["fromSeconds"] for p in timeline}
+    chosen = _searched_rates(server)
     for phase in timeline:
         match = STEP_PHASE.match(phase["name"])
-        if match and phase.get("endpoint") == match["endpoint"]:
+        slot = SEARCH_SLOT.match(phase["name"])
+        if slot and phase.get("endpoint") == slot["endpoint"] and (slot["endpoint"], int(slot["slot"])) in chosen:
+            rate = chosen[(slot["endpoint"], int(slot["slot"]))]
+            found.append(
+                Step(
+                    f"{slot['endpoint']}-at-{rate}",
+                    slot["endpoint"],
+                    rate,
+                    phase["fromSeconds"],
+                    phase["toSeconds"],
+                    phase.get("generator", "k6"),
+                    settles.get(f"{slot['endpoint']}-to-search-{slot['slot']}"),
+                    searched=True,
+                )
+            )
+        elif match and phase.get("endpoint") == match["endpoint"]:
             settle = settles.get(f"{match['endpoint']}-to-{match['rate']}")
             found.append(
                 Step(
@@ -109,6 +133,14 @@ def steps(run: Run) -> list[Step]:
                 )
             )
     return found
+
+
+def _searched_rates(server: ServerRun | None) -> dict[tuple[str, int], int]:
+    """{(endpoint, slot): rate} of the search slots `server`'s pass offered (its curve-search.csv); empty without one."""
+    if server is None or server.curve_search.empty:
+        return {}
+    rows = server.curve_search
+    return {(str(r.endpoint), int(r.slot)): int(r.rate_per_s) for r in rows.itertuples()}
 
 
 def has_curve(runs: list[Run]) -> bool:
@@ -183,6 +215,7 @@ def step_row(run: Run, server: ServerRun, step: Step) -> dict:
     row = {
         "endpoint": step.endpoint,
         "offered_per_s": step.rate_per_s,
+        "searched": step.searched,
         "generator": step.generator,
         # What the server served of the rate: answers that did not fail, of the requests sent in the step, over its length.
         "achieved_per_s": (len(durations) - failed) / step.seconds if len(durations) else 0.0,
@@ -242,7 +275,7 @@ def per_step(runs: list[Run]) -> pd.DataFrame:
     """One row per compared pass and curve step (COLUMNS), in the order the steps ran."""
     rows = []
     for run, server, base in repeats.each_pass(runs):
-        rows += [{**base, **step_row(run, server, step)} for step in steps(run)]
+        rows += [{**base, **step_row(run, server, step)} for step in steps(run, server)]
     frame = pd.DataFrame(rows, columns=COLUMNS)
     frame["server_busy_percent"] = 100 * frame["server_busy"]
     frame["load_busy_percent"] = 100 * frame["load_busy"]
@@ -252,7 +285,7 @@ def per_step(runs: list[Run]) -> pd.DataFrame:
 def of_pass(run: Run, server: ServerRun, base: dict) -> dict[str, dict[str, float]]:
     """One pass's curve figures by endpoint: {"highest_sustained_per_s": ..., "cpu_us_per_request": ...}; none without a curve.
     `base` is the pass's PASS_COLUMNS (repeats.each_pass)."""
-    rows = pd.DataFrame([{**base, **step_row(run, server, step)} for step in steps(run)], columns=COLUMNS)
+    rows = pd.DataFrame([{**base, **step_row(run, server, step)} for step in steps(run, server)], columns=COLUMNS)
     if rows.empty:
         return {}
     highest = highest_sustained(rows).set_index("endpoint")["highest_sustained_per_s"]
@@ -261,6 +294,8 @@ def of_pass(run: Run, server: ServerRun, base: dict) -> dict[str, dict[str, floa
 
 
 def across_passes(per_step: pd.DataFrame, figure: str) -> pd.DataFrame:
-    """Per server, endpoint and offered rate: `figure` (a FIGURES name) as the median across passes, low, high and passes."""
+    """Per server, endpoint and offered rate of the ladder: `figure` (a FIGURES name) as the median across passes, low, high and
+    passes. The searched steps are left out: each pass searched at rates of its own, so no rate of theirs has passes to compare."""
     column, _ = FIGURES[figure]
-    return repeats.per_server(per_step.assign(value=per_step[column]), value="value", by=("endpoint", "offered_per_s"))
+    ladder = per_step[~per_step["searched"].astype(bool)] if "searched" in per_step.columns else per_step
+    return repeats.per_server(ladder.assign(value=ladder[column]), value="value", by=("endpoint", "offered_per_s"))

@@ -17,6 +17,9 @@ def effects(per_step: pd.DataFrame, endpoint: str, figure: str) -> pd.DataFrame:
     the model effects, then the engine effects."""
     column, _ = curve.FIGURES[figure]
     here = per_step[per_step["endpoint"] == endpoint]
+    # The ladder's rates only: each pass searched at rates of its own (curve.across_passes).
+    if "searched" in here.columns:
+        here = here[~here["searched"].astype(bool)]
     if here.empty:
         return pd.DataFrame(columns=grid.EFFECT_COLUMNS)
     passes = here[repeats.PASS_COLUMNS].assign(figure=[_rate(r) for r in here["offered_per_s"]], value=here[column].astype(float))

@@ -113,6 +113,11 @@ class ServerRun:
         return self._series("vegeta.csv.gz", required=False)
 
     @cached_property
+    def curve_search(self) -> pd.DataFrame:
+        """The rate the curve's search chose for each of its slots (CurveSearch); empty where the profile searched none."""
+        return self._series("curve-search.csv", required=False)
+
+    @cached_property
     def k6_metrics(self) -> dict:
         """The k6 summary's metrics, by name (`http_req_duration{endpoint:json}`, ...); empty if k6 wrote none."""
         path = self.folder / "k6-summary.json"

@@ -103,6 +103,39 @@ def test_a_steps_whole_seconds_leave_out_the_seconds_it_shares_with_the_phases_e
     assert curve.whole_seconds(server, step) == (1011, 1018)
 
 
+def test_a_search_slot_is_the_step_its_pass_chose_a_rate_for_and_counts_for_that_pass_alone(tmp_path):
+    # The ladder 7,000 and 8,000/s, then two search slots; this pass offered the first at 7,500/s and nothing in the second.
+    timeline = [
+        {"name": "json-to-7000", "fromSeconds": 0, "toSeconds": 2, "endpoint": "json", "ratePerSecond": 7000, "generator": "vegeta"},
+        {"name": "json-at-7000", "fromSeconds": 2, "toSeconds": 8, "endpoint": "json", "ratePerSecond": 7000, "generator": "vegeta"},
+        {"name": "json-to-8000", "fromSeconds": 8, "toSeconds": 10, "endpoint": "json", "ratePerSecond": 8000, "generator": "vegeta"},
+        {"name": "json-at-8000", "fromSeconds": 10, "toSeconds": 16, "endpoint": "json", "ratePerSecond": 8000, "generator": "vegeta"},
+        {"name": "json-to-search-1", "fromSeconds": 16, "toSeconds": 26, "endpoint": "json", "generator": "vegeta", "searched": True},
+        {"name": "json-search-1", "fromSeconds": 26, "toSeconds": 32, "endpoint": "json", "generator": "vegeta", "searched": True},
+        {"name": "json-to-search-2", "fromSeconds": 32, "toSeconds": 34, "endpoint": "json", "generator": "vegeta", "searched": True},
+        {"name": "json-search-2", "fromSeconds": 34, "toSeconds": 40, "endpoint": "json", "generator": "vegeta", "searched": True},
+    ]
+    (tmp_path / "curve-search.csv").write_text(
+        "time_s,phase,endpoint,slot,rate_per_s,held_per_s,failed_per_s\n40.1,json-to-search-1,json,1,7500,7000,8000\n"
+    )
+    ran = run.Run(folder=tmp_path, manifest={"timeline": timeline})
+    searching = run.ServerRun(folder=tmp_path, outcome={})
+
+    assert [(s.phase, s.rate_per_s, s.searched) for s in curve.steps(ran, searching)] == [
+        ("json-at-7000", 7000, False),
+        ("json-at-8000", 8000, False),
+        ("json-at-7500", 7500, True),
+    ]
+    searched = curve.steps(ran, searching)[-1]
+    assert (searched.settle_from_s, searched.from_s, searched.to_s) == (16, 26, 32)
+    assert [s.phase for s in curve.steps(ran)] == ["json-at-7000", "json-at-8000"], "without the pass, no searched step"
+
+    # Its verdict counts in the pass's highest sustained rate; the curve across passes is the ladder's rates alone.
+    steps = pd.DataFrame([_step(7000, searched=False), _step(8000, searched=False, wire_p99_ms=30.0), _step(7500, searched=True)])
+    assert curve_verdicts.highest_sustained(steps).iloc[0]["highest_sustained_per_s"] == 7500
+    assert sorted(curve.across_passes(steps, "achieved (req/s)")["offered_per_s"]) == [7000, 8000]
+
+
 def test_a_real_short_curve_reads_each_step_from_the_timeline_and_counts_each_request_once(fixture_copy):
     """The fixture is a real smoke run's vthread pass (make bench PROFILE=smoke ONLY=vthread), cut to its curve: /json at 100/s and
     200/s, /dashboard at 20/s, 2 s measured each, nothing dropped."""

@@ -6,6 +6,7 @@ import lab.bench.collect.MemoryCollector
 import lab.bench.collect.PlateauSnapshots
 import lab.bench.collect.ProcSampler
 import lab.bench.collect.WireLatency
+import lab.bench.load.CurveSearch
 import lab.bench.load.K6Load
 import lab.bench.load.VegetaCurve
 import lab.support.Stub
@@ -22,6 +23,7 @@ internal class PassMeasured {
     var k6: K6Load? = null
     var wire: WireLatency? = null
     var vegeta: VegetaCurve? = null
+    var search: CurveSearch? = null
 
     /** Why this pass has no wire.csv, on a host that lets the harness read no packets. */
     var noWire: String? = null

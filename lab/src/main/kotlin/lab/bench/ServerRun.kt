@@ -12,6 +12,7 @@ import lab.bench.collect.ProcSampler
 import lab.bench.collect.RunClock
 import lab.bench.collect.WireLatency
 import lab.bench.folder.SeriesCsv
+import lab.bench.load.CurveSearch
 import lab.bench.load.K6Load
 import lab.bench.load.K6Plan
 import lab.bench.load.K6Run
@@ -84,6 +85,7 @@ class ServerRun(
             runCatching { measured.k6?.close() }
             runCatching { measured.vegeta?.close() }
             runCatching { measured.wire?.close() }
+            runCatching { measured.search?.close() }
             runCatching { measured.proc?.close() }
             runCatching { measured.cpu?.close() }
             runCatching { measured.jfr?.close() }.onFailure { if (failure == null) failure = "the JFR stream failed: ${it.message}" }
@@ -145,7 +147,10 @@ class ServerRun(
         measured.snapshots?.scheduleFromLoadStart()
         measured.loadStartEpochMs = System.currentTimeMillis()
         measured.vegeta = setup.vegeta?.let { binary ->
-            VegetaCurve(binary, url, setup.profile.timeline, dir, clock) { pid -> measured.cpu?.track(CpuSampler.Role.VEGETA, pid) }
+            measured.search = searchFor(clock, measured.wire)
+            VegetaCurve(binary, url, setup.profile.timeline, dir, clock, measured.search) { pid ->
+                measured.cpu?.track(CpuSampler.Role.VEGETA, pid)
+            }
         }?.also { it.start() }
         follow(process, k6, clock, measured, load)
         // A stub lost in the last second, before k6 ended, is still this pass's.
@@ -154,6 +159,14 @@ class ServerRun(
         k6.collect()
         measured.vegeta?.collect()
         return exited ?: k6LogFiles().firstNotNullOfOrNull(::k6ScriptErrors)
+    }
+
+    /** The curve's search, guided by the wire's answers, where the profile searches and the wire is read; null otherwise. */
+    private fun searchFor(clock: RunClock, wire: WireLatency?): CurveSearch? {
+        val profile = setup.profile
+        if (profile.curveSearchSteps == 0 || wire == null) return null
+        val bounds = mapOf("json" to profile.jsonCurveP99BoundMs, "dashboard" to profile.dashboardCurveP99BoundMs)
+        return CurveSearch(clock, bounds, dir).also { wire.onAnswer = it::answered }
     }
 
     /** Once a second until k6 ends: a row of load.csv, the peaks, and every few seconds a progress line; the server dying ends it. */

@@ -13,6 +13,9 @@ import kotlin.test.fail
  * the test closes it. For a test that holds a part of the harness to a real server.
  */
 class TestServer private constructor(private val process: Process, val url: String) : AutoCloseable {
+    /** The server's process id, for a test that stops and resumes it (SIGSTOP, SIGCONT). */
+    val pid: Long get() = process.pid()
+
     override fun close() {
         Children.stop(process, graceSeconds = 5)
     }

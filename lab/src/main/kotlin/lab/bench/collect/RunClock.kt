@@ -1,6 +1,7 @@
 package lab.bench.collect
 
 import lab.bench.load.LoadTimeline
+import lab.bench.load.PassTimeline
 import lab.bench.load.Profile
 import java.time.Duration
 import java.time.Instant
@@ -10,12 +11,14 @@ import java.time.Instant
  * of the profile's timeline at a time counts from [markLoadStart] (when k6 starts), and
  * everything before that is `startup`.
  */
-class RunClock(private val profile: Profile) {
+class RunClock(profile: Profile) {
     private val startNs = System.nanoTime()
     private val start = Instant.now()
 
     @Volatile private var loadStartS: Double? = null
-    private val timeline = profile.timeline
+
+    /** The pass's phases: the profile's, each search slot named for its rate once chosen. */
+    val timeline = PassTimeline(profile.timeline)
 
     fun seconds(): Double = Math.round((System.nanoTime() - startNs) / 1e6) / 1e3
 
@@ -33,7 +36,7 @@ class RunClock(private val profile: Profile) {
         val loadStart = loadStartS ?: return "startup"
         val load = at - loadStart
         if (load < 0) return "startup"
-        return timeline.firstOrNull { load < it.toSeconds }?.takeIf { load >= it.fromSeconds }?.name ?: "closing"
+        return timeline.phases.firstOrNull { load < it.toSeconds }?.takeIf { load >= it.fromSeconds }?.name ?: "closing"
     }
 
     companion object {

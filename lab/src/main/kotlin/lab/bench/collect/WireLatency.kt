@@ -38,6 +38,12 @@ class WireLatency private constructor(
     @Volatile var droppedPackets = 0L
         private set
 
+    /**
+     * Told of each answer as it is read, after its row: when the request arrived on the clock, its phase, its endpoint and
+     * the response time in ms (the curve's search reads it, lab.bench.load.CurveSearch). Set before [start].
+     */
+    @Volatile var onAnswer: ((atSeconds: Double, phase: String, endpoint: String, ms: Double) -> Unit)? = null
+
     fun start() = reader.start()
 
     private fun read() {
@@ -49,7 +55,9 @@ class WireLatency private constructor(
             val segment = TcpSegment.parse(bytes, packet.length) ?: continue
             val answered = pairing.add(segment, packet.epochNs) ?: continue
             val at = clock.secondsAt(Instant.ofEpochSecond(0, answered.requestEpochNs))
-            writer.row(at, clock.phase(at), answered.endpoint, answered.nanos / 1e6)
+            val phase = clock.phase(at)
+            writer.row(at, phase, answered.endpoint, answered.nanos / 1e6)
+            onAnswer?.invoke(at, phase, answered.endpoint, answered.nanos / 1e6)
         }
     }
 

@@ -24,6 +24,11 @@ data class LoadPhase(
     val ramp: Boolean = false,
     /** Which load generator offers the phase's requests: k6, unless the profile gives the curve to another ([Profile.curveGenerator]). */
     val generator: String = K6,
+    /**
+     * A search slot ([LoadTimeline.searchStep]): a curve step whose rate is chosen while the pass runs ([CurveSearch]), 0
+     * until then. The pass's clock names it for its rate once chosen ([PassTimeline.offer]).
+     */
+    val searched: Boolean = false,
 )
 
 object LoadTimeline {
@@ -44,11 +49,31 @@ object LoadTimeline {
     /** A curve step's measured phase: [endpoint] held at [ratePerSecond]. */
     fun curveStep(endpoint: String, ratePerSecond: Int) = "$endpoint-at-$ratePerSecond"
 
+    /** Search slot [slot] of [endpoint]'s curve (counting from 1), before its rate is chosen: its measured phase. */
+    fun searchStep(endpoint: String, slot: Int) = "$endpoint-search-$slot"
+
+    /** The slot number of [phase] if it is a search slot's measured phase whose rate is not yet chosen; null otherwise. */
+    fun searchSlot(phase: LoadPhase): Int? =
+        phase.endpoint?.takeIf {
+            phase.searched
+        }?.let { phase.name.removePrefix("$it-search-").takeIf { n -> n != phase.name }?.toIntOrNull() }
+
+    /** Search slot [slot]'s settling phase, before its rate is chosen. */
+    fun searchSettle(endpoint: String, slot: Int) = "$endpoint-to-search-$slot"
+
     /** Every phase of [profile]'s load, in order, end to end; phases of no length are left out. */
     fun of(profile: Profile): List<LoadPhase> = buildList {
         var at = 0
-        fun phase(name: String, seconds: Int, endpoint: String? = null, rate: Int = 0, ramp: Boolean = false, generator: String = K6) {
-            if (seconds > 0) add(LoadPhase(name, at, at + seconds, endpoint, rate, ramp, generator))
+        fun phase(
+            name: String,
+            seconds: Int,
+            endpoint: String? = null,
+            rate: Int = 0,
+            ramp: Boolean = false,
+            generator: String = K6,
+            searched: Boolean = false,
+        ) {
+            if (seconds > 0) add(LoadPhase(name, at, at + seconds, endpoint, rate, ramp, generator, searched))
             at += seconds
         }
         for (step in 1..profile.socketSteps) phase(socketStep(step), profile.stepHoldSeconds)
@@ -62,6 +87,16 @@ object LoadTimeline {
                 val settle = if (index == 0) profile.curveFirstSettleSeconds else CURVE_SETTLE_SECONDS
                 phase(curveSettle(endpoint, rate), settle, endpoint, rate, generator = by)
                 phase(curveStep(endpoint, rate), profile.curveStepSeconds - CURVE_SETTLE_SECONDS, endpoint, rate, generator = by)
+            }
+            // The search's slots follow the endpoint's ladder, the first settling as long as a first step: the ladder ends past
+            // every server's limit, and what its top step left behind drains before the search is measured.
+            if (rates.isEmpty()) continue
+            for (slot in 1..profile.curveSearchSteps) {
+                val by = profile.curveGenerator
+                val settle = if (slot == 1) profile.curveFirstSettleSeconds else CURVE_SETTLE_SECONDS
+                phase(searchSettle(endpoint, slot), settle, endpoint, generator = by, searched = true)
+                val measured = profile.curveStepSeconds - CURVE_SETTLE_SECONDS
+                phase(searchStep(endpoint, slot), measured, endpoint, generator = by, searched = true)
             }
         }
     }

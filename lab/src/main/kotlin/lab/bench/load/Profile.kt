@@ -83,6 +83,13 @@ data class Profile(
      * holds the idle sockets either way.
      */
     val curveGenerator: String = K6,
+    /**
+     * How many steps of each endpoint's curve, after its ladder, search for the server's limit between the highest step it held
+     * and the step above it, halving the gap (on a log scale) each time, as RFC 2544's throughput test searches for the highest
+     * rate without loss ([CurveSearch]). The ladder's steps are too far apart to repeat a limit within 15%; three halvings take
+     * a third apart to 4%. The rates are chosen while the pass runs, so the curve's generator must be [VEGETA]; 0 searches none.
+     */
+    val curveSearchSteps: Int = 0,
 ) {
     /** When the steady /json phase starts, in seconds of load: after the socket steps and the warm-up. */
     val jsonStartSeconds: Int get() = socketSteps * stepHoldSeconds + jsonWarmupSeconds
@@ -115,6 +122,7 @@ data class Profile(
         jsonCurveRatesPerSecond = emptyList(),
         dashboardCurveRatesPerSecond = emptyList(),
         curveStepSeconds = 0,
+        curveSearchSteps = 0,
     )
 
     fun problems(): List<String> = buildList {
@@ -159,6 +167,12 @@ data class Profile(
         if (curveGenerator !in CURVE_GENERATORS) {
             add("curveGenerator must be one of ${CURVE_GENERATORS.joinToString()}, not \"$curveGenerator\"")
         }
+        if (curveSearchSteps !in 0..MAX_SEARCH_STEPS) add("curveSearchSteps must be between 0 and $MAX_SEARCH_STEPS")
+        if (curveSearchSteps > 0 && curveGenerator != VEGETA) {
+            add(
+                "curveSearchSteps needs curveGenerator \"$VEGETA\": k6's rates are fixed when it starts, and a search chooses its rates as the pass runs",
+            )
+        }
         if (dashboardCurveRatesPerSecond.isNotEmpty() && dashboardRatePerSecond == 0) {
             add("dashboardCurveRatesPerSecond needs the dashboard phase (dashboardRatePerSecond above 0) to warm the path first")
         }
@@ -171,6 +185,7 @@ data class Profile(
         /** Enough for the JIT to compile the /json path; a probe is short, so its warm-up is too. */
         const val PROBE_WARMUP_SECONDS = 10
         const val MAX_REPEATS = 10
+        const val MAX_SEARCH_STEPS = 6
 
         /** The load generators: k6 runs every profile; vegeta may offer the curve's steps. */
         const val K6 = "k6"

@@ -23,6 +23,10 @@ import java.util.zip.GZIPOutputStream
  * in flight as k6's VUs ([K6Plan.vusFor]) holds: past it vegeta waits for a free worker and the
  * step falls short of its rate, which the analysis counts as k6's dropped iterations are.
  *
+ * A search slot ([LoadPhase.searched]) is offered at the rate [CurveSearch] chooses when the
+ * clock reaches it, and the pass's timeline is named for it; with no search (no wire to guide
+ * it) or no rate to choose, the slot offers nothing.
+ *
  * Every request is then one row of `vegeta.csv.gz` (as run-folder.json declares it): when it was sent on the pass's
  * clock, its phase by that clock (as `wire.csv` names its rows), the endpoint, the status, the
  * latency vegeta timed, and whether it passed the checks bench.js holds k6's answers to.
@@ -33,11 +37,23 @@ class VegetaCurve(
     timeline: List<LoadPhase>,
     private val dir: File,
     private val clock: RunClock,
+    /** Chooses each search slot's rate; null offers nothing in them. */
+    private val search: CurveSearch?,
     /** Called with each attack's pid as it starts: the CPU sampler follows it (CpuSampler.Role.VEGETA). */
     private val onAttack: (Long) -> Unit,
 ) : AutoCloseable {
-    /** One step's attack: its measured phase's name, endpoint and rate, from its settling phase's start to its end, in seconds of load. */
-    data class Attack(val step: String, val endpoint: String, val ratePerSecond: Int, val fromSeconds: Int, val toSeconds: Int)
+    /**
+     * One step's attack: its measured phase's name, endpoint and rate, from its settling phase's start to its end, in seconds of
+     * load. A search slot's is [searched], its rate 0 until chosen.
+     */
+    data class Attack(
+        val step: String,
+        val endpoint: String,
+        val ratePerSecond: Int,
+        val fromSeconds: Int,
+        val toSeconds: Int,
+        val searched: Boolean = false,
+    )
 
     val attacks: List<Attack> = attacksOf(timeline)
     private val workDir = File(dir, "vegeta")
@@ -69,10 +85,11 @@ class VegetaCurve(
     }
 
     private fun runEach() {
-        for (attack in attacks) {
-            val waitMs = ((attack.fromSeconds - clock.loadSeconds()) * 1000).toLong()
+        for (planned in attacks) {
+            val waitMs = ((planned.fromSeconds - clock.loadSeconds()) * 1000).toLong()
             if (waitMs > 0) Thread.sleep(waitMs)
             if (closed) return
+            val attack = if (planned.searched) searched(planned) ?: continue else planned
             // The whole attack, from its own start: a few ms late (vegeta's and this thread's start), its schedule (the n-th
             // request due n / rate after the first) covers the step, and ends as few ms after it. Late by more than a second, it
             // is cut to end with its step, and what it did not send by then counts as dropped.
@@ -90,6 +107,18 @@ class VegetaCurve(
             synchronized(started) { started += attack to process }
             onAttack(process.pid())
         }
+    }
+
+    /** Search slot [slot] at the rate the search chooses for it, the pass's timeline named for it; null to offer nothing. */
+    private fun searched(slot: Attack): Attack? {
+        val phase = clock.timeline.phases.firstOrNull { it.name == slot.step } ?: return null
+        if (search == null) {
+            synchronized(failures) { failures += "no wire to guide the curve's search: ${slot.step} offered nothing" }
+            return null
+        }
+        val rate = search.rateFor(phase) ?: return null
+        val offered = clock.timeline.offer(phase, rate)
+        return slot.copy(step = offered.name, ratePerSecond = rate)
     }
 
     private fun command(attack: Attack, durationMs: Long): List<String> {
@@ -236,15 +265,28 @@ class VegetaCurve(
          */
         const val TAIL_MS = 250L
 
-        /** Each vegeta step of [timeline] as one attack: its settling phase and its measured phase, end to end. */
+        /**
+         * Each vegeta step of [timeline] as one attack, its settling phase and its measured phase end to end: the ladder's steps
+         * and the search's slots, in the order they run.
+         */
         fun attacksOf(timeline: List<LoadPhase>): List<Attack> {
-            val byName = timeline.associateBy { it.name }
+            // A step's settling phase is the one before it.
+            val settles = timeline.zipWithNext().associate { (settle, step) -> step.name to settle }
             val steps = timeline.filter { phase ->
-                phase.generator == Profile.VEGETA && phase.endpoint?.let { LoadTimeline.curveStep(it, phase.ratePerSecond) } == phase.name
+                val endpoint = phase.endpoint
+                val ladder = endpoint != null && phase.name == LoadTimeline.curveStep(endpoint, phase.ratePerSecond)
+                phase.generator == Profile.VEGETA && (ladder || LoadTimeline.searchSlot(phase) != null)
             }
             return steps.map { step ->
-                val settle = byName[LoadTimeline.curveSettle(step.endpoint!!, step.ratePerSecond)]
-                Attack(step.name, step.endpoint, step.ratePerSecond, settle?.fromSeconds ?: step.fromSeconds, step.toSeconds)
+                val settle = settles[step.name]
+                Attack(
+                    step.name,
+                    step.endpoint!!,
+                    step.ratePerSecond,
+                    settle?.fromSeconds ?: step.fromSeconds,
+                    step.toSeconds,
+                    step.searched,
+                )
             }
         }
     }

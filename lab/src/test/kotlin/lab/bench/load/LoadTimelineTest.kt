@@ -70,6 +70,74 @@ class LoadTimelineTest {
     }
 
     @Test
+    fun `a search's slots follow each endpoint's ladder, the first settling as a first step does, and vegeta offers them`() {
+        val profile = smoke.copy(curveGenerator = Profile.VEGETA, curveSearchSteps = 2, curveFirstSettleSeconds = 10)
+        val curve = profile.timeline.dropWhile { it.name != "dashboard" }.drop(1)
+        assertEquals(
+            listOf(
+                "json-to-100", "json-at-100", "json-to-200", "json-at-200",
+                "json-to-search-1", "json-search-1", "json-to-search-2", "json-search-2",
+                "dashboard-to-20", "dashboard-at-20",
+                "dashboard-to-search-1", "dashboard-search-1", "dashboard-to-search-2", "dashboard-search-2",
+            ),
+            curve.map { it.name },
+        )
+        val slots = curve.filter { it.searched }
+        assertTrue(
+            slots.all {
+                it.ratePerSecond == 0 && it.generator == Profile.VEGETA
+            },
+            "a slot's rate is chosen as the pass runs: $slots",
+        )
+        assertEquals(listOf(10, 2), slots.filter { it.endpoint == "json" && "-to-" in it.name }.map { it.toSeconds - it.fromSeconds })
+        assertEquals(
+            listOf(1, 2, null),
+            listOf("json-search-1", "dashboard-search-2", "json-to-search-1").map { name ->
+                LoadTimeline.searchSlot(curve.single { it.name == name })
+            },
+        )
+        val attacks = VegetaCurve.attacksOf(profile.timeline)
+        assertEquals(listOf(false, false, true, true, false, true, true), attacks.map { it.searched })
+        val slot = attacks.first { it.searched }
+        assertEquals(
+            curve.single {
+                it.name == "json-to-search-1"
+            }.fromSeconds,
+            slot.fromSeconds,
+            "an attack starts with its slot's settling",
+        )
+    }
+
+    @Test
+    fun `a pass's timeline names a slot for the rate chosen for it, and refuses a rate a step already has`() {
+        val profile = smoke.copy(curveGenerator = Profile.VEGETA, curveSearchSteps = 2)
+        val pass = PassTimeline(profile.timeline)
+        val slot = pass.phases.single { it.name == "json-search-1" }
+        val offered = pass.offer(slot, 150)
+        assertEquals(
+            LoadPhase("json-at-150", slot.fromSeconds, slot.toSeconds, "json", 150, generator = Profile.VEGETA, searched = true),
+            offered,
+        )
+        val names = pass.phases.map { it.name }
+        assertEquals(
+            listOf("json-to-150", "json-at-150", "json-to-search-2"),
+            names.subList(
+                names.indexOf("json-to-150"),
+                names.indexOf("json-to-150") + 3,
+            ),
+        )
+        assertEquals(
+            profile.timeline.map {
+                it.fromSeconds to it.toSeconds
+            },
+            pass.phases.map { it.fromSeconds to it.toSeconds },
+            "only names and rates change",
+        )
+        assertThrows<IllegalArgumentException> { pass.offer(pass.phases.single { it.name == "json-search-2" }, 200) }
+        assertThrows<IllegalArgumentException> { pass.offer(pass.phases.single { it.name == "json-at-100" }, 120) }
+    }
+
+    @Test
     fun `a profile without a curve has the phases it always had`() {
         val plain = smoke.copy(jsonCurveRatesPerSecond = emptyList(), dashboardCurveRatesPerSecond = emptyList())
         assertEquals(
@@ -93,5 +161,8 @@ class LoadTimelineTest {
         assertTrue("dashboardCurveP99BoundMs must be above 0" in unbound.message!!, unbound.message)
         val short = assertThrows<BenchInputException> { Profile.load(dir, "short") }
         assertTrue("curveStepSeconds must be at least 4" in short.message!!, short.message)
+        File(dir, "k6search.json").writeText(text.replace("\"curveStepSeconds\"", "\"curveSearchSteps\": 3, \"curveStepSeconds\""))
+        val k6search = assertThrows<BenchInputException> { Profile.load(dir, "k6search") }
+        assertTrue("curveSearchSteps needs curveGenerator \"vegeta\"" in k6search.message!!, k6search.message)
     }
 }

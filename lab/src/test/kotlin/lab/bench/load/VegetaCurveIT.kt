@@ -1,11 +1,15 @@
 package lab.bench.load
 
 import lab.bench.TestServer
+import lab.bench.collect.PacketSocket
 import lab.bench.collect.RunClock
+import lab.bench.collect.WireLatency
 import lab.bench.folder.RunFolderFormat
+import org.junit.jupiter.api.Assumptions.assumeTrue
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.Timeout
 import java.io.File
+import java.net.URI
 import java.util.concurrent.TimeUnit
 import java.util.zip.GZIPInputStream
 import kotlin.test.assertEquals
@@ -37,7 +41,9 @@ class VegetaCurveIT {
             val url = server.url
             val clock = RunClock(profile).apply { markLoadStart() }
             val attacked = mutableListOf<Long>()
-            VegetaCurve(vegeta, url, profile.timeline, dir, clock) { synchronized(attacked) { attacked += it } }.use { curve ->
+            VegetaCurve(vegeta, url, profile.timeline, dir, clock, search = null) {
+                synchronized(attacked) { attacked += it }
+            }.use { curve ->
                 curve.start()
                 Thread.sleep(((profile.durationSeconds - clock.loadSeconds()) * 1000).toLong() + 500)
                 curve.collect()
@@ -65,5 +71,68 @@ class VegetaCurveIT {
             assertTrue(rows.all { it[5] == "200" && it[7] == "1" }, "a request failed its checks: ${rows.firstOrNull { it[7] != "1" }}")
             assertTrue(File(dir, "vegeta").listFiles().orEmpty().none { it.extension == "gob" }, "vegeta's binary results are not kept")
         }
+    }
+
+    /**
+     * A search slot follows the ladder at the rate the search chooses from what the wire saw: halfway, on a log scale, between
+     * 200/s, which the server holds, and 400/s, at which it answers nothing: the test stops its process (SIGSTOP) for that
+     * step's measured seconds. So the first slot is at 280/s, whatever this host's speed, and the second inside the gap the
+     * first left. The pass's clock names each slot for its rate, so the wire's rows, vegeta's and the search's all say
+     * `json-at-280`.
+     */
+    @Test
+    fun `a search slot is offered between the highest step held and the lowest failed, and named for its rate`() {
+        val searching = profile.copy(curveSearchSteps = 2, jsonCurveP99BoundMs = 1000.0)
+        val searchDir = TestServer.resultsDir("vegeta-search")
+        TestServer.start(root, "vthread", searchDir).use { server ->
+            val clock = RunClock(searching).apply { markLoadStart() }
+            // Reading packets needs root or CAP_NET_RAW: CI runs as root; a user's run skips, as the wire's own test does.
+            val wire = try {
+                WireLatency.open(URI(server.url).port, File(searchDir, "wire.csv"), clock)
+            } catch (e: PacketSocket.Unavailable) {
+                assumeTrue(false, e.message)
+                return
+            }
+            val stopped = searching.timeline.single { it.name == "json-at-400" }
+            val pause = Thread {
+                Thread.sleep(((stopped.fromSeconds - clock.loadSeconds()) * 1000).toLong())
+                signal("STOP", server.pid)
+                Thread.sleep(((stopped.toSeconds - clock.loadSeconds()) * 1000).toLong())
+                signal("CONT", server.pid)
+            }
+            val bounds = mapOf("json" to searching.jsonCurveP99BoundMs)
+            wire.use {
+                CurveSearch(clock, bounds, searchDir).use { search ->
+                    wire.onAnswer = search::answered
+                    wire.start()
+                    VegetaCurve(vegeta, server.url, searching.timeline, searchDir, clock, search) {}.use { curve ->
+                        curve.start()
+                        pause.start()
+                        Thread.sleep(((searching.durationSeconds - clock.loadSeconds()) * 1000).toLong() + 500)
+                        pause.join()
+                        curve.collect()
+                    }
+                }
+            }
+            val lines = File(searchDir, CurveSearch.FILE).readLines()
+            assertEquals(RunFolderFormat.columns(CurveSearch.FILE), lines.first().split(','))
+            val choices = lines.drop(1).map { it.split(',') }
+            assertEquals(listOf("1", "280", "200", "400"), choices.first().subList(3, 7), "the first slot: $choices")
+            assertEquals(listOf("1", "2"), choices.map { it[3] }, "both slots offered: $choices")
+            val second = choices[1][4].toInt()
+            assertTrue(second in 201 until 280 || second in 281 until 400, "the second slot inside the gap the first left: $second")
+            val phases = clock.timeline.phases.map { it.name }
+            assertTrue(listOf("json-to-280", "json-at-280", "json-at-$second").all { it in phases }, "$phases")
+            val wireRows = File(searchDir, "wire.csv").readLines().drop(1).map { it.split(',') }
+            assertTrue(wireRows.count { it[1] == "json-at-280" } > 280, "the wire names the slot's requests by its rate")
+            val attacks = GZIPInputStream(File(searchDir, VegetaCurve.FILE).inputStream()).bufferedReader().useLines { lines ->
+                lines.drop(1).map { it.split(',')[2] }.toSet()
+            }
+            assertEquals(setOf("json-at-200", "json-at-400", "json-at-280", "json-at-$second"), attacks)
+        }
+    }
+
+    private fun signal(name: String, pid: Long) {
+        check(ProcessBuilder("kill", "-$name", "$pid").start().waitFor() == 0) { "kill -$name $pid failed" }
     }
 }
