@@ -95,18 +95,18 @@ class Step:
 
 
 def steps(run: Run, server: ServerRun | None = None) -> list[Step]:
-    """The run's measured curve steps, in the order they ran, with `server`'s searched ones (a pass's own, from its curve-search.csv)
-    where it is given; none for a run without a curve (or from before the timeline). A search slot the pass offered nothing in is no
-    step."""
+    """The run's measured curve steps, in the order they ran; none for a run without a curve (or from before the timeline). With
+    `server`, that pass's own: its searched steps (from its curve-search.csv) are in, and the ladder's steps its search did not offer
+    (the server resting, past its limit) and the search slots it offered nothing in are out."""
     found = []
     timeline = run.manifest.get("timeline", [])
     settles = {p["name"]: p["fromSeconds"] for p in timeline}
-    chosen = _searched_rates(server)
+    chosen = _chosen_rates(server)
     for phase in timeline:
         match = STEP_PHASE.match(phase["name"])
         slot = SEARCH_SLOT.match(phase["name"])
-        if slot and phase.get("endpoint") == slot["endpoint"] and (slot["endpoint"], int(slot["slot"])) in chosen:
-            rate = chosen[(slot["endpoint"], int(slot["slot"]))]
+        if slot and phase.get("endpoint") == slot["endpoint"] and chosen.get(phase["name"], 0) > 0:
+            rate = chosen[phase["name"]]
             found.append(
                 Step(
                     f"{slot['endpoint']}-at-{rate}",
@@ -119,7 +119,7 @@ def steps(run: Run, server: ServerRun | None = None) -> list[Step]:
                     searched=True,
                 )
             )
-        elif match and phase.get("endpoint") == match["endpoint"]:
+        elif match and phase.get("endpoint") == match["endpoint"] and chosen.get(phase["name"], 1) > 0:
             settle = settles.get(f"{match['endpoint']}-to-{match['rate']}")
             found.append(
                 Step(
@@ -135,12 +135,12 @@ def steps(run: Run, server: ServerRun | None = None) -> list[Step]:
     return found
 
 
-def _searched_rates(server: ServerRun | None) -> dict[tuple[str, int], int]:
-    """{(endpoint, slot): rate} of the search slots `server`'s pass offered (its curve-search.csv); empty without one."""
+def _chosen_rates(server: ServerRun | None) -> dict[str, int]:
+    """{planned phase: rate offered} of the choices `server`'s search made (its curve-search.csv): a search slot's rate, or 0 for a
+    slot or a ladder step it offered nothing in; empty without one."""
     if server is None or server.curve_search.empty:
         return {}
-    rows = server.curve_search
-    return {(str(r.endpoint), int(r.slot)): int(r.rate_per_s) for r in rows.itertuples()}
+    return {str(r.planned): int(r.rate_per_s) for r in server.curve_search.itertuples()}
 
 
 def has_curve(runs: list[Run]) -> bool:

@@ -104,7 +104,8 @@ def test_a_steps_whole_seconds_leave_out_the_seconds_it_shares_with_the_phases_e
 
 
 def test_a_search_slot_is_the_step_its_pass_chose_a_rate_for_and_counts_for_that_pass_alone(tmp_path):
-    # The ladder 7,000 and 8,000/s, then two search slots; this pass offered the first at 7,500/s and nothing in the second.
+    # The ladder 7,000 and 8,000/s, then two search slots; this pass offered the first at 7,500/s and nothing in the second (its
+    # search recorded a rate of 0).
     timeline = [
         {"name": "json-to-7000", "fromSeconds": 0, "toSeconds": 2, "endpoint": "json", "ratePerSecond": 7000, "generator": "vegeta"},
         {"name": "json-at-7000", "fromSeconds": 2, "toSeconds": 8, "endpoint": "json", "ratePerSecond": 7000, "generator": "vegeta"},
@@ -116,7 +117,9 @@ def test_a_search_slot_is_the_step_its_pass_chose_a_rate_for_and_counts_for_that
         {"name": "json-search-2", "fromSeconds": 34, "toSeconds": 40, "endpoint": "json", "generator": "vegeta", "searched": True},
     ]
     (tmp_path / "curve-search.csv").write_text(
-        "time_s,phase,endpoint,slot,rate_per_s,held_per_s,failed_per_s\n40.1,json-to-search-1,json,1,7500,7000,8000\n"
+        "time_s,phase,endpoint,planned,rate_per_s,held_per_s,failed_per_s\n"
+        "40.1,json-to-search-1,json,json-search-1,7500,7000,8000\n"
+        "56.1,json-to-search-2,json,json-search-2,0,,\n"
     )
     ran = run.Run(folder=tmp_path, manifest={"timeline": timeline})
     searching = run.ServerRun(folder=tmp_path, outcome={})
@@ -134,6 +137,21 @@ def test_a_search_slot_is_the_step_its_pass_chose_a_rate_for_and_counts_for_that
     steps = pd.DataFrame([_step(7000, searched=False), _step(8000, searched=False, wire_p99_ms=30.0), _step(7500, searched=True)])
     assert curve_verdicts.highest_sustained(steps).iloc[0]["highest_sustained_per_s"] == 7500
     assert sorted(curve.across_passes(steps, "achieved (req/s)")["offered_per_s"]) == [7000, 8000]
+
+
+def test_a_ladder_step_the_search_did_not_offer_is_no_step_of_that_pass(tmp_path):
+    # Past the server's limit the ladder stops and the server rests (CurveSearch.offers): the pass's search recorded 4,000/s as
+    # offered at 0, so its rows (none) are not read as 4,000 dropped requests.
+    timeline = [
+        {"name": f"json-{kind}-{rate}", "fromSeconds": at, "toSeconds": at + 2, "endpoint": "json", "ratePerSecond": rate, "generator": "vegeta"}
+        for at, (kind, rate) in enumerate([("to", 2000), ("at", 2000), ("to", 4000), ("at", 4000)])
+    ]
+    (tmp_path / "curve-search.csv").write_text(
+        "time_s,phase,endpoint,planned,rate_per_s,held_per_s,failed_per_s\n30.0,json-to-4000,json,json-at-4000,0,1000,1500\n"
+    )
+    ran = run.Run(folder=tmp_path, manifest={"timeline": timeline})
+
+    assert [s.phase for s in curve.steps(ran, run.ServerRun(folder=tmp_path, outcome={}))] == ["json-at-2000"]
 
 
 def test_a_real_short_curve_reads_each_step_from_the_timeline_and_counts_each_request_once(fixture_copy):

@@ -25,8 +25,9 @@ import kotlin.math.sqrt
  * (labanalysis.curve_verdicts), from the pass's series. Where the two disagree, the search
  * spent a step where it was not needed, and the figure is still the analysis's.
  *
- * Each choice is a row of `curve-search.csv` (run-folder.json): the slot, the rate, and the
- * two steps it lies between.
+ * Each choice is a row of `curve-search.csv` (run-folder.json): the planned phase (a search
+ * slot, or a ladder step not offered), the rate offered (0 for none), and the two steps it lies
+ * between.
  */
 class CurveSearch(
     private val clock: RunClock,
@@ -71,6 +72,30 @@ class CurveSearch(
         return Guide((step.ratePerSecond * windowS).roundToInt(), tally?.answered?.get() ?: 0, tally?.overBound?.get() ?: 0)
     }
 
+    /** The ladder's steps this pass did not offer: the server rests in them ([offers]). */
+    private val rested = ConcurrentHashMap.newKeySet<String>()
+
+    /**
+     * Whether the ladder's step [step] is offered: not once the two steps of its endpoint before it both failed, above the highest
+     * it held. A step past a server's limit leaves a backlog behind it, and the ladder's top (10 times the platform server's
+     * `/json` limit, 30 times its `/dashboard`'s) left the platform server's queue and its 16,000 threads to the search, whose
+     * steps then measured the backlog: p99 on the wire 36-54 s at `/dashboard` 105-120/s, the server at its open files
+     * (20261127-170419-curve). So the ladder stops two steps past the limit, and the server rests until the search. Two, not one:
+     * a server near its limit can fail a step and hold the next (Ktor, `/json` 6,000/s failed, 8,000 held, in the same run).
+     */
+    fun offers(step: LoadPhase): Boolean {
+        val endpoint = step.endpoint ?: return true
+        awaitWire(step.fromSeconds - WINDOW_MARGIN_S)
+        val ended = endedSteps(endpoint, step.fromSeconds).sortedBy { it.toSeconds }
+        val highestHeld = ended.filter { guide(it).held }.maxOfOrNull { it.ratePerSecond } ?: 0
+        val last = ended.takeLast(LADDER_FAILED_IN_A_ROW)
+        val stop = last.size == LADDER_FAILED_IN_A_ROW && last.all { !guide(it).held && it.ratePerSecond > highestHeld }
+        if (!stop) return true
+        rested += step.name
+        record(endpoint, step, 0, highestHeld.takeIf { it > 0 }, last.minOf { it.ratePerSecond })
+        return false
+    }
+
     /**
      * The rate for search slot [slot], now that the steps before it have ended: between the highest step of its endpoint the
      * guide says held and the lowest above it that did not. Null, and nothing is offered in the slot, where there is no such
@@ -79,22 +104,32 @@ class CurveSearch(
      */
     fun rateFor(slot: LoadPhase): Int? {
         val endpoint = slot.endpoint ?: return null
-        val index = LoadTimeline.searchSlot(slot) ?: return null
         awaitWire(slot.fromSeconds - WINDOW_MARGIN_S)
-        val steps = clock.timeline.phases.filter {
-            it.endpoint == endpoint && it.ratePerSecond > 0 && it.toSeconds <= slot.fromSeconds &&
-                it.name == LoadTimeline.curveStep(endpoint, it.ratePerSecond)
-        }
-        val (held, failed) = steps.partition { guide(it).held }
-        val highestHeld = held.maxOfOrNull { it.ratePerSecond } ?: return null
-        val lowestFailed = failed.map { it.ratePerSecond }.filter { it > highestHeld }.minOrNull() ?: return null
-        val rate = between(highestHeld, lowestFailed) ?: return null
-        csv.row(clock.seconds(), clock.phase(), endpoint, index, rate, highestHeld, lowestFailed)
-        csv.flush()
+        val (held, failed) = endedSteps(endpoint, slot.fromSeconds).partition { guide(it).held }
+        val highestHeld = held.maxOfOrNull { it.ratePerSecond }
+        val lowestFailed = failed.map { it.ratePerSecond }.filter { it > (highestHeld ?: Int.MAX_VALUE) }.minOrNull()
+        val rate = if (highestHeld != null && lowestFailed != null) between(highestHeld, lowestFailed) else null
+        record(endpoint, slot, rate ?: 0, highestHeld, lowestFailed)
         return rate
     }
 
-    /** Waits, a second at most, until the wire's reader has passed [loadSeconds]: its answers up to then are in the tallies. */
+    /** The steps of [endpoint] offered and ended by [loadSeconds], ladder and search alike. */
+    private fun endedSteps(endpoint: String, loadSeconds: Int): List<LoadPhase> = clock.timeline.phases.filter {
+        it.endpoint == endpoint && it.ratePerSecond > 0 && it.toSeconds <= loadSeconds && it.name !in rested &&
+            it.name == LoadTimeline.curveStep(endpoint, it.ratePerSecond)
+    }
+
+    private fun record(endpoint: String, planned: LoadPhase, rate: Int, held: Int?, failed: Int?) {
+        csv.row(clock.seconds(), clock.phase(), endpoint, planned.name, rate, held, failed)
+        csv.flush()
+    }
+
+    /**
+     * Waits, [WIRE_WAIT_MS] at most, until the wire's reader has passed [loadSeconds]: its answers up to then are in the tallies.
+     * No longer: the step's attack waits with it, and one that starts a second late is cut short (VegetaCurve.LATE_START_MS).
+     * Where the reader has not got there (the load's CPU full, or answers slower than the wait), the requests it has not seen
+     * count as over the bound, as they are by then.
+     */
     private fun awaitWire(loadSeconds: Double) {
         val until = System.nanoTime() + WIRE_WAIT_MS * 1_000_000
         while (latestLoadS < loadSeconds && System.nanoTime() < until) Thread.sleep(POLL_MS)
@@ -112,8 +147,15 @@ class CurveSearch(
          */
         const val WINDOW_MARGIN_S = 0.5
 
-        /** How long a choice waits for the wire's reader to catch up, when it has not. */
-        const val WIRE_WAIT_MS = 1000L
+        /**
+         * How long a choice waits for the wire's reader to catch up, when it has not. With a second, the search's attacks after a
+         * full load CPU started a second late and were cut by as much: 12-13% of each such step counted as dropped
+         * (20261127-170419-curve, the virtual-thread server's `/json` search steps at 6,400-6,900/s, p99 on the wire 1.5-1.8 ms).
+         */
+        const val WIRE_WAIT_MS = 300L
+
+        /** The ladder stops once this many of its steps in a row failed, above the highest held ([offers]). */
+        const val LADDER_FAILED_IN_A_ROW = 2
         private const val POLL_MS = 20L
 
         /**

@@ -68,8 +68,12 @@ class VegetaCurve(
     private val runner = Thread(::runAll, "vegeta-curve").apply { isDaemon = true }
 
     /** For the progress line: the attack under way at [loadSeconds], as `vegeta json-at-8000`; null between attacks. */
-    fun offering(loadSeconds: Double): String? =
-        attacks.firstOrNull { loadSeconds >= it.fromSeconds && loadSeconds < it.toSeconds }?.let { "vegeta ${it.step}" }
+    fun offering(loadSeconds: Double): String? {
+        val attack = attacks.firstOrNull { loadSeconds >= it.fromSeconds && loadSeconds < it.toSeconds } ?: return null
+        // A search slot's step takes its rate's name once chosen: the pass's phase that ends with the attack.
+        val step = clock.timeline.phases.firstOrNull { it.toSeconds == attack.toSeconds && it.endpoint == attack.endpoint }
+        return "vegeta ${step?.name ?: attack.step}"
+    }
 
     /** Starts following k6's timeline; call once the clock's load has started (RunClock.markLoadStart). */
     fun start() {
@@ -90,6 +94,8 @@ class VegetaCurve(
             if (waitMs > 0) Thread.sleep(waitMs)
             if (closed) return
             val attack = if (planned.searched) searched(planned) ?: continue else planned
+            // Past the server's limit the ladder stops, and the server rests until the search (CurveSearch.offers).
+            if (!planned.searched && search != null && !offeredByLadder(planned)) continue
             // The whole attack, from its own start: a few ms late (vegeta's and this thread's start), its schedule (the n-th
             // request due n / rate after the first) covers the step, and ends as few ms after it. Late by more than a second, it
             // is cut to end with its step, and what it did not send by then counts as dropped.
@@ -119,6 +125,11 @@ class VegetaCurve(
         val rate = search.rateFor(phase) ?: return null
         val offered = clock.timeline.offer(phase, rate)
         return slot.copy(step = offered.name, ratePerSecond = rate)
+    }
+
+    private fun offeredByLadder(step: Attack): Boolean {
+        val phase = clock.timeline.phases.firstOrNull { it.name == step.step } ?: return true
+        return search?.offers(phase) ?: true
     }
 
     private fun command(attack: Attack, durationMs: Long): List<String> {

@@ -67,7 +67,7 @@ class CurveSearchTest {
         val rows = File(dir, CurveSearch.FILE).readLines()
         assertEquals(RunFolderFormat.columns(CurveSearch.FILE).joinToString(","), rows.first())
         assertEquals(
-            listOf("1,280,200,400", "2,330,280,400", "3,300,280,330"),
+            listOf("json-search-1,280,200,400", "json-search-2,330,280,400", "json-search-3,300,280,330"),
             rows.drop(1).map {
                 it.split(',').drop(3).joinToString(",")
             },
@@ -90,5 +90,29 @@ class CurveSearchTest {
             }
             assertNull(search.rateFor(slot), "the ladder's top held: its limit is above the curve")
         }
+        val rows = File(dir, CurveSearch.FILE).readLines().drop(1).map { it.split(',').drop(3).joinToString(",") }
+        assertEquals(listOf("json-search-1,0,,", "json-search-1,0,400,"), rows, "each slot offered nothing, and says so")
+    }
+
+    @Test
+    fun `the ladder stops once two of its steps in a row failed above the highest held, and the server rests`(@TempDir dir: File) {
+        val ladder = profile.copy(jsonCurveRatesPerSecond = listOf(100, 200, 300, 400, 500))
+        val clock = RunClock(ladder).apply { markLoadStart() }
+        val loadStart = -clock.loadSeconds(0.0)
+        fun phase(rate: Int) = clock.timeline.phases.single { it.name == "json-at-$rate" }
+        CurveSearch(clock, mapOf("json" to 50.0), dir).use { search ->
+            fun step(rate: Int, ms: Double) = repeat(rate * (phase(rate).toSeconds - phase(rate).fromSeconds)) { i ->
+                search.answered(loadStart + phase(rate).fromSeconds + i.toDouble() / rate, "json-at-$rate", "json", ms)
+            }
+            assertTrue(search.offers(phase(100)), "the first step, with nothing before it")
+            step(100, 1.0)
+            step(200, 80.0)
+            assertTrue(search.offers(phase(300)), "one step failed: a server near its limit can hold the next")
+            step(300, 80.0)
+            assertFalse(search.offers(phase(400)), "two in a row failed")
+            assertFalse(search.offers(phase(500)), "and the ladder stays stopped")
+        }
+        val rows = File(dir, CurveSearch.FILE).readLines().drop(1).map { it.split(',').drop(3).joinToString(",") }
+        assertEquals(listOf("json-at-400,0,100,200", "json-at-500,0,100,200"), rows)
     }
 }

@@ -117,8 +117,8 @@ class VegetaCurveIT {
             val lines = File(searchDir, CurveSearch.FILE).readLines()
             assertEquals(RunFolderFormat.columns(CurveSearch.FILE), lines.first().split(','))
             val choices = lines.drop(1).map { it.split(',') }
-            assertEquals(listOf("1", "280", "200", "400"), choices.first().subList(3, 7), "the first slot: $choices")
-            assertEquals(listOf("1", "2"), choices.map { it[3] }, "both slots offered: $choices")
+            assertEquals(listOf("json-search-1", "280", "200", "400"), choices.first().subList(3, 7), "the first slot: $choices")
+            assertEquals(listOf("json-search-1", "json-search-2"), choices.map { it[3] }, "both slots offered: $choices")
             val second = choices[1][4].toInt()
             assertTrue(second in 201 until 280 || second in 281 until 400, "the second slot inside the gap the first left: $second")
             val phases = clock.timeline.phases.map { it.name }
