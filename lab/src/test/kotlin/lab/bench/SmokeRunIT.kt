@@ -6,6 +6,7 @@ import kotlinx.serialization.json.jsonObject
 import kotlinx.serialization.json.jsonPrimitive
 import kotlinx.serialization.json.long
 import lab.bench.folder.RunFolderFormat
+import lab.bench.load.CurveSearch
 import lab.bench.load.Profile
 import lab.bench.load.VegetaCurve
 import lab.handlers.PinTrap
@@ -115,9 +116,11 @@ class SmokeRunIT {
         assertEquals(RunFolderFormat.version, manifest.runFolderFormat)
         for (outcome in manifest.outcomes) {
             val server = outcome.folder!!
-            // vegeta's series only where the profile gives it the curve (the smoke profile does not); the wire's where it read packets.
+            // vegeta's series only where the profile gives it the curve (the smoke profile does not), the search's where it searches;
+            // the wire's where it read packets.
             val expected = RunFolderFormat.declaration.series.keys
                 .filter { it != VegetaCurve.FILE || manifest.profile.curveGenerator == Profile.VEGETA }
+                .filter { it != CurveSearch.FILE || manifest.profile.curveSearchSteps > 0 }
                 .filter { it != "wire.csv" || outcome.marks.none { mark -> mark.startsWith("no wire latency") } }
             for (file in expected.map { File(runDir, "$server/$it") }) {
                 assertTrue(file.isFile, "$server/${file.name} is missing")
