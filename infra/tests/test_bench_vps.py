@@ -228,9 +228,12 @@ def scheduled_iterations(manifest: dict, socket_vus: int) -> dict[str, int]:
 
 # k6 alone is not exact at an arrival-rate scenario's end: one unsegmented k6 v1.8.1 made 81,
 # 80, 80 and 80 iterations of 20/s for 4 s, and 900 of a ramp whose integral is 901 (4 runs
-# here). So each segment may make one iteration more than its share at the end, or the ramp one
-# less, and no more than that: a lost or doubled segment would be hundreds off.
+# here). So each segment may make one iteration more than its share at the end, or its ramp one
+# less, and no more than that: a lost or doubled segment would be hundreds off. Both segments
+# may fall short together (CI at 75928ca: 850 + 849 of a scheduled 1,701), so the bound is one
+# per segment either way.
 BOUNDARY = 1
+SLACK = 2 * BOUNDARY  # the smoke run has two segments
 
 
 @pytest.fixture(scope="module")
@@ -278,9 +281,9 @@ def test_the_two_segments_together_make_the_profiles_iterations_each_its_half(ho
         assert made["0"].keys() | made["1"].keys() == scheduled.keys(), server
         for scenario, wanted in scheduled.items():
             first, second = round(made["0"].get(scenario, 0)), round(made["1"].get(scenario, 0))
-            assert wanted - BOUNDARY <= first + second <= wanted + 2 * BOUNDARY, f"{server} {scenario}: {first} + {second}, scheduled {wanted}"
+            assert wanted - SLACK <= first + second <= wanted + SLACK, f"{server} {scenario}: {first} + {second}, scheduled {wanted}"
             # Equal segments get equal shares: k6 stripes the iterations over them.
-            assert abs(first - second) <= 2 * BOUNDARY, f"{server} {scenario}: {first} and {second}"
+            assert abs(first - second) <= SLACK, f"{server} {scenario}: {first} and {second}"
 
 
 def test_merged_percentiles_are_those_of_all_raw_samples(hosts, smoke_run):
