@@ -6,7 +6,7 @@ import math
 import pandas as pd
 import pytest
 
-from labanalysis import curve, curve_tables, curve_verdicts, k6gc, latency, repeats, run
+from labanalysis import curve, curve_sent, curve_tables, curve_verdicts, k6gc, latency, repeats, run
 
 FIXTURE = ("curve-run", "20261127-002232-smoke")
 
@@ -100,7 +100,7 @@ def test_a_steps_whole_seconds_leave_out_the_seconds_it_shares_with_the_phases_e
     server = run.ServerRun(folder=None, outcome={"loadStartEpochMs": 1_000_500})
     step = curve.Step("json-at-500", "json", 500, from_s=10, to_s=18)
 
-    assert curve.whole_seconds(server, step) == (1011, 1018)
+    assert curve_sent.whole_seconds(server, step) == (1011, 1018)
 
 
 def test_a_search_slot_is_the_step_its_pass_chose_a_rate_for_and_counts_for_that_pass_alone(tmp_path):
@@ -241,17 +241,17 @@ def _vegeta_attack(folder, rate: int, seconds: int, late_from_seq: int | None = 
 def test_a_vegeta_step_counts_what_was_due_in_it_and_drops_what_went_out_over_a_second_late_or_never(tmp_path):
     step = curve.Step("json-at-100", "json", 100, from_s=52, to_s=60, generator="vegeta", settle_from_s=50)
 
-    on_time = curve.vegeta_figures(_vegeta_attack(tmp_path, 100, 8), step)
+    on_time = curve_sent.vegeta_figures(_vegeta_attack(tmp_path, 100, 8), step)
     assert on_time["sent"] == 800 and on_time["dropped"] == 0 and on_time["failed"] == 0
 
     # From the 500th request of the attack (300 into the step) every one went out 1.5 s late: 500 of the step's 800 dropped.
-    late = curve.vegeta_figures(_vegeta_attack(tmp_path, 100, 8, late_from_seq=500), step)
+    late = curve_sent.vegeta_figures(_vegeta_attack(tmp_path, 100, 8, late_from_seq=500), step)
     assert late["dropped"] == 500
     # The attack sent nothing from its 700th on: 500 of the step's requests went out, the last 300 never did.
-    stopped = curve.vegeta_figures(_vegeta_attack(tmp_path, 100, 8, stop_at_seq=700), step)
+    stopped = curve_sent.vegeta_figures(_vegeta_attack(tmp_path, 100, 8, stop_at_seq=700), step)
     assert stopped["sent"] == 500 and stopped["dropped"] == 300
     # A failed check counts in the step it was due in only (the 150th is in the settling seconds).
-    failing = curve.vegeta_figures(_vegeta_attack(tmp_path, 100, 8, failed_seqs={150, 250, 251}), step)
+    failing = curve_sent.vegeta_figures(_vegeta_attack(tmp_path, 100, 8, failed_seqs={150, 250, 251}), step)
     assert failing["failed"] == 2
 
 
@@ -270,7 +270,7 @@ def test_the_steady_phases_dropped_iterations_stop_where_its_scenario_goes_on_to
 
     assert latency.steady_until(ran, server, "json") == 1015
     assert latency.dropped_iterations(server, "json", latency.steady_until(ran, server, "json")) == 2
-    assert curve.dropped(server, curve.steps(ran)[0]) == 40
+    assert curve_sent.dropped(server, curve.steps(ran)[0]) == 40
     # Without a curve after it, the steady phase's count runs to the scenario's end, as it always did.
     assert latency.steady_until(run.Run(tmp_path, {"timeline": timeline[:1]}, [server]), server, "json") is None
 

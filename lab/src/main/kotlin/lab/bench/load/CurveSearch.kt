@@ -56,7 +56,7 @@ class CurveSearch(
     fun answered(atSeconds: Double, phase: String, endpoint: String, ms: Double) {
         val loadS = clock.loadSeconds(atSeconds)
         if (loadS > latestLoadS) latestLoadS = loadS
-        val step = clock.timeline.phases.firstOrNull { it.name == phase } ?: return
+        val step = clock.timeline.named(phase) ?: return
         if (step.endpoint != endpoint || step.ratePerSecond == 0 || phase != LoadTimeline.curveStep(endpoint, step.ratePerSecond)) return
         if (loadS >= step.toSeconds - WINDOW_MARGIN_S) return
         val bound = boundsMs[endpoint] ?: return

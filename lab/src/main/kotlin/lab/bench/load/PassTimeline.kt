@@ -8,9 +8,21 @@ package lab.bench.load
  * pass's `curve-search.csv`.
  */
 class PassTimeline(planned: List<LoadPhase>) {
+    /** The phases and their index by name, replaced together, so that a reader never sees one without the other. */
+    private class Offered(val phases: List<LoadPhase>) {
+        val byName: Map<String, LoadPhase> = phases.associateBy { it.name }
+    }
+
+    @Volatile private var offered = Offered(planned)
+
     /** The phases as they stand: the planned ones, with every slot offered so far named for its rate. */
-    @Volatile var phases: List<LoadPhase> = planned
-        private set
+    val phases: List<LoadPhase> get() = offered.phases
+
+    /**
+     * The phase named [name] as it stands, or null. The wire's reader asks this for every answer (CurveSearch.answered), at
+     * up to 10,000 a second, so it is a lookup rather than a scan of the timeline's hundred-odd phases.
+     */
+    fun named(name: String): LoadPhase? = offered.byName[name]
 
     /**
      * Names search slot [step] (a [LoadPhase.searched] measured phase) and its settling phase for [ratePerSecond]; returns the
@@ -20,16 +32,19 @@ class PassTimeline(planned: List<LoadPhase>) {
     fun offer(step: LoadPhase, ratePerSecond: Int): LoadPhase {
         val endpoint = requireNotNull(step.endpoint) { "${step.name} offers no endpoint" }
         require(step.searched && ratePerSecond > 0) { "${step.name} is not a search slot, or $ratePerSecond is no rate" }
-        val named = LoadTimeline.curveStep(endpoint, ratePerSecond)
-        require(phases.none { it.name == named }) { "$named is already a step of this pass" }
+        val name = LoadTimeline.curveStep(endpoint, ratePerSecond)
+        require(named(name) == null) { "$name is already a step of this pass" }
+        val phases = offered.phases
         val at = phases.indexOfFirst { it.name == step.name }
         require(at > 0) { "${step.name} is not in this pass's timeline" }
         val settle = phases[at - 1]
-        val offered = step.copy(name = named, ratePerSecond = ratePerSecond)
-        phases = phases.toMutableList().apply {
-            set(at - 1, settle.copy(name = LoadTimeline.curveSettle(endpoint, ratePerSecond), ratePerSecond = ratePerSecond))
-            set(at, offered)
-        }
-        return offered
+        val chosen = step.copy(name = name, ratePerSecond = ratePerSecond)
+        offered = Offered(
+            phases.toMutableList().apply {
+                set(at - 1, settle.copy(name = LoadTimeline.curveSettle(endpoint, ratePerSecond), ratePerSecond = ratePerSecond))
+                set(at, chosen)
+            },
+        )
+        return chosen
     }
 }

@@ -38,28 +38,16 @@ class VegetaCurve(
     private val dir: File,
     private val clock: RunClock,
     /** Chooses each search slot's rate; null offers nothing in them. */
-    private val search: CurveSearch?,
+    search: CurveSearch?,
     /** Called with each attack's pid as it starts: the CPU sampler follows it (CpuSampler.Role.VEGETA). */
     private val onAttack: (Long) -> Unit,
 ) : AutoCloseable {
-    /**
-     * One step's attack: its measured phase's name, endpoint and rate, from its settling phase's start to its end, in seconds of
-     * load. A search slot's is [searched], its rate 0 until chosen.
-     */
-    data class Attack(
-        val step: String,
-        val endpoint: String,
-        val ratePerSecond: Int,
-        val fromSeconds: Int,
-        val toSeconds: Int,
-        val searched: Boolean = false,
-    )
-
-    val attacks: List<Attack> = attacksOf(timeline)
+    val attacks: List<VegetaAttack> = VegetaAttack.allOf(timeline)
     private val workDir = File(dir, "vegeta")
-    private val started = mutableListOf<Pair<Attack, Process>>()
+    private val started = mutableListOf<Pair<VegetaAttack, Process>>()
 
     private val failures = mutableListOf<String>()
+    private val choice = VegetaAttackChoice(clock, search) { problem -> synchronized(failures) { failures += problem } }
 
     /** What went wrong with an attack, for the pass's marks: one that did not start, failed, or was stopped unfinished. */
     val problems: List<String> get() = synchronized(failures) { failures.toList() }
@@ -93,9 +81,8 @@ class VegetaCurve(
             val waitMs = ((planned.fromSeconds - clock.loadSeconds()) * 1000).toLong()
             if (waitMs > 0) Thread.sleep(waitMs)
             if (closed) return
-            val attack = if (planned.searched) searched(planned) ?: continue else planned
-            // Past the server's limit the ladder stops, and the server rests until the search (CurveSearch.offers).
-            if (!planned.searched && search != null && !offeredByLadder(planned)) continue
+            // A search slot at its chosen rate; past the server's limit the ladder stops, and the server rests until the search.
+            val attack = choice.offered(planned) ?: continue
             // The whole attack, from its own start: a few ms late (vegeta's and this thread's start), its schedule (the n-th
             // request due n / rate after the first) covers the step, and ends as few ms after it. Late by more than a second, it
             // is cut to end with its step, and what it did not send by then counts as dropped.
@@ -115,24 +102,7 @@ class VegetaCurve(
         }
     }
 
-    /** Search slot [slot] at the rate the search chooses for it, the pass's timeline named for it; null to offer nothing. */
-    private fun searched(slot: Attack): Attack? {
-        val phase = clock.timeline.phases.firstOrNull { it.name == slot.step } ?: return null
-        if (search == null) {
-            synchronized(failures) { failures += "no wire to guide the curve's search: ${slot.step} offered nothing" }
-            return null
-        }
-        val rate = search.rateFor(phase) ?: return null
-        val offered = clock.timeline.offer(phase, rate)
-        return slot.copy(step = offered.name, ratePerSecond = rate)
-    }
-
-    private fun offeredByLadder(step: Attack): Boolean {
-        val phase = clock.timeline.phases.firstOrNull { it.name == step.step } ?: return true
-        return search?.offers(phase) ?: true
-    }
-
-    private fun command(attack: Attack, durationMs: Long): List<String> {
+    private fun command(attack: VegetaAttack, durationMs: Long): List<String> {
         val inFlight = K6Plan.vusFor(attack.ratePerSecond).toString()
         return listOf(
             vegeta.path, "attack",
@@ -209,7 +179,7 @@ class VegetaCurve(
     }
 
     /** vegeta's CSV (no header; its columns in `vegeta encode -h`) into run-folder.json's for [FILE]. */
-    private fun copyRows(attack: Attack, encoded: File, csv: SeriesCsv) {
+    private fun copyRows(attack: VegetaAttack, encoded: File, csv: SeriesCsv) {
         CsvReader.builder().allowMissingFields(true).ofCsvRecord(encoded.toPath()).use { records ->
             for (r in records) {
                 if (r.fieldCount < 9) continue
@@ -275,30 +245,5 @@ class VegetaCurve(
          * those would count as dropped; past the step they fall in the next settling phase, not measured.
          */
         const val TAIL_MS = 250L
-
-        /**
-         * Each vegeta step of [timeline] as one attack, its settling phase and its measured phase end to end: the ladder's steps
-         * and the search's slots, in the order they run.
-         */
-        fun attacksOf(timeline: List<LoadPhase>): List<Attack> {
-            // A step's settling phase is the one before it.
-            val settles = timeline.zipWithNext().associate { (settle, step) -> step.name to settle }
-            val steps = timeline.filter { phase ->
-                val endpoint = phase.endpoint
-                val ladder = endpoint != null && phase.name == LoadTimeline.curveStep(endpoint, phase.ratePerSecond)
-                phase.generator == Profile.VEGETA && (ladder || LoadTimeline.searchSlot(phase) != null)
-            }
-            return steps.map { step ->
-                val settle = settles[step.name]
-                Attack(
-                    step.name,
-                    step.endpoint!!,
-                    step.ratePerSecond,
-                    settle?.fromSeconds ?: step.fromSeconds,
-                    step.toSeconds,
-                    step.searched,
-                )
-            }
-        }
     }
 }

@@ -61,12 +61,12 @@ class LoadTimelineTest {
         assertTrue(profile.timeline.takeWhile { it.name != "json-to-100" }.all { it.generator == Profile.K6 })
         assertEquals(K6Plan.vusFor(profile.jsonRatePerSecond), K6Plan.of(profile, 300, "http://127.0.0.1:1").jsonVus)
 
-        val attacks = VegetaCurve.attacksOf(profile.timeline)
+        val attacks = VegetaAttack.allOf(profile.timeline)
         assertEquals(listOf("json-at-100", "json-at-900", "dashboard-at-20"), attacks.map { it.step })
         val first = attacks.first()
         assertEquals(profile.timeline.single { it.name == "json-to-100" }.fromSeconds, first.fromSeconds)
         assertEquals(profile.timeline.single { it.name == "json-at-100" }.toSeconds, first.toSeconds)
-        assertEquals(emptyList(), VegetaCurve.attacksOf(smoke.timeline), "k6 offers the curve unless the profile says otherwise")
+        assertEquals(emptyList(), VegetaAttack.allOf(smoke.timeline), "k6 offers the curve unless the profile says otherwise")
     }
 
     @Test
@@ -96,7 +96,7 @@ class LoadTimelineTest {
                 LoadTimeline.searchSlot(curve.single { it.name == name })
             },
         )
-        val attacks = VegetaCurve.attacksOf(profile.timeline)
+        val attacks = VegetaAttack.allOf(profile.timeline)
         assertEquals(listOf(false, false, true, true, false, true, true), attacks.map { it.searched })
         val slot = attacks.first { it.searched }
         assertEquals(
@@ -133,6 +133,8 @@ class LoadTimelineTest {
             pass.phases.map { it.fromSeconds to it.toSeconds },
             "only names and rates change",
         )
+        assertEquals(offered, pass.named("json-at-150"), "the wire's reader finds the step by its new name")
+        assertEquals(null, pass.named("json-search-1"), "and no longer by the slot's")
         assertThrows<IllegalArgumentException> { pass.offer(pass.phases.single { it.name == "json-search-2" }, 200) }
         assertThrows<IllegalArgumentException> { pass.offer(pass.phases.single { it.name == "json-at-100" }, 120) }
     }

@@ -1,0 +1,69 @@
+"""What the load generator sent in one of the curve's steps (labanalysis.curve): its requests' timings by its own clock, those that
+failed, and those it did not send on time. k6 tags each request with the phase it was sent in, and its dropped iterations are counted
+by their timestamps over the step's whole seconds; vegeta's requests are those its attack for the step had due within it. So each
+figure of a step counts that step alone, and an open model's shortfall counts as dropped whichever generator offered the step."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+from . import latency
+from .run import ServerRun
+
+if TYPE_CHECKING:
+    from .curve import Step
+
+# How late a request may start before an open model counts it as dropped: k6's VUs hold a second's worth (K6Plan.STALL_TOLERANCE_MS).
+STALL_TOLERANCE_S = 1.0
+
+
+def whole_seconds(server: ServerRun, step: Step) -> tuple[int, int] | None:
+    """latency.whole_seconds of the step: the epoch seconds of k6's samples wholly inside it, [first, until); None without the
+    load's start time. A step measured for L seconds has L - 1 of them where the load did not start on a whole second."""
+    start_ms = server.outcome.get("loadStartEpochMs")
+    return None if start_ms is None else latency.whole_seconds(start_ms, step.from_s, step.to_s)
+
+
+def dropped(server: ServerRun, step: Step) -> float:
+    """The iterations k6 could not start on time in the step's whole seconds (its endpoint's scenario runs every step); NaN where
+    the step has no whole second, or the pass no samples."""
+    window = whole_seconds(server, step)
+    samples = server.k6_samples
+    if window is None or samples.empty or window[1] <= window[0]:
+        return math.nan
+    rows = samples[(samples["metric_name"] == "dropped_iterations") & (samples["scenario"] == step.endpoint)]
+    first, until = window
+    return float(rows.loc[(rows["timestamp"] >= first) & (rows["timestamp"] < until), "metric_value"].sum())
+
+
+def k6_figures(server: ServerRun, step: Step) -> dict:
+    """What k6 sent in the step: its requests' timings (k6's own), the failed ones, and the iterations it could not start on time."""
+    samples = server.k6_samples
+    tagged = samples[samples["extra_tags"] == f"endpoint={step.phase}"] if not samples.empty else samples
+    durations = tagged.loc[tagged["metric_name"] == "http_req_duration", "metric_value"].astype(float)
+    failed = float(tagged.loc[tagged["metric_name"] == "http_req_failed", "metric_value"].sum())
+    return {"sent": len(durations), "failed": failed, "dropped": dropped(server, step), "ms": durations}
+
+
+def vegeta_figures(server: ServerRun, step: Step) -> dict:
+    """What vegeta sent for the step (the requests of its attack due within the step's seconds), which failed (no 200, or a /json
+    body not the contract's), their timings (vegeta's own), and how many of those due it did not send on time.
+
+    The n-th request of an attack is due n / rate after the first was sent. Where k6 has a VU a second's worth of requests deep and
+    drops an iteration that finds none free (K6Plan.STALL_TOLERANCE_MS), vegeta, with as many workers, waits for one; a request it
+    sent more than that second late, or never sent, counts as dropped, so the two are judged alike."""
+    rows = server.vegeta
+    rows = rows[rows["attack"] == step.phase] if not rows.empty else rows
+    settle_from = step.settle_from_s if step.settle_from_s is not None else step.from_s
+    first = step.rate_per_s * (step.from_s - settle_from)
+    due = step.rate_per_s * (step.to_s - step.from_s)
+    if rows.empty:
+        return {"sent": 0, "failed": 0.0, "dropped": float(due) if not server.vegeta.empty else math.nan, "ms": pd.Series(dtype=float)}
+    began = float((rows["time_s"] - rows["seq"] / step.rate_per_s).min())
+    mine = rows[(rows["seq"] >= first) & (rows["seq"] < first + due)]
+    late = mine["time_s"] - (began + mine["seq"] / step.rate_per_s) > STALL_TOLERANCE_S
+    failed = float((mine["checks_passed"] != 1).sum())
+    return {"sent": len(mine), "failed": failed, "dropped": float(due - (~late).sum()), "ms": mine["ms"].astype(float)}
