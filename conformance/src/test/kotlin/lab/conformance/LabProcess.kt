@@ -3,6 +3,7 @@ package lab.conformance
 import lab.support.Children
 import lab.support.JvmFlags
 import lab.support.ProcView
+import lab.support.ReadyLine
 import java.io.File
 import java.net.URI
 
@@ -14,7 +15,13 @@ import java.net.URI
  * prints its `READY` line, from which the port it bound is read. Closing it sends SIGTERM and
  * waits for a graceful exit.
  */
-class LabProcess private constructor(val name: String, private val process: Process, val baseUrl: URI) : AutoCloseable {
+class LabProcess private constructor(
+    val name: String,
+    private val process: Process,
+    val baseUrl: URI,
+    /** The `READY` line it printed, with the facts it announces about itself. */
+    val readyLine: String,
+) : AutoCloseable {
     val pid: Long get() = process.pid()
 
     val isAlive: Boolean get() = process.isAlive
@@ -59,7 +66,7 @@ class LabProcess private constructor(val name: String, private val process: Proc
                 Children.stop(process, graceSeconds = 0)
                 error("$name did not print its READY line within $READY_TIMEOUT_SECONDS s; its output is in $log")
             }
-            return LabProcess(name, process, URI(url))
+            return LabProcess(name, process, URI(url), log.useLines { lines -> lines.first { ReadyLine.urlIn(it) != null } })
         }
     }
 }

@@ -25,6 +25,9 @@ internal class PassMeasured {
     var vegeta: VegetaCurve? = null
     var search: CurveSearch? = null
 
+    /** The futex hash the server announced on its READY line (lab.support.FutexHash). */
+    var futexHash: String? = null
+
     /** Why this pass has no wire.csv, on a host that lets the harness read no packets. */
     var noWire: String? = null
 

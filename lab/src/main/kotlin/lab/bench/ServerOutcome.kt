@@ -64,6 +64,8 @@ data class ServerOutcome(
     val jsonCpu: CpuSummary? = null,
     /** Where memory.csv's kernel memory came from: `cgroup-v1` (the server's own group) or `sockstat-host` (the host's TCP memory). */
     val kernelMemorySource: String? = null,
+    /** The futex hash the server's threads waited in, as its READY line says (lab.support.FutexHash): `global` or `private-<buckets>`. */
+    val futexHash: String? = null,
 ) {
     val ok: Boolean get() = status == OK
 

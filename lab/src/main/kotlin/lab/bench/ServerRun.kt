@@ -21,6 +21,8 @@ import lab.bench.load.LoadGeneratorLost
 import lab.bench.load.VegetaCurve
 import lab.support.ChildExited
 import lab.support.Children
+import lab.support.ReadyLine
+import lab.support.ServerConfig
 import lab.support.ServerEntry
 import lab.support.Stub
 import lab.verify.ContractCheck
@@ -96,7 +98,7 @@ class ServerRun(
         }
         lostGenerator?.let { throw it }
         val outcome = PassOutcome.of(server, setup, dir, streamJfr, measured, clock, failure, startNs)
-        return record(outcome.copy(kernelMemorySource = kernel.source))
+        return record(outcome.copy(kernelMemorySource = kernel.source, futexHash = measured.futexHash))
     }
 
     private fun record(outcome: ServerOutcome): ServerOutcome {
@@ -108,6 +110,9 @@ class ServerRun(
     private fun drive(process: Process, kernel: KernelMemory, clock: RunClock, measured: PassMeasured, load: SeriesCsv): String? {
         val url = Children.awaitReady(process, File(dir, "server.log"), READY_TIMEOUT_S)
             ?: throw ServerFailure("did not print its READY line within $READY_TIMEOUT_S s")
+        measured.futexHash = File(dir, "server.log").useLines { lines ->
+            lines.firstNotNullOfOrNull { line -> ReadyLine.urlIn(line)?.let { ReadyLine.fact(line, ServerConfig.FUTEX_HASH) } }
+        }
         ContractCheck.firstBreach(URI(url))?.let { throw ServerFailure("broke the contract before any load: $it") }
         // Each request as the wire saw it (WireLatency), beside k6's own timing of it; with load from other hosts the
         // requests do not pass through this host's loopback.

@@ -18,6 +18,7 @@ object ReadyLine {
     /** The process id a ready line announces, or null if [line] is not one. */
     fun pidIn(line: String): Long? = fact(line, "pid")?.toLongOrNull()
 
-    private fun fact(line: String, key: String): String? =
+    /** The fact [key] a ready line announces, or null if [line] is not one or has no such fact. */
+    fun fact(line: String, key: String): String? =
         if (line.startsWith("$WORD ")) line.split(' ').firstOrNull { it.startsWith("$key=") }?.removePrefix("$key=") else null
 }

@@ -48,8 +48,14 @@ abstract class ServerCommand(private val engine: String, private val model: Stri
     ).int().restrictTo(0..Int.MAX_VALUE).default(0)
     private val socketBallastKind by option("--socket-ballast", help = "where that ballast lives: a byte array, or a direct buffer")
         .choice(SocketBallast.Kind.entries.associateBy { it.slug }).default(SocketBallast.Kind.HEAP)
+    private val futexHash by option(
+        "--futex-hash",
+        help = "the kernel's hash for this process's waiting threads: global (as before Linux 6.16), or the kernel's own choice",
+    ).choice(FutexHash.Choice.entries.associateBy { it.slug }).default(FutexHash.Choice.GLOBAL)
 
     final override fun run() {
+        // Before the server starts threads of its own; the kernel moves the JVM's few (GC, JIT) across.
+        val futexHashNow = FutexHash.apply(futexHash)
         val config = ServerConfig(
             engine = engine,
             model = model,
@@ -58,6 +64,7 @@ abstract class ServerCommand(private val engine: String, private val model: Stri
             downstreamUrl = downstreamUrl.trimEnd('/'),
             limits = Limits(maxDelayMs, maxCpuIterations, maxBytes, maxFrameBytes, downstreamTimeoutMs, requestHeadTimeoutMs),
             socketBallast = SocketBallast(socketBallastBytes, socketBallastKind),
+            futexHash = futexHashNow,
         )
         serve(config)
     }
@@ -76,15 +83,20 @@ data class ServerConfig(
     val limits: Limits,
     /** What each open WebSocket holds; none unless a test of the memory pipeline asks. */
     val socketBallast: SocketBallast = SocketBallast.NONE,
+    /** The futex hash the process has ([FutexHash.describe]), on its READY line as `futexHash`. */
+    val futexHash: String = FutexHash.describe(),
 ) {
     /** Prints the server's [ReadyLine] once it accepts connections on [boundPort]. */
     fun announceReady(boundPort: Int) {
-        println(ReadyLine.format(model, "http://$host:$boundPort", "engine" to engine, "jdk" to Runtime.version()))
+        println(ReadyLine.format(model, "http://$host:$boundPort", "engine" to engine, "jdk" to Runtime.version(), FUTEX_HASH to futexHash))
         System.out.flush()
     }
 
     companion object {
         /** How long a server may take to stop on SIGTERM before open work is cut off: inside the contract's 5 s. */
         const val SHUTDOWN_GRACE_MS = 3_000L
+
+        /** The READY line's fact naming the process's futex hash ([FutexHash]). */
+        const val FUTEX_HASH = "futexHash"
     }
 }
