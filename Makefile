@@ -70,7 +70,7 @@ smoke: ## the servers' smoke check: build, start the stub and each server, and h
 # its JFR reader knows the format of every server's recording. The servers run on JDK 25 unless JDK=21.
 # A run in which a server failed (exit code 1) still gets its report; bad input (2) and a
 # preflight refusal (3) have no run to report on.
-bench: build ## run every server under one k6 profile and render its report: make bench [PROFILE=local|smoke|vps] [JDK=21|25 or JDKS=21,25] [ONLY=<server>,...] [RATE=1500] [K6_DASHBOARD=on]
+bench: build ## run every server under one k6 profile and render its report: make bench [PROFILE=local|smoke|vps] [JDK=21|25 or JDKS=21,25] [ONLY=<server>,...] [RATE=1500] [K6_DASHBOARD=on] [FUTEX_HASH=kernel]
 ifneq ($(BENCH_JDKS),)
 	@# One run per JDK, each with its own report, then the first against each other one. A run in which a server failed
 	@# is compared too; one refused (2 or 3) stops here.
@@ -85,7 +85,7 @@ else
 	  $(MAKE) --no-print-directory floor JDKS="$$jdk" || echo "make bench: make floor did not finish; the report says what its split lacks"; fi
 	status=0; "$$(setup/jdk.sh 25)/bin/java" --enable-native-access=ALL-UNNAMED -jar lab/target/lab.jar --profile $(PROFILE) \
 	  --server-jdk "$$(setup/jdk.sh $(or $(JDK),25))" --k6 "$$(setup/k6.sh)" --vegeta "$$(setup/vegeta.sh)" --pin-threshold-ms $(PIN_THRESHOLD_MS) \
-	  $(if $(ONLY),--servers $(ONLY),) $(if $(RATE),--json-rate $(RATE),) $(if $(K6_DASHBOARD),--k6-dashboard,) || status=$$?; \
+	  $(if $(ONLY),--servers $(ONLY),) $(if $(RATE),--json-rate $(RATE),) $(if $(K6_DASHBOARD),--k6-dashboard,) $(if $(FUTEX_HASH),--futex-hash $(FUTEX_HASH),) || status=$$?; \
 	if [ $$status -le 1 ]; then $(MAKE) --no-print-directory report RUN=results/latest; fi; exit $$status
 endif
 

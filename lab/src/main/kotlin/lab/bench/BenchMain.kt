@@ -30,6 +30,7 @@ import lab.bench.load.Profile
 import lab.bench.load.SshHost
 import lab.bench.load.VegetaCurve
 import lab.handlers.Limits
+import lab.support.FutexHash
 import lab.support.JvmFlags
 import lab.support.LabMain
 import lab.support.ManifestFile
@@ -65,6 +66,10 @@ private class BenchCommand : CliktCommand(name = "bench") {
     ).int().restrictTo(0..(64 shl 20)).default(0)
     private val ballastKind by option("--socket-ballast", help = "where the ballast lives: heap or direct").choice("heap", "direct")
         .default("heap")
+    private val futexHash by option(
+        "--futex-hash",
+        help = "the futex hash every server waits in: global (the servers' default) or kernel (lab.support.FutexHash)",
+    ).choice(FutexHash.Choice.entries.associateBy { it.slug }).default(FutexHash.Choice.GLOBAL)
     private val k6Dashboard by option(
         "--k6-dashboard",
         help = "run k6's web dashboard too, live during each pass and exported into its folder (it costs k6's latency)",
@@ -97,8 +102,10 @@ private class BenchCommand : CliktCommand(name = "bench") {
     /** k6's dashboard runs when asked for, and always on load generators, which give k6 CPUs of its own. */
     private fun dashboardOn(generators: LoadGenerators?) = k6Dashboard || generators != null
 
-    private val ballastArgs: List<String>
-        get() = if (ballastBytes > 0) listOf("--socket-ballast-bytes", "$ballastBytes", "--socket-ballast", ballastKind) else emptyList()
+    /** What every server is started with beyond the address and the stub; the manifest records it (serverArgs). */
+    private val serverArgs: List<String>
+        get() = listOf("--futex-hash", futexHash.slug) +
+            if (ballastBytes > 0) listOf("--socket-ballast-bytes", "$ballastBytes", "--socket-ballast", ballastKind) else emptyList()
 
     override fun run() {
         try {
@@ -154,7 +161,7 @@ private class BenchCommand : CliktCommand(name = "bench") {
             val declared = RunSetup(
                 repo, profile, decision, File(serverJdk, "bin/java"), jdk.feature, k6,
                 File(repo, "loadtests/bench.js"), stubLatencyMs, jfr, bindAddress, serverPort, generators, split,
-                serverArgs = ballastArgs,
+                serverArgs = serverArgs,
                 k6Dashboard = dashboardOn(generators),
                 holdIn = holdIn,
                 vegeta = vegeta.takeIf { profile.curveGenerator == Profile.VEGETA },
@@ -191,7 +198,7 @@ private class BenchCommand : CliktCommand(name = "bench") {
         harnessJdk = Runtime.version().toString(),
         jvmFlags = JvmFlags.forServer(profile.heapMb, jdk.feature) + listOfNotNull(split?.activeProcessorCountFlag),
         cpuSplit = split,
-        serverArgs = ballastArgs,
+        serverArgs = serverArgs,
         k6Version = RunFolder.commandText(k6.path, "version").lineSequence().first(),
         vegeta = vegeta?.takeIf { profile.curveGenerator == Profile.VEGETA }?.path.orEmpty(),
         servers = servers.map { it.name },
