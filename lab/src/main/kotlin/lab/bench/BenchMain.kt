@@ -66,10 +66,8 @@ private class BenchCommand : CliktCommand(name = "bench") {
     ).int().restrictTo(0..(64 shl 20)).default(0)
     private val ballastKind by option("--socket-ballast", help = "where the ballast lives: heap or direct").choice("heap", "direct")
         .default("heap")
-    private val futexHash by option(
-        "--futex-hash",
-        help = "the futex hash every server waits in: global (the servers' default) or kernel (lab.support.FutexHash)",
-    ).choice(FutexHash.Choice.entries.associateBy { it.slug }).default(FutexHash.Choice.GLOBAL)
+    private val futexHash by option("--futex-hash", help = "where every server's threads wait: global or kernel (lab.support.FutexHash)")
+        .choice(FutexHash.Choice.entries.associateBy { it.slug }).default(FutexHash.Choice.GLOBAL)
     private val k6Dashboard by option(
         "--k6-dashboard",
         help = "run k6's web dashboard too, live during each pass and exported into its folder (it costs k6's latency)",
@@ -102,7 +100,6 @@ private class BenchCommand : CliktCommand(name = "bench") {
     /** k6's dashboard runs when asked for, and always on load generators, which give k6 CPUs of its own. */
     private fun dashboardOn(generators: LoadGenerators?) = k6Dashboard || generators != null
 
-    /** What every server is started with beyond the address and the stub; the manifest records it (serverArgs). */
     private val serverArgs: List<String>
         get() = listOf("--futex-hash", futexHash.slug) +
             if (ballastBytes > 0) listOf("--socket-ballast-bytes", "$ballastBytes", "--socket-ballast", ballastKind) else emptyList()
