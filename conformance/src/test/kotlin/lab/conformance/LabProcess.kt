@@ -66,7 +66,7 @@ class LabProcess private constructor(
                 Children.stop(process, graceSeconds = 0)
                 error("$name did not print its READY line within $READY_TIMEOUT_SECONDS s; its output is in $log")
             }
-            return LabProcess(name, process, URI(url), log.useLines { lines -> lines.first { ReadyLine.urlIn(it) != null } })
+            return LabProcess(name, process, URI(url), ReadyLine.firstIn(log)!!)
         }
     }
 }

@@ -110,9 +110,7 @@ class ServerRun(
     private fun drive(process: Process, kernel: KernelMemory, clock: RunClock, measured: PassMeasured, load: SeriesCsv): String? {
         val url = Children.awaitReady(process, File(dir, "server.log"), READY_TIMEOUT_S)
             ?: throw ServerFailure("did not print its READY line within $READY_TIMEOUT_S s")
-        measured.futexHash = File(dir, "server.log").useLines { lines ->
-            lines.firstNotNullOfOrNull { line -> ReadyLine.urlIn(line)?.let { ReadyLine.fact(line, ServerConfig.FUTEX_HASH) } }
-        }
+        measured.futexHash = ReadyLine.firstIn(File(dir, "server.log"))?.let { ReadyLine.fact(it, ServerConfig.FUTEX_HASH) }
         ContractCheck.firstBreach(URI(url))?.let { throw ServerFailure("broke the contract before any load: $it") }
         // Each request as the wire saw it (WireLatency), beside k6's own timing of it; with load from other hosts the
         // requests do not pass through this host's loopback.

@@ -36,7 +36,7 @@ object Children {
     fun awaitReady(process: Process, log: File, timeoutSeconds: Long): String? {
         val deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds)
         while (System.nanoTime() < deadline) {
-            log.useLines { lines -> lines.firstNotNullOfOrNull(ReadyLine::urlIn) }?.let { return it }
+            ReadyLine.firstIn(log)?.let(ReadyLine::urlIn)?.let { return it }
             if (!process.isAlive) throw ChildExited("exited with code ${process.exitValue()} before it was ready; see ${log.name}")
             Thread.sleep(100)
         }
