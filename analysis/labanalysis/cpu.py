@@ -41,6 +41,19 @@ def in_phase(server: ServerRun, phase: str = PHASE) -> pd.DataFrame:
     return frame[frame["phase"] == phase] if not frame.empty else frame
 
 
+def server_busy(seconds: pd.DataFrame) -> float:
+    """How busy the server was over `seconds` (cpu.csv's rows), 0..1: the share of its CPU budget it used, in the seconds it had
+    one (server_budget: the curve's steps under Profile.curveServerCpuBudget), for a server held to a quarter of a CPU is full at a
+    quarter; otherwise how busy its CPUs were (server_cpus_busy). NaN where cpu.csv says neither."""
+    if seconds.empty:
+        return math.nan
+    if "server_budget" in seconds.columns and seconds["server_budget"].notna().any():
+        budgeted = seconds[seconds["server_budget"].notna() & seconds["server"].notna()]
+        return float((budgeted["server"] / budgeted["server_budget"]).mean()) if len(budgeted) else math.nan
+    busy = seconds["server_cpus_busy"].dropna() if "server_cpus_busy" in seconds.columns else pd.Series(dtype=float)
+    return float(busy.mean()) if len(busy) else math.nan
+
+
 def busy_share(server: ServerRun, cpus: str) -> float | None:
     """The share of the /json phase's seconds in which `cpus` (cpu.csv's load_cpus_busy or server_cpus_busy) were BUSY busy or more;
     None where cpu.csv does not say."""

@@ -47,6 +47,8 @@ COLUMNS = [
     "wire_answered_per_s",
     "server_cores",
     "server_busy",
+    "server_budget_cores",
+    "server_throttled_share",
     "load_busy",
     "k6_cores",
     "vegeta_cores",
@@ -62,7 +64,8 @@ COLUMNS = [
     "ran_out",
 ]
 
-# The figures of a step a reader compares across servers: (column, lower is better).
+# The figures of a step a reader compares across servers: (column, lower is better). The server's CPU busy is of its budget
+# where it had one (cpu.server_busy).
 FIGURES = {
     "achieved (req/s)": ("achieved_per_s", False),
     "p99 on the wire (ms)": ("wire_p99_ms", True),
@@ -178,7 +181,9 @@ def step_row(run: Run, server: ServerRun, step: Step) -> dict:
         "wire_p99_ms": latency.percentile(on_wire, 99),
         "wire_answered_per_s": len(on_wire) / step.seconds if not wire.empty else math.nan,
         "server_cores": mean(seconds, "server"),
-        "server_busy": mean(seconds, "server_cpus_busy"),
+        "server_busy": cpu.server_busy(seconds),
+        "server_budget_cores": mean(seconds, "server_budget"),
+        "server_throttled_share": mean(seconds, "server_throttled_s"),
         "load_busy": mean(seconds, "load_cpus_busy"),
         "k6_cores": mean(seconds, "k6"),
         "vegeta_cores": mean(seconds, "vegeta"),

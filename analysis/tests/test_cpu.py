@@ -129,3 +129,18 @@ def test_a_run_from_before_cpu_csv_takes_the_jvms_cpu_from_jfr(run_folder):
 
     assert cpu.server_cpu_per_request(server, 2, 100) == runtime.cpu_seconds_per_request(server, "json", 2, 100)
     assert cpu.phase_table([load_run(run_folder)])["mark"].eq("no cpu.csv in this pass").all()
+
+
+def test_a_server_held_to_a_cpu_budget_is_as_busy_as_the_share_of_its_budget_it_used():
+    # A quarter of a CPU, used to 0.2 and 0.25 cores: 80% and 100% of the budget, while its CPU set was 20-25% busy.
+    seconds = pd.DataFrame({"server": [0.2, 0.25], "server_cpus_busy": [0.21, 0.26], "server_budget": [0.25, 0.25], "server_throttled_s": [0.1, 0.7]})
+
+    assert cpu.server_busy(seconds) == pytest.approx(0.9)
+
+
+def test_a_server_with_no_budget_is_as_busy_as_its_cpus():
+    seconds = pd.DataFrame({"server": [0.2, 0.3], "server_cpus_busy": [0.4, 0.6], "server_budget": [math.nan, math.nan]})
+
+    assert cpu.server_busy(seconds) == pytest.approx(0.5)
+    assert cpu.server_busy(seconds.drop(columns=["server_budget"])) == pytest.approx(0.5), "a folder from before the budget"
+    assert math.isnan(cpu.server_busy(seconds.iloc[0:0]))

@@ -6,6 +6,7 @@ import lab.bench.collect.MemoryCollector
 import lab.bench.collect.PlateauSnapshots
 import lab.bench.collect.ProcSampler
 import lab.bench.collect.WireLatency
+import lab.bench.host.CpuBudget
 import lab.bench.load.CurveSearch
 import lab.bench.load.K6Load
 import lab.bench.load.VegetaCurve
@@ -24,6 +25,9 @@ internal class PassMeasured {
     var wire: WireLatency? = null
     var vegeta: VegetaCurve? = null
     var search: CurveSearch? = null
+
+    /** The server's CPU budget for the curve, where the profile gives one (Profile.curveServerCpuBudget). */
+    var budget: CpuBudget? = null
 
     /** The futex hash the server announced on its READY line (lab.support.FutexHash). */
     var futexHash: String? = null

@@ -12,6 +12,7 @@ import lab.bench.collect.ProcSampler
 import lab.bench.collect.RunClock
 import lab.bench.collect.WireLatency
 import lab.bench.folder.SeriesCsv
+import lab.bench.host.CpuBudget
 import lab.bench.load.CurveSearch
 import lab.bench.load.K6Load
 import lab.bench.load.K6Plan
@@ -56,18 +57,23 @@ class ServerRun(
         var lostGenerator: LoadGeneratorLost? = null
         // k6's view, once a second: the socket count the memory series are plotted against.
         val load = SeriesCsv.create(dir, "load.csv", flushEachRow = true)
+        // The server's CPU budget for the curve, where the profile gives one: made before anything starts, as the preflight
+        // checked that this host can.
+        measured.budget =
+            setup.profile.curveServerCpuBudget.takeIf { it > 0 }?.let { CpuBudget.create("${dir.parentFile.name}-${dir.name}", it) }
         // Each pass calls a stub of its own, freshly started, so no pass inherits the connections,
         // JIT state or garbage of the passes before it.
         val stub = Stub.start(setup.java.path, setup.repo, setup.stubLatencyMs, dir)
         if (stub == null) {
             load.close()
+            measured.budget?.close()
             return record(PassOutcome.of(server, setup, dir, streamJfr, measured, clock, "the stub did not start; see stub.log", startNs))
         }
         measured.stub = stub
         measured.stubExit = stub.process.onExit().thenApply { clock.seconds() }
         // The server's own memory group, where this host lets the harness make one, counts the kernel's memory for it alone.
         val kernel = KernelMemory.forServer("${dir.parentFile.name}-${dir.name}")
-        val process = startServer(stub.url, kernel)
+        val process = startServer(stub.url, kernel, measured.budget)
         try {
             failure = drive(process, kernel, clock, measured, load)
         } catch (e: LoadGeneratorLost) {
@@ -95,6 +101,7 @@ class ServerRun(
             JfrRecording.tidy(dir)
             Children.stop(stub.process, graceSeconds = 5)
             runCatching { kernel.close() }
+            runCatching { measured.budget?.close() }
         }
         lostGenerator?.let { throw it }
         val outcome = PassOutcome.of(server, setup, dir, streamJfr, measured, clock, failure, startNs)
@@ -127,7 +134,7 @@ class ServerRun(
             CpuSampler.Role.SERVER to process.pid(),
             CpuSampler.Role.HARNESS to ProcessHandle.current().pid(),
         ) + listOfNotNull(measured.stub?.let { CpuSampler.Role.STUB to it.process.pid() })
-        measured.cpu = CpuSampler(clock, File(dir, "cpu.csv"), pids, setup.cpuSplit).also { it.start() }
+        measured.cpu = CpuSampler(clock, File(dir, "cpu.csv"), pids, setup.cpuSplit, measured.budget).also { it.start() }
         val memory = MemoryCollector(process.pid(), url, dir, clock, kernel).also { measured.memory = it }
         measured.snapshots = PlateauSnapshots(memory, setup.profile).also { it.atRest() }
         val plan = K6Plan.of(setup.profile, setup.preflight.idleSockets, url)
@@ -181,6 +188,8 @@ class ServerRun(
             if (!process.isAlive) throw ServerFailure("${exitDescription(process.exitValue())} during ${clock.phase()}")
             if (System.nanoTime() > deadlineNs) throw ServerFailure("k6 did not finish within the profile's time plus $K6_GRACE_S s")
             if (setup.holdIn == clock.phase()) hold(clock.phase())
+            // Within a second of the curve's start, in its first step's settling.
+            measured.budget?.takeIf { it.inEffectCores == null && clock.loadSeconds() >= setup.profile.curveStartSeconds }?.impose()
             noteStubLost(clock, measured)
             val live = k6.live()
             val rate = live?.rateSince(previous) ?: 0.0
@@ -234,7 +243,7 @@ class ServerRun(
     }
 
     /** The server runs in its pass's folder, where its JFR options put its recording. */
-    private fun startServer(stubUrl: String, kernel: KernelMemory): Process {
+    private fun startServer(stubUrl: String, kernel: KernelMemory, budget: CpuBudget?): Process {
         val command = setup.serverPrefix + listOf(setup.java.absolutePath) + setup.serverFlags(streamJfr) + listOf(
             "-jar",
             server.jarIn(setup.repo).absolutePath,
@@ -245,7 +254,7 @@ class ServerRun(
             "--downstream-url",
             stubUrl,
         ) + setup.serverArgs
-        return Children.start(kernel.launch(command), File(dir, "server.log"), directory = dir)
+        return Children.start(kernel.launch(budget?.launch(command) ?: command), File(dir, "server.log"), directory = dir)
     }
 
     private class ServerFailure(message: String) : Exception(message)

@@ -270,6 +270,36 @@ class SmokeRunIT {
     }
 
     @Test
+    fun `the server had its CPU whole until the curve, and in the curve's steps its budget and no more`() {
+        val budget = manifest.profile.curveServerCpuBudget
+        assertTrue(budget > 0, "the smoke profile gives the server a budget for the curve, so that this path runs in make test")
+        val curveStart = manifest.timeline.first { "-to-" in it.name }
+        for (folder in manifest.outcomes.map { it.folder!! }) {
+            val lines = File(runDir, "$folder/cpu.csv").readLines()
+            val header = lines.first().split(',')
+            val rows = lines.drop(1).map { line -> header.zip(line.split(',')).toMap() }
+            val (inSteps, before) = rows.filter { "-at-" in it.getValue("phase") } to rows.takeWhile { it["phase"] != curveStart.name }
+            assertTrue(inSteps.isNotEmpty() && before.isNotEmpty(), "$folder: ${rows.map { it["phase"] }}")
+            assertEquals(listOf(""), before.map { it.getValue("server_budget") }.distinct(), "$folder: no budget before the curve")
+            assertEquals(
+                listOf(budget),
+                inSteps.map {
+                    it.getValue("server_budget").toDouble()
+                }.distinct(),
+                "$folder: the budget in the steps",
+            )
+            // The kernel's guarantee, read with /proc's 10 ms ticks: a core's 1% a second.
+            assertTrue(inSteps.all { it.getValue("server").toDouble() <= budget + 0.02 }, "$folder: ${inSteps.map { it["server"] }}")
+            assertTrue(
+                inSteps.all {
+                    it.getValue("server_throttled_s").toDouble() >= 0
+                },
+                "$folder: ${inSteps.map { it["server_throttled_s"] }}",
+            )
+        }
+    }
+
+    @Test
     fun `each socket step ends with a memory snapshot that counts the sockets the server holds open`() {
         for (folder in manifest.outcomes.map { it.folder!! }) {
             val rows = File(runDir, "$folder/memory.csv").readLines().drop(1).map { it.split(',') }

@@ -1,6 +1,7 @@
 package lab.bench.collect
 
 import lab.bench.folder.SeriesCsv
+import lab.bench.host.CpuBudget
 import lab.bench.host.CpuSplit
 import lab.support.ProcView
 import java.io.File
@@ -24,6 +25,8 @@ class CpuSampler(
     private val out: File,
     pids: Map<Role, Long>,
     private val split: CpuSplit?,
+    /** The server's CPU budget, where the profile gives it one: each row says what was in effect, and how long it held the server back. */
+    private val budget: CpuBudget? = null,
 ) : AutoCloseable {
     /** The processes `cpu.csv` has a column for, by their column names. */
     enum class Role(val column: String) { SERVER("server"), K6("k6"), STUB("stub"), HARNESS("harness"), VEGETA("vegeta") }
@@ -44,6 +47,10 @@ class CpuSampler(
         val loadCpusBusy: Double?,
         /** The curve's second load generator (VegetaCurve), where the profile gives it the curve: the attack of the moment. */
         val vegetaCores: Double? = null,
+        /** The server's CPU budget in effect at the second's end, in cores (CpuBudget); null while it has none. */
+        val serverBudgetCores: Double? = null,
+        /** The seconds the budget held the server's threads back in the second (its group's throttled time); null without a budget. */
+        val serverThrottledS: Double? = null,
     )
 
     /** The last row written, for the progress line; null before the first second is over. */
@@ -57,6 +64,7 @@ class CpuSampler(
     private val tracked = ConcurrentHashMap<Role, Tracked>()
     private val rows = mutableListOf<Row>()
     private var lastStat: ProcStat? = null
+    private var lastThrottledNs: Long? = null
     private val writer = SeriesCsv(out.bufferedWriter(), out.name, flushEachRow = true)
     private val timer = Executors.newSingleThreadScheduledExecutor { Thread(it, "cpu-sampler").apply { isDaemon = true } }
 
@@ -74,6 +82,7 @@ class CpuSampler(
     /** Takes the first reading now; the first row follows a second later, as each row covers the second before it. */
     fun start() {
         lastStat = runCatching { ProcStat.read() }.getOrNull()
+        lastThrottledNs = budget?.throttledNs()
         timer.scheduleAtFixedRate(::sampleOnce, 1, 1, TimeUnit.SECONDS)
     }
 
@@ -90,6 +99,9 @@ class CpuSampler(
             val stat = ProcStat.read()
             val before = lastStat
             lastStat = stat
+            val throttledNs = budget?.throttledNs()
+            val throttledBeforeNs = lastThrottledNs
+            lastThrottledNs = throttledNs
             val at = clock.seconds()
             val row = Row(
                 timeS = at,
@@ -102,6 +114,8 @@ class CpuSampler(
                 serverCpusBusy = split?.let { s -> before?.let { stat.busyShare(it, s.serverCpus) } },
                 loadCpusBusy = split?.let { s -> before?.let { stat.busyShare(it, s.loadCpus) } },
                 vegetaCores = cores(Role.VEGETA, nowNs),
+                serverBudgetCores = budget?.inEffectCores,
+                serverThrottledS = throttledNs?.let { now -> throttledBeforeNs?.let { (now - it) / 1e9 } },
             )
             latest = row
             synchronized(rows) { rows += row }
@@ -142,6 +156,8 @@ class CpuSampler(
             cell(row.serverCpusBusy),
             cell(row.loadCpusBusy),
             cell(row.vegetaCores),
+            cell(row.serverBudgetCores),
+            cell(row.serverThrottledS),
         )
 
         private fun cell(value: Double?): String? = value?.let { String.format(Locale.ROOT, "%.3f", it) }

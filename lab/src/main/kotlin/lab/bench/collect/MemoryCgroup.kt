@@ -1,5 +1,6 @@
 package lab.bench.collect
 
+import lab.bench.host.CgroupV1
 import java.io.File
 import java.io.IOException
 
@@ -8,8 +9,7 @@ import java.io.IOException
  * alone: [read] gives `kernel_tcp` (`memory.kmem.tcp.usage_in_bytes`: its TCP buffers) and
  * `kernel` (`memory.kmem.usage_in_bytes`: socket structures, thread kernel stacks, page tables;
  * cgroup v1 keeps TCP apart, so the two add up). The group is made inside the harness's own
- * memory group (`<that group>/loom-lab/<name>`), so the server stays under whatever limits and
- * accounting the harness runs under; on a host where the harness is in the root group that is
+ * memory group ([CgroupV1.makeGroup]); on a host where the harness is in the root group that is
  * `/sys/fs/cgroup/memory/loom-lab/<name>`.
  *
  * Making a group needs root and the v1 controller; a host with cgroup v2 only (Ubuntu 24.04)
@@ -20,9 +20,7 @@ class MemoryCgroup private constructor(val dir: File) : KernelMemory {
 
     override val description = "the server's own cgroup v1 memory group, ${dir.path}"
 
-    /** A shell writes its own pid into the group and then becomes [command], so the JVM's first thread is already in it. */
-    override fun launch(command: List<String>): List<String> =
-        listOf("/bin/sh", "-c", "echo $$ > \"$1\" && shift && exec \"$@\"", "sh", File(dir, "cgroup.procs").path) + command
+    override fun launch(command: List<String>): List<String> = CgroupV1.launchInto(dir, command)
 
     override fun read(): Map<String, Long> = linkedMapOf(
         KERNEL_TCP to counter("memory.kmem.tcp.usage_in_bytes"),
@@ -30,19 +28,10 @@ class MemoryCgroup private constructor(val dir: File) : KernelMemory {
     )
 
     /** The pids in the group now. */
-    fun pids(): List<Long> = File(dir, "cgroup.procs").readLines().filter { it.isNotBlank() }.map { it.trim().toLong() }
+    fun pids(): List<Long> = CgroupV1.pids(dir)
 
-    /**
-     * Removes the group. A group can be removed once no process is in it; a process just
-     * reaped may take a moment to leave it, so this tries for a second, then leaves it be.
-     */
-    override fun close() {
-        repeat(20) {
-            if (dir.delete() || !dir.exists()) return
-            Thread.sleep(50)
-        }
-        System.err.println("could not remove the cgroup ${dir.path}; something still runs in it")
-    }
+    /** Removes the group, once the server has left it. */
+    override fun close() = CgroupV1.remove(dir)
 
     private fun counter(name: String): Long = File(dir, name).readText().trim().toLong()
 
@@ -53,7 +42,7 @@ class MemoryCgroup private constructor(val dir: File) : KernelMemory {
         const val KERNEL_TCP = "kernel_tcp"
         const val KERNEL = "kernel"
 
-        private val MOUNT = File("/sys/fs/cgroup/memory")
+        private val MOUNT = CgroupV1.mount("memory")
 
         /**
          * The highest limit cgroup v1 takes (its "unlimited"). Writing any limit to
@@ -67,11 +56,8 @@ class MemoryCgroup private constructor(val dir: File) : KernelMemory {
             if (!File(MOUNT, "memory.kmem.tcp.usage_in_bytes").isFile) {
                 throw Unavailable("no cgroup v1 memory controller with TCP accounting at ${MOUNT.path}")
             }
-            val parent = File(File(MOUNT, ownGroup()), "loom-lab")
-            val dir = File(parent, "$name-${ProcessHandle.current().pid()}-${System.nanoTime()}")
-            if (!(parent.isDirectory || parent.mkdir()) || !dir.mkdir()) {
-                throw Unavailable("cannot make the cgroup ${dir.path} (making one needs root)")
-            }
+            val dir = CgroupV1.makeGroup("memory", name)
+                ?: throw Unavailable("cannot make a cgroup under ${MOUNT.path} (making one needs root)")
             try {
                 File(dir, "memory.kmem.tcp.limit_in_bytes").writeText(UNLIMITED)
             } catch (e: IOException) {
@@ -80,11 +66,5 @@ class MemoryCgroup private constructor(val dir: File) : KernelMemory {
             }
             return MemoryCgroup(dir)
         }
-
-        /** The harness's memory group, from its `/proc/self/cgroup` line `4:memory:/path`. */
-        private fun ownGroup(): String = File("/proc/self/cgroup").readLines()
-            .map { it.split(':', limit = 3) }
-            .firstOrNull { it.size == 3 && "memory" in it[1].split(',') }
-            ?.get(2) ?: "/"
     }
 }

@@ -58,6 +58,7 @@ object Preflight {
      * host's ephemeral ports and backlog advice do not apply.
      */
     fun check(profile: Profile, limits: HostLimits, scalable: Boolean, loadHere: Boolean = true): Decision {
+        if (profile.curveServerCpuBudget > 0) CpuBudget.check(profile.curveServerCpuBudget)
         val wanted = profile.idleSockets
         val otherFiles = requestConnections(profile) + FD_HEADROOM
         val fitting = listOf(

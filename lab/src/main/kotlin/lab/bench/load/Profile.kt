@@ -90,12 +90,22 @@ data class Profile(
      * a third apart to 4%. The rates are chosen while the pass runs, so the curve's generator must be [VEGETA]; 0 searches none.
      */
     val curveSearchSteps: Int = 0,
+    /**
+     * The CPU the server may use in the curve's steps, in cores (lab.bench.host.CpuBudget, a cgroup v1 quota imposed when the
+     * curve starts), so that its limit lies where the load's CPUs reach it; 0 gives it its [serverCpus] whole.
+     */
+    val curveServerCpuBudget: Double = 0.0,
+    /** Why [curveServerCpuBudget] is what it is; the manifest records it with the profile. */
+    val curveServerCpuBudgetReason: String = "",
 ) {
     /** When the steady /json phase starts, in seconds of load: after the socket steps and the warm-up. */
     val jsonStartSeconds: Int get() = socketSteps * stepHoldSeconds + jsonWarmupSeconds
 
     /** When the steady /dashboard phase starts, in seconds of load: after the /json phase and the dashboard's warm-up. */
     val dashboardStartSeconds: Int get() = jsonStartSeconds + jsonSeconds + dashboardWarmupSeconds
+
+    /** When the curve's first step starts, in seconds of load: after the steady /dashboard phase. */
+    val curveStartSeconds: Int get() = dashboardStartSeconds + dashboardSeconds
 
     /** Every phase of the load, in order (LoadTimeline). */
     val timeline: List<LoadPhase> get() = LoadTimeline.of(this)
@@ -123,6 +133,7 @@ data class Profile(
         dashboardCurveRatesPerSecond = emptyList(),
         curveStepSeconds = 0,
         curveSearchSteps = 0,
+        curveServerCpuBudget = 0.0,
     )
 
     fun problems(): List<String> = buildList {
@@ -172,6 +183,11 @@ data class Profile(
             add(
                 "curveSearchSteps needs curveGenerator \"$VEGETA\": k6's rates are fixed when it starts, and a search chooses its rates as the pass runs",
             )
+        }
+        if (curveServerCpuBudget < 0 || curveServerCpuBudget.isNaN()) add("curveServerCpuBudget must be 0 (none) or more cores")
+        if (curveServerCpuBudget > 0 && !hasCurve) add("curveServerCpuBudget needs a curve to hold the server to it (curve rates)")
+        if (curveServerCpuBudget > 0 && curveServerCpuBudget >= serverCpus) {
+            add("curveServerCpuBudget must be under serverCpus ($serverCpus): a budget is a share of the server's own CPUs")
         }
         if (dashboardCurveRatesPerSecond.isNotEmpty() && dashboardRatePerSecond == 0) {
             add("dashboardCurveRatesPerSecond needs the dashboard phase (dashboardRatePerSecond above 0) to warm the path first")
