@@ -56,8 +56,16 @@ PINNED = Figure(
 
 # From the latency-throughput curve (curve), in a run that has one: what a model buys under load. A rate held at every step is the
 # curve's top, a floor under the server's limit (the curve's own section says which).
-# The curve's load generator (k6 unless the profile says vegeta) is a setting: one that cannot offer a rate moves the curve's top.
-UNDER_LOAD_CURVE = ("jsonCurveRatesPerSecond", "dashboardCurveRatesPerSecond", "curveStepSeconds", "curveGenerator", *UNDER_LOAD)
+# The curve's load generator (k6 unless the profile says vegeta) is a setting: one that cannot offer a rate moves the curve's top. So
+# is the server's CPU budget in the steps: a limit at 0.4 of a CPU is not one at a whole CPU.
+UNDER_LOAD_CURVE = (
+    "jsonCurveRatesPerSecond",
+    "dashboardCurveRatesPerSecond",
+    "curveStepSeconds",
+    "curveGenerator",
+    "curveServerCpuBudget",
+    *UNDER_LOAD,
+)
 JSON_SUSTAINED = Figure("highest sustained /json rate (req/s)", "req/s", lower_is_better=False, settings=("jsonCurveP99BoundMs", *UNDER_LOAD_CURVE))
 DASHBOARD_SUSTAINED = Figure(
     "highest sustained /dashboard rate (req/s)", "req/s", lower_is_better=False, settings=("dashboardCurveP99BoundMs", *UNDER_LOAD_CURVE)

@@ -1,6 +1,7 @@
 package lab.bench.host
 
 import java.io.File
+import java.io.IOException
 import kotlin.math.roundToLong
 
 /**
@@ -62,13 +63,8 @@ class CpuBudget private constructor(val dir: File, val cores: Double) : AutoClos
          */
         fun create(name: String, cores: Double): CpuBudget {
             require(cores > 0) { "a budget is above 0 cores, not $cores" }
-            if (!File(
-                    MOUNT,
-                    "cpu.cfs_quota_us",
-                ).isFile
-            ) {
-                throw PreflightRefusal(listOf(unavailable("no cgroup v1 cpu controller at ${MOUNT.path}")))
-            }
+            val quotaFile = File(MOUNT, "cpu.cfs_quota_us")
+            if (!quotaFile.isFile) throw PreflightRefusal(listOf(unavailable("no cgroup v1 cpu controller at ${MOUNT.path}")))
             val dir = CgroupV1.makeGroup("cpu", name)
                 ?: throw PreflightRefusal(listOf(unavailable("cannot make a group under ${MOUNT.path} (making one needs root)")))
             File(dir, "cpu.cfs_period_us").writeText(periodUs(cores).toString())
@@ -79,7 +75,7 @@ class CpuBudget private constructor(val dir: File, val cores: Double) : AutoClos
         fun check(cores: Double) {
             try {
                 create("check", cores).use { it.impose() }
-            } catch (e: java.io.IOException) {
+            } catch (e: IOException) {
                 throw PreflightRefusal(listOf(unavailable("the kernel refused it: ${e.message}")))
             }
         }
