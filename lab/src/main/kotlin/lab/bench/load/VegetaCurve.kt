@@ -18,16 +18,10 @@ import java.util.zip.GZIPOutputStream
  * vegeta is an open-model generator like k6's arrival-rate scenarios: it sends at the step's
  * rate whatever the answers, each request on a worker of its own. It costs the load's CPU a
  * fraction of what k6 does per request, so the curve reaches rates the servers, not k6, fail
- * at. The lab runs vegeta's attacker as `vegeta-steps` (loadtests/vegeta-steps, built by
- * setup/vegeta-steps.sh): one process a pass, each step one attack, from the start of its
- * settling phase to the end of the step, started on the harness's clock when k6's timeline
- * reaches it, and every attack on the one pool of keep-alive connections, as a client's pool
- * keeps them. A process a step opened its connections afresh each step and closed them at its
- * end, and against a server on 0.4 of a CPU the accepts of that storm took the server's budget
- * into the step's measured seconds (vegeta-steps' main.go says how much). The same cap on
- * requests in flight as k6's VUs ([K6Plan.vusFor]) holds: past it vegeta waits for a free
- * worker and the step falls short of its rate, which the analysis counts as k6's dropped
- * iterations are.
+ * at. Each step is one `vegeta attack`, from the start of its settling phase to the end of the
+ * step, started on the harness's clock when k6's timeline reaches it. The same cap on requests
+ * in flight as k6's VUs ([K6Plan.vusFor]) holds: past it vegeta waits for a free worker and the
+ * step falls short of its rate, which the analysis counts as k6's dropped iterations are.
  *
  * A search slot ([LoadPhase.searched]) is offered at the rate [CurveSearch] chooses when the
  * clock reaches it, and the pass's timeline is named for it; with no search (no wire to guide
@@ -38,7 +32,6 @@ import java.util.zip.GZIPOutputStream
  * latency vegeta timed, and whether it passed the checks bench.js holds k6's answers to.
  */
 class VegetaCurve(
-    /** The lab's vegeta-steps (setup/vegeta-steps.sh). */
     private val vegeta: File,
     private val baseUrl: String,
     timeline: List<LoadPhase>,
@@ -46,15 +39,12 @@ class VegetaCurve(
     private val clock: RunClock,
     /** Chooses each search slot's rate; null offers nothing in them. */
     search: CurveSearch?,
-    /** Called with vegeta-steps' pid as it starts: the CPU sampler follows it (CpuSampler.Role.VEGETA). */
-    private val onStart: (Long) -> Unit,
+    /** Called with each attack's pid as it starts: the CPU sampler follows it (CpuSampler.Role.VEGETA). */
+    private val onAttack: (Long) -> Unit,
 ) : AutoCloseable {
     val attacks: List<VegetaAttack> = VegetaAttack.allOf(timeline)
     private val workDir = File(dir, "vegeta")
-    private val log = File(workDir, LOG)
-    private val started = mutableListOf<VegetaAttack>()
-
-    @Volatile private var process: Process? = null
+    private val started = mutableListOf<Pair<VegetaAttack, Process>>()
 
     private val failures = mutableListOf<String>()
     private val choice = VegetaAttackChoice(clock, search) { problem -> synchronized(failures) { failures += problem } }
@@ -71,18 +61,6 @@ class VegetaCurve(
         // A search slot's step takes its rate's name once chosen: the pass's phase that ends with the attack.
         val step = clock.timeline.phases.firstOrNull { it.toSeconds == attack.toSeconds && it.endpoint == attack.endpoint }
         return "vegeta ${step?.name ?: attack.step}"
-    }
-
-    /**
-     * Per attack that ended, how many of its requests went on a connection dialled for them rather than one the pool held
-     * (vegeta-steps' `ended` lines); read once [collect] has run.
-     */
-    fun requestsOnNewConnections(): Map<String, Long> = if (!log.isFile) {
-        emptyMap()
-    } else {
-        log.useLines { lines ->
-            lines.mapNotNull { ENDED.matchEntire(it) }.associate { it.groupValues[1] to it.groupValues[3].toLong() }
-        }
     }
 
     /** Starts following k6's timeline; call once the clock's load has started (RunClock.markLoadStart). */
@@ -105,46 +83,43 @@ class VegetaCurve(
             if (closed) return
             // A search slot at its chosen rate; past the server's limit the ladder stops, and the server rests until the search.
             val attack = choice.offered(planned) ?: continue
-            // The whole attack, from its own start: a few ms late (this thread's and the command's way), its schedule (the n-th
+            // The whole attack, from its own start: a few ms late (vegeta's and this thread's start), its schedule (the n-th
             // request due n / rate after the first) covers the step, and ends as few ms after it. Late by more than a second, it
             // is cut to end with its step, and what it did not send by then counts as dropped.
             val lateMs = ((clock.loadSeconds() - attack.fromSeconds) * 1000).toLong()
             val fullMs = (attack.toSeconds - attack.fromSeconds) * 1000L
             val durationMs = TAIL_MS + if (lateMs <= LATE_START_MS) fullMs else fullMs - lateMs
             if (durationMs <= 0) continue
-            try {
-                val steps = process ?: startSteps()
-                val inFlight = K6Plan.vusFor(attack.ratePerSecond)
-                val command = "attack ${attack.step} ${attack.ratePerSecond} $durationMs $inFlight " +
-                    "${targets(attack.endpoint).name} ${results(attack).name}\n"
-                steps.outputStream.apply {
-                    write(command.toByteArray())
-                    flush()
-                }
+            val log = File(workDir, "${attack.step}.log")
+            val process = try {
+                Children.start(command(attack, durationMs), log, environment = environment())
             } catch (e: IOException) {
-                synchronized(failures) { failures += "vegeta-steps did not take ${attack.step}: ${e.message}; see vegeta/$LOG" }
+                synchronized(failures) { failures += "vegeta did not start ${attack.step}: ${e.message}" }
                 continue
             }
-            synchronized(started) { started += attack }
+            synchronized(started) { started += attack to process }
+            onAttack(process.pid())
         }
     }
 
-    /** vegeta-steps, for every attack of the pass. Its flags hold for each. */
-    private fun startSteps(): Process {
-        val command = listOf(
-            vegeta.path,
+    private fun command(attack: VegetaAttack, durationMs: Long): List<String> {
+        val inFlight = K6Plan.vusFor(attack.ratePerSecond).toString()
+        return listOf(
+            vegeta.path, "attack",
+            "-targets=${targets(attack.endpoint).path}",
+            "-rate=${attack.ratePerSecond}/1s",
+            "-duration=${durationMs}ms",
+            // Every worker made before the step starts, as k6 makes every VU; no more than k6 would have.
+            "-workers=$inFlight",
+            "-max-workers=$inFlight",
             "-timeout=${REQUEST_TIMEOUT_S}s",
             // Enough of a body to hold /json's to the contract; /dashboard's is checked by its status alone, as in bench.js.
             "-max-body=$MAX_BODY_BYTES",
+            "-http2=false",
+            "-name=${attack.step}",
+            "-output=${File(workDir, "${attack.step}.gob").path}",
         )
-        // In its folder, so that each command names its files without a path, which could hold a space.
-        return Children.start(command, log, directory = workDir, environment = environment()).also { started ->
-            process = started
-            onStart(started.pid())
-        }
     }
-
-    private fun results(attack: VegetaAttack) = File(workDir, "${attack.step}.csv")
 
     /** The requests of [endpoint], as bench.js makes them: /json, or /dashboard for users 0 to 999 in turn. */
     private fun targets(endpoint: String): File = File(workDir, "$endpoint.targets").also { file ->
@@ -156,41 +131,54 @@ class VegetaCurve(
 
     /**
      * Waits for the attacks to end (each sends its last request at its step's end, and waits
-     * up to [REQUEST_TIMEOUT_S] for the answers), stops vegeta-steps if it has not ended by then,
-     * and writes `vegeta.csv.gz` from each attack's results; their own files go. Nothing to do
-     * without attacks.
+     * up to [REQUEST_TIMEOUT_S] for the answers), stops any left, and writes `vegeta.csv.gz`
+     * from their results; the binary results go. Nothing to do without attacks.
      */
     fun collect() {
         if (attacks.isEmpty()) return
         closed = true
         runner.join(TimeUnit.SECONDS.toMillis(1))
-        process?.let { steps ->
-            // The end of its commands: it exits once the attacks under way end.
-            runCatching { steps.outputStream.close() }
-            if (!steps.waitFor(REQUEST_TIMEOUT_S + 5, TimeUnit.SECONDS)) {
-                Children.stop(steps, graceSeconds = 2)
-                synchronized(failures) { failures += "vegeta-steps did not end with the curve's last step and was stopped" }
-            } else if (steps.exitValue() != 0) {
-                synchronized(failures) { failures += "vegeta-steps exited with code ${steps.exitValue()}; see vegeta/$LOG" }
+        val done = synchronized(started) { started.toList() }
+        for ((attack, process) in done) {
+            if (!process.waitFor(REQUEST_TIMEOUT_S + 5, TimeUnit.SECONDS)) {
+                Children.stop(process, graceSeconds = 2)
+                synchronized(failures) { failures += "vegeta's ${attack.step} did not end with its step and was stopped" }
+            } else if (process.exitValue() != 0) {
+                val why = "vegeta's ${attack.step} exited with code ${process.exitValue()}; see vegeta/${attack.step}.log"
+                synchronized(failures) { failures += why }
             }
         }
-        val done = synchronized(started) { started.toList() }
         GZIPOutputStream(File(dir, FILE).outputStream()).bufferedWriter().use { out ->
             val csv = SeriesCsv(out, FILE)
-            for (attack in done) {
-                val results = results(attack)
+            for ((attack, _) in done) {
+                val results = File(workDir, "${attack.step}.gob")
                 if (!results.isFile) {
                     synchronized(failures) { failures += "vegeta's ${attack.step} left no results: its requests are not in $FILE" }
                     continue
                 }
-                copyRows(attack, results, csv)
-                results.delete()
+                val encoded = File(workDir, "${attack.step}.csv")
+                val encoder = Children.start(
+                    listOf(vegeta.path, "encode", "--to", "csv", "--output", encoded.path, results.path),
+                    File(workDir, "${attack.step}-encode.log"),
+                )
+                val finished = encoder.waitFor(ENCODE_TIMEOUT_S, TimeUnit.SECONDS)
+                if (!finished) Children.stop(encoder, graceSeconds = 2)
+                if (finished && encoder.exitValue() == 0 && encoded.isFile) {
+                    copyRows(attack, encoded, csv)
+                    results.delete()
+                } else {
+                    // Nothing is lost: the binary results stay beside the log, and the pass says so.
+                    val why = "vegeta could not encode ${attack.step}'s results; they are in vegeta/${results.name}, " +
+                        "see vegeta/${attack.step}-encode.log"
+                    synchronized(failures) { failures += why }
+                }
+                encoded.delete()
             }
             csv.flush()
         }
     }
 
-    /** vegeta's CSV (no header; its columns as `vegeta encode -h` gives them) into run-folder.json's for [FILE]. */
+    /** vegeta's CSV (no header; its columns in `vegeta encode -h`) into run-folder.json's for [FILE]. */
     private fun copyRows(attack: VegetaAttack, encoded: File, csv: SeriesCsv) {
         CsvReader.builder().allowMissingFields(true).ofCsvRecord(encoded.toPath()).use { records ->
             for (r in records) {
@@ -212,7 +200,7 @@ class VegetaCurve(
     override fun close() {
         closed = true
         runner.interrupt()
-        process?.let { if (it.isAlive) Children.stop(it, graceSeconds = 2) }
+        synchronized(started) { started.toList() }.forEach { (_, process) -> if (process.isAlive) Children.stop(process, graceSeconds = 2) }
     }
 
     companion object {
@@ -232,17 +220,11 @@ class VegetaCurve(
         const val JSON_BODY = """{"message":"Hello, World!"}"""
         const val MAX_BODY_BYTES = 64
         const val DASHBOARD_USERS = 1000
-
-        /** vegeta-steps' output: Go's collections (GoRuntime), what went wrong, and an `ended` line an attack. */
-        const val LOG = "vegeta-steps.log"
-
-        /** `ended <attack> <requests> <requests on a connection dialled for them>` (loadtests/vegeta-steps/main.go). */
-        private val ENDED = Regex("""ended (\S+) (\d+) (\d+)""")
+        const val ENCODE_TIMEOUT_S = 120L
 
         /**
-         * vegeta-steps may take this fraction of the host's memory (1/8) before Go collects: it holds at most two attacks at once
-         * (a step's settling phase and the last one's tail), each writing its results as they come, beside k6's half
-         * ([K6GoRuntime]) and the server's heap.
+         * An attack may take this fraction of the host's memory (1/8) before Go collects: two attacks overlap (a step's settling
+         * phase and the last one's tail), beside k6's half ([K6GoRuntime]) and the server's heap.
          */
         const val MEMORY_SHARE_DENOMINATOR = 8
 

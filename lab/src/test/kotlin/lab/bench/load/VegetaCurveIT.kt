@@ -19,8 +19,7 @@ import kotlin.test.assertTrue
  * The curve's steps given to vegeta, held to what they must be against a real server: each
  * step's attack starts when the load's clock reaches its settling phase and stops at the
  * step's end, sends the step's rate, and records every request under the phase the clock
- * says, each answer checked as bench.js checks k6's. One vegeta-steps runs them all, and the CPU
- * sampler is told it; a step goes on the connections the steps before it opened.
+ * says, each answer checked as bench.js checks k6's. The CPU sampler is told each attack.
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class VegetaCurveIT {
@@ -49,7 +48,7 @@ class VegetaCurveIT {
                 Thread.sleep(((profile.durationSeconds - clock.loadSeconds()) * 1000).toLong() + 500)
                 curve.collect()
             }
-            assertEquals(1, attacked.toSet().size, "one vegeta-steps for every step, followed by the CPU sampler: $attacked")
+            assertEquals(2, attacked.toSet().size, "one attack a step, each followed by the CPU sampler: $attacked")
             val rows = GZIPInputStream(File(dir, VegetaCurve.FILE).inputStream()).bufferedReader().useLines { lines ->
                 val all = lines.map { it.split(',') }.toList()
                 assertEquals(RunFolderFormat.columns(VegetaCurve.FILE), all.first())
@@ -70,43 +69,7 @@ class VegetaCurveIT {
             }
             // The server answers the contract's body, so every /json check passed.
             assertTrue(rows.all { it[5] == "200" && it[7] == "1" }, "a request failed its checks: ${rows.firstOrNull { it[7] != "1" }}")
-            val left = File(dir, "vegeta").listFiles().orEmpty().filter { it.extension == "csv" }
-            assertTrue(left.isEmpty(), "each attack's own results go once in ${VegetaCurve.FILE}: $left")
-        }
-    }
-
-    /**
-     * The second step goes on the connections the first opened. The test stops the server (SIGSTOP) for 1.5 s of the first
-     * step's measured seconds, so vegeta dials a connection for each of the requests due meanwhile, as a step did past a
-     * server's limit; the server then answers them all well within the 2 s timeout. A process a step would dial afresh in the
-     * second; the pool holds hundreds, where 400/s needs a few.
-     */
-    @Test
-    fun `a step goes on the connections the steps before it opened`() {
-        val poolDir = TestServer.resultsDir("vegeta-pool")
-        TestServer.start(root, "vthread", poolDir).use { server ->
-            val clock = RunClock(profile).apply { markLoadStart() }
-            val first = profile.timeline.single { it.name == "json-at-200" }
-            val stall = Thread {
-                Thread.sleep(((first.fromSeconds - clock.loadSeconds()) * 1000).toLong())
-                signal("STOP", server.pid)
-                Thread.sleep(1500)
-                signal("CONT", server.pid)
-            }
-            VegetaCurve(vegeta, server.url, profile.timeline, poolDir, clock, search = null) {}.use { curve ->
-                curve.start()
-                stall.start()
-                Thread.sleep(((profile.durationSeconds - clock.loadSeconds()) * 1000).toLong() + 500)
-                stall.join()
-                curve.collect()
-                assertEquals(emptyList(), curve.problems)
-                val fresh = curve.requestsOnNewConnections()
-                assertTrue(
-                    (fresh["json-at-200"] ?: 0) > 100,
-                    "the stall left the first step's requests on connections of their own: $fresh",
-                )
-                assertEquals(0L, fresh["json-at-400"], "the second step dialled no connection: $fresh")
-            }
+            assertTrue(File(dir, "vegeta").listFiles().orEmpty().none { it.extension == "gob" }, "vegeta's binary results are not kept")
         }
     }
 
