@@ -48,6 +48,9 @@ class ServerRun(
 ) {
     private val outcomeFile = File(dir, "outcome.json")
 
+    /** The pass's name on this host, unique within the run and across runs: its cgroups' and k6's run tag. */
+    private val hostName = "${dir.parentFile.name}-${dir.name}"
+
     fun run(): ServerOutcome {
         dir.mkdirs()
         val clock = RunClock(setup.profile)
@@ -60,7 +63,7 @@ class ServerRun(
         // The server's CPU budget for the curve, where the profile gives one: made before anything starts, as the preflight
         // checked that this host can.
         measured.budget =
-            setup.profile.curveServerCpuBudget.takeIf { it > 0 }?.let { CpuBudget.create("${dir.parentFile.name}-${dir.name}", it) }
+            setup.profile.curveServerCpuBudget.takeIf { it > 0 }?.let { CpuBudget.create(hostName, it) }
         // Each pass calls a stub of its own, freshly started, so no pass inherits the connections,
         // JIT state or garbage of the passes before it.
         val stub = Stub.start(setup.java.path, setup.repo, setup.stubLatencyMs, dir)
@@ -72,7 +75,7 @@ class ServerRun(
         measured.stub = stub
         measured.stubExit = stub.process.onExit().thenApply { clock.seconds() }
         // The server's own memory group, where this host lets the harness make one, counts the kernel's memory for it alone.
-        val kernel = KernelMemory.forServer("${dir.parentFile.name}-${dir.name}")
+        val kernel = KernelMemory.forServer(hostName)
         val process = startServer(stub.url, kernel, measured.budget)
         try {
             failure = drive(process, kernel, clock, measured, load)
@@ -138,7 +141,7 @@ class ServerRun(
         val memory = MemoryCollector(process.pid(), url, dir, clock, kernel).also { measured.memory = it }
         measured.snapshots = PlateauSnapshots(memory, setup.profile).also { it.atRest() }
         val plan = K6Plan.of(setup.profile, setup.preflight.idleSockets, url)
-        val k6 = setup.loadGenerators?.let { K6Segments(it, setup.script, plan, dir, runTag = "${dir.parentFile.name}-${dir.name}") }
+        val k6 = setup.loadGenerators?.let { K6Segments(it, setup.script, plan, dir, runTag = hostName) }
             ?: K6Run(setup.k6, setup.script, plan, dir, setup.preflight.sourceAddresses, setup.k6Dashboard)
         measured.k6 = k6
         measured.k6StartEpochMs = System.currentTimeMillis()
