@@ -58,7 +58,7 @@ $(JARS_STAMP): $(MAIN_SOURCES)
 
 test: ## run every test: unit tests, the suites that start the real servers, a smoke bench run, the analysis tests, and bench-vps over loopback SSH
 	"$$(setup/python.sh)" -m ruff format --check analysis infra/tests && "$$(setup/python.sh)" -m ruff check analysis infra/tests
-	LAB_K6="$$(setup/k6.sh)" LAB_VEGETA="$$(setup/vegeta.sh)" LAB_WRK="$$(setup/wrk.sh)" LAB_PYTHON="$$(setup/python.sh)" LAB_HARNESS_JDK="$$(setup/jdk.sh 25)" LAB_SERVER_JDK="$$(setup/jdk.sh $(JDK))" $(MVN) verify
+	LAB_K6="$$(setup/k6.sh)" LAB_VEGETA="$$(setup/vegeta-steps.sh)" LAB_WRK="$$(setup/wrk.sh)" LAB_PYTHON="$$(setup/python.sh)" LAB_HARNESS_JDK="$$(setup/jdk.sh 25)" LAB_SERVER_JDK="$$(setup/jdk.sh $(JDK))" $(MVN) verify
 	cd analysis && "$$(../setup/python.sh)" -m pytest
 	setup/test-hosts.sh
 	"$$(setup/python.sh)" -m pytest infra/tests
@@ -84,7 +84,7 @@ else
 	  echo "make bench: no make floor folder for JDK $$jdk in results/: measuring it first, once (make floor JDKS=$$jdk, about 2-3 minutes)"; \
 	  $(MAKE) --no-print-directory floor JDKS="$$jdk" || echo "make bench: make floor did not finish; the report says what its split lacks"; fi
 	status=0; "$$(setup/jdk.sh 25)/bin/java" --enable-native-access=ALL-UNNAMED -jar lab/target/lab.jar --profile $(PROFILE) \
-	  --server-jdk "$$(setup/jdk.sh $(or $(JDK),25))" --k6 "$$(setup/k6.sh)" --vegeta "$$(setup/vegeta.sh)" --pin-threshold-ms $(PIN_THRESHOLD_MS) \
+	  --server-jdk "$$(setup/jdk.sh $(or $(JDK),25))" --k6 "$$(setup/k6.sh)" --vegeta "$$(setup/vegeta-steps.sh)" --pin-threshold-ms $(PIN_THRESHOLD_MS) \
 	  $(if $(ONLY),--servers $(ONLY),) $(if $(RATE),--json-rate $(RATE),) $(if $(K6_DASHBOARD),--k6-dashboard,) $(if $(FUTEX_HASH),--futex-hash $(FUTEX_HASH),) || status=$$?; \
 	if [ $$status -le 1 ]; then $(MAKE) --no-print-directory report RUN=results/latest; fi; exit $$status
 endif

@@ -57,12 +57,14 @@ PINNED = Figure(
 # From the latency-throughput curve (curve), in a run that has one: what a model buys under load. A rate held at every step is the
 # curve's top, a floor under the server's limit (the curve's own section says which).
 # The curve's load generator (k6 unless the profile says vegeta) is a setting: one that cannot offer a rate moves the curve's top. So
-# is the server's CPU budget in the steps: a limit at 0.4 of a CPU is not one at a whole CPU.
+# is the server's CPU budget in the steps: a limit at 0.4 of a CPU is not one at a whole CPU. And so is the count of vegeta's
+# connections: on 0.4 of a CPU, 64 connections carried about twice the answers 512 did (loadtests/probes/connections-under-budget.sh).
 UNDER_LOAD_CURVE = (
     "jsonCurveRatesPerSecond",
     "dashboardCurveRatesPerSecond",
     "curveStepSeconds",
     "curveGenerator",
+    "curveConnections",
     "curveServerCpuBudget",
     *UNDER_LOAD,
 )

@@ -159,7 +159,7 @@ def per_server(per_pass: pd.DataFrame, value: str = "value", by: tuple[str, ...]
 
 # What runs pooled as repeats must share: a pass of another rate, profile, flag or JDK measured another thing. The profile is
 # compared without its description and the sentences on its rates, which are words, not settings.
-PROFILE_WORDS = ("description", "jsonRateReason", "dashboardRateReason", "curveServerCpuBudgetReason")
+PROFILE_WORDS = ("description", "jsonRateReason", "dashboardRateReason", "curveServerCpuBudgetReason", "curveConnectionsReason")
 
 
 def first_difference(run: Run, other: Run) -> str | None:

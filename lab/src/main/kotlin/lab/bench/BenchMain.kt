@@ -49,7 +49,10 @@ private class BenchCommand : CliktCommand(name = "bench") {
     private val servers by serversOption()
     private val serverJdk by option("--server-jdk", help = "the JDK home the servers run on").file().required()
     private val k6 by option("--k6", help = "the k6 binary").file().required()
-    private val vegeta by option("--vegeta", help = "the vegeta binary, for a profile that gives it the curve (curveGenerator)").file()
+    private val vegeta by option(
+        "--vegeta",
+        help = "the lab's vegeta-steps (setup/vegeta-steps.sh), for a profile that gives vegeta the curve (curveGenerator)",
+    ).file()
     private val repo by option("--repo", help = "the lab's repository root").file().default(File("."))
     private val resultsDir by option("--results", help = "where run folders go").file().default(File("results"))
     private val pinThresholdMs by option("--pin-threshold-ms", help = "shortest pinning that JFR records").long()
@@ -276,8 +279,10 @@ private class BenchCommand : CliktCommand(name = "bench") {
     private fun checkCurveGenerator(profile: Profile, generators: LoadGenerators?) {
         if (profile.curveGenerator != Profile.VEGETA) return
         val binary = vegeta
-            ?: throw BenchInputException("profile $profileName gives its curve to vegeta: pass --vegeta, which setup/vegeta.sh builds")
-        if (!binary.canExecute()) throw BenchInputException("$binary is not an executable vegeta; setup/vegeta.sh builds one")
+            ?: throw BenchInputException(
+                "profile $profileName gives its curve to vegeta: pass --vegeta, the vegeta-steps that setup/vegeta-steps.sh builds",
+            )
+        if (!binary.canExecute()) throw BenchInputException("$binary is not an executable vegeta-steps; setup/vegeta-steps.sh builds one")
         if (generators != null) {
             throw BenchInputException("profile $profileName gives its curve to vegeta, which runs beside the servers only: drop --loadgen")
         }

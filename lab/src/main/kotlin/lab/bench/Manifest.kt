@@ -35,7 +35,10 @@ data class Manifest(
     /** What a pass that streamed JFR ran with besides [jvmFlags]: its recording, in the pass's folder, and the run's `lab.jfc`. */
     val jfrFlags: List<String> = emptyList(),
     val k6Version: String,
-    /** The vegeta that offered the curve's steps, where the profile gave it the curve: its path names its pinned version (setup/vegeta.sh). */
+    /**
+     * The vegeta-steps that offered the curve's steps, where the profile gave vegeta the curve: its path names the vegeta it is
+     * built on and a hash of its source (setup/vegeta-steps.sh).
+     */
     val vegeta: String = "",
     /** Whether k6's web dashboard ran beside its samples (`--k6-dashboard`, or load generators of its own). */
     val k6Dashboard: Boolean = false,

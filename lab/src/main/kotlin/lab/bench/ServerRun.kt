@@ -161,7 +161,7 @@ class ServerRun(
         measured.loadStartEpochMs = System.currentTimeMillis()
         measured.vegeta = setup.vegeta?.let { binary ->
             measured.search = searchFor(clock, measured.wire)
-            VegetaCurve(binary, url, setup.profile.timeline, dir, clock, measured.search) { pid ->
+            VegetaCurve(binary, url, setup.profile.timeline, setup.profile.curveConnections, dir, clock, measured.search) { pid ->
                 measured.cpu?.track(CpuSampler.Role.VEGETA, pid)
             }
         }?.also { it.start() }

@@ -21,17 +21,17 @@ object Preflight {
 
     /**
      * The server's connections for the request load at its peak, beside the idle sockets: every k6 VU of each endpoint's
-     * scenario (a VU keeps its connection to the end of the run, idle or not), and where another generator offers the curve,
-     * two of its attacks' worth, as many as k6 would have VUs at the step's rate: an attack's settling phase overlaps the tail
-     * of the one before. Without this, the curve's connections took the server to its 20,000 open files here, and it stopped
-     * accepting mid-step (`make curve`, runs 20261127-062156 and -070541: every pass).
+     * scenario (a VU keeps its connection to the end of the run, idle or not), and where vegeta offers the curve, its pool
+     * ([Profile.curveConnections]), which it holds from the load's start to the end. Without this, the curve's connections
+     * took the server to its 20,000 open files here, and it stopped accepting mid-step (`make curve`, runs 20261127-062156
+     * and -070541: every pass).
      */
     fun requestConnections(profile: Profile): Int {
         val offered = profile.timeline.filter { it.endpoint != null }
         val k6 = offered.filter { it.generator == Profile.K6 }.groupBy { it.endpoint }.values
             .sumOf { phases -> K6Plan.vusFor(phases.maxOf { it.ratePerSecond }) }
-        val other = offered.filter { it.generator != Profile.K6 }.maxOfOrNull { 2 * K6Plan.vusFor(it.ratePerSecond) } ?: 0
-        return k6 + other
+        val vegeta = if (offered.any { it.generator == Profile.VEGETA }) profile.curveConnections else 0
+        return k6 + vegeta
     }
 
     /** Threads, pids and maps the platform server needs besides one thread per socket. */

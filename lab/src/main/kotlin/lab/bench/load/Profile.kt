@@ -84,6 +84,15 @@ data class Profile(
      */
     val curveGenerator: String = K6,
     /**
+     * Where vegeta offers the curve, the keep-alive connections its steps go on: all opened as the pass's load starts, the
+     * same for every step and server, and no more (VegetaCurve). How many connections carry the load moves what a budgeted
+     * server answers, so the count is part of the method; the default holds what the curve's tops need in flight at their
+     * p99 bounds.
+     */
+    val curveConnections: Int = DEFAULT_CURVE_CONNECTIONS,
+    /** Why [curveConnections] is what it is; the manifest records it with the profile. */
+    val curveConnectionsReason: String = "",
+    /**
      * How many steps of each endpoint's curve, after its ladder, search for the server's limit between the highest step it held
      * and the step above it, halving the gap (on a log scale) each time, as RFC 2544's throughput test searches for the highest
      * rate without loss ([CurveSearch]). The ladder's steps are too far apart to repeat a limit within 15%; three halvings take
@@ -178,6 +187,7 @@ data class Profile(
         if (curveGenerator !in CURVE_GENERATORS) {
             add("curveGenerator must be one of ${CURVE_GENERATORS.joinToString()}, not \"$curveGenerator\"")
         }
+        if (curveConnections !in 1..MAX_CURVE_CONNECTIONS) add("curveConnections must be between 1 and $MAX_CURVE_CONNECTIONS")
         if (curveSearchSteps !in 0..MAX_SEARCH_STEPS) add("curveSearchSteps must be between 0 and $MAX_SEARCH_STEPS")
         if (curveSearchSteps > 0 && curveGenerator != VEGETA) {
             add(
@@ -202,6 +212,10 @@ data class Profile(
         const val PROBE_WARMUP_SECONDS = 10
         const val MAX_REPEATS = 10
         const val MAX_SEARCH_STEPS = 6
+        const val DEFAULT_CURVE_CONNECTIONS = 256
+
+        /** Each is a file in the server beside the idle sockets (lab.bench.host.Preflight.requestConnections). */
+        const val MAX_CURVE_CONNECTIONS = 4_096
 
         /** The load generators: k6 runs every profile; vegeta may offer the curve's steps. */
         const val K6 = "k6"

@@ -18,10 +18,17 @@ import java.util.zip.GZIPOutputStream
  * vegeta is an open-model generator like k6's arrival-rate scenarios: it sends at the step's
  * rate whatever the answers, each request on a worker of its own. It costs the load's CPU a
  * fraction of what k6 does per request, so the curve reaches rates the servers, not k6, fail
- * at. Each step is one `vegeta attack`, from the start of its settling phase to the end of the
- * step, started on the harness's clock when k6's timeline reaches it. The same cap on requests
- * in flight as k6's VUs ([K6Plan.vusFor]) holds: past it vegeta waits for a free worker and the
- * step falls short of its rate, which the analysis counts as k6's dropped iterations are.
+ * at. The lab runs vegeta's attacker as `vegeta-steps` (loadtests/vegeta-steps, built by
+ * setup/vegeta-steps.sh): one process a pass, which opens a fixed pool of [connections]
+ * keep-alive connections as the pass's load starts, on the server's whole CPU, and offers
+ * every step on them: each step one attack, from the start of its settling phase to the end of
+ * the step, started on the harness's clock when k6's timeline reaches it. A request finds one
+ * of the pool's connections free or waits for one, as in a client's bounded pool, and vegeta's
+ * latency holds that wait, which the wire cannot see. Connections opened as the load came,
+ * a process a step or one unbounded pool a pass, made the step's load of the server's accepts
+ * as much as of its requests (vegeta-steps' main.go says how much). The same cap on requests
+ * in flight as k6's VUs ([K6Plan.vusFor]) holds: past it vegeta waits for a free worker and
+ * the step falls short of its rate, which the analysis counts as k6's dropped iterations are.
  *
  * A search slot ([LoadPhase.searched]) is offered at the rate [CurveSearch] chooses when the
  * clock reaches it, and the pass's timeline is named for it; with no search (no wire to guide
@@ -32,19 +39,25 @@ import java.util.zip.GZIPOutputStream
  * latency vegeta timed, and whether it passed the checks bench.js holds k6's answers to.
  */
 class VegetaCurve(
+    /** The lab's vegeta-steps (setup/vegeta-steps.sh). */
     private val vegeta: File,
     private val baseUrl: String,
     timeline: List<LoadPhase>,
+    /** The pool's connections ([Profile.curveConnections]). */
+    private val connections: Int,
     private val dir: File,
     private val clock: RunClock,
     /** Chooses each search slot's rate; null offers nothing in them. */
     search: CurveSearch?,
-    /** Called with each attack's pid as it starts: the CPU sampler follows it (CpuSampler.Role.VEGETA). */
-    private val onAttack: (Long) -> Unit,
+    /** Called with vegeta-steps' pid as it starts: the CPU sampler follows it (CpuSampler.Role.VEGETA). */
+    private val onStart: (Long) -> Unit,
 ) : AutoCloseable {
     val attacks: List<VegetaAttack> = VegetaAttack.allOf(timeline)
     private val workDir = File(dir, "vegeta")
-    private val started = mutableListOf<Pair<VegetaAttack, Process>>()
+    private val log = File(workDir, LOG)
+    private val started = mutableListOf<VegetaAttack>()
+
+    @Volatile private var process: Process? = null
 
     private val failures = mutableListOf<String>()
     private val choice = VegetaAttackChoice(clock, search) { problem -> synchronized(failures) { failures += problem } }
@@ -63,10 +76,40 @@ class VegetaCurve(
         return "vegeta ${step?.name ?: attack.step}"
     }
 
-    /** Starts following k6's timeline; call once the clock's load has started (RunClock.markLoadStart). */
+    /**
+     * What vegeta-steps' log says of its pool, once [collect] has run: how many connections it opened before the first step
+     * (`pool` line), and how many it dialled after (the last `ended` line's count), each where the server had closed one of
+     * the pool's; null where the log has no such line.
+     */
+    fun pool(): PoolRecord? {
+        if (!log.isFile) return null
+        var opened: Int? = null
+        var dialledAfter = 0L
+        log.useLines { lines ->
+            for (line in lines) {
+                POOL.matchEntire(line)?.let { opened = it.groupValues[1].toInt() }
+                ENDED.matchEntire(line)?.let { dialledAfter = maxOf(dialledAfter, it.groupValues[3].toLong()) }
+            }
+        }
+        return opened?.let { PoolRecord(it, dialledAfter) }
+    }
+
+    /** The pool's connections: opened before the first step, and dialled after it where the server had closed one. */
+    data class PoolRecord(val opened: Int, val dialledAfter: Long)
+
+    /**
+     * Starts vegeta-steps, which opens its pool on the server's whole CPU now, long before the curve's first step, and follows
+     * k6's timeline; call once the clock's load has started (RunClock.markLoadStart).
+     */
     fun start() {
         if (attacks.isEmpty()) return
         workDir.mkdirs()
+        try {
+            startSteps()
+        } catch (e: IOException) {
+            synchronized(failures) { failures += "vegeta-steps did not start: ${e.message}; the curve's steps were not offered" }
+            return
+        }
         runner.start()
     }
 
@@ -83,43 +126,49 @@ class VegetaCurve(
             if (closed) return
             // A search slot at its chosen rate; past the server's limit the ladder stops, and the server rests until the search.
             val attack = choice.offered(planned) ?: continue
-            // The whole attack, from its own start: a few ms late (vegeta's and this thread's start), its schedule (the n-th
+            // The whole attack, from its own start: a few ms late (this thread's and the command's way), its schedule (the n-th
             // request due n / rate after the first) covers the step, and ends as few ms after it. Late by more than a second, it
             // is cut to end with its step, and what it did not send by then counts as dropped.
             val lateMs = ((clock.loadSeconds() - attack.fromSeconds) * 1000).toLong()
             val fullMs = (attack.toSeconds - attack.fromSeconds) * 1000L
             val durationMs = TAIL_MS + if (lateMs <= LATE_START_MS) fullMs else fullMs - lateMs
             if (durationMs <= 0) continue
-            val log = File(workDir, "${attack.step}.log")
-            val process = try {
-                Children.start(command(attack, durationMs), log, environment = environment())
+            try {
+                val steps = process ?: return
+                val inFlight = K6Plan.vusFor(attack.ratePerSecond)
+                val command = "attack ${attack.step} ${attack.ratePerSecond} $durationMs $inFlight " +
+                    "${targets(attack.endpoint).name} ${results(attack).name}\n"
+                steps.outputStream.apply {
+                    write(command.toByteArray())
+                    flush()
+                }
             } catch (e: IOException) {
-                synchronized(failures) { failures += "vegeta did not start ${attack.step}: ${e.message}" }
+                synchronized(failures) { failures += "vegeta-steps did not take ${attack.step}: ${e.message}; see vegeta/$LOG" }
                 continue
             }
-            synchronized(started) { started += attack to process }
-            onAttack(process.pid())
+            synchronized(started) { started += attack }
         }
     }
 
-    private fun command(attack: VegetaAttack, durationMs: Long): List<String> {
-        val inFlight = K6Plan.vusFor(attack.ratePerSecond).toString()
-        return listOf(
-            vegeta.path, "attack",
-            "-targets=${targets(attack.endpoint).path}",
-            "-rate=${attack.ratePerSecond}/1s",
-            "-duration=${durationMs}ms",
-            // Every worker made before the step starts, as k6 makes every VU; no more than k6 would have.
-            "-workers=$inFlight",
-            "-max-workers=$inFlight",
+    /** vegeta-steps, for every attack of the pass. Its flags hold for each. */
+    private fun startSteps(): Process {
+        val command = listOf(
+            vegeta.path,
+            "-connections=$connections",
+            // Opened with /json, the contract's cheapest answer.
+            "-warm=$baseUrl/json",
             "-timeout=${REQUEST_TIMEOUT_S}s",
             // Enough of a body to hold /json's to the contract; /dashboard's is checked by its status alone, as in bench.js.
             "-max-body=$MAX_BODY_BYTES",
-            "-http2=false",
-            "-name=${attack.step}",
-            "-output=${File(workDir, "${attack.step}.gob").path}",
         )
+        // In its folder, so that each command names its files without a path, which could hold a space.
+        return Children.start(command, log, directory = workDir, environment = environment()).also { started ->
+            process = started
+            onStart(started.pid())
+        }
     }
+
+    private fun results(attack: VegetaAttack) = File(workDir, "${attack.step}.csv")
 
     /** The requests of [endpoint], as bench.js makes them: /json, or /dashboard for users 0 to 999 in turn. */
     private fun targets(endpoint: String): File = File(workDir, "$endpoint.targets").also { file ->
@@ -131,54 +180,51 @@ class VegetaCurve(
 
     /**
      * Waits for the attacks to end (each sends its last request at its step's end, and waits
-     * up to [REQUEST_TIMEOUT_S] for the answers), stops any left, and writes `vegeta.csv.gz`
-     * from their results; the binary results go. Nothing to do without attacks.
+     * up to [REQUEST_TIMEOUT_S] for the answers), stops vegeta-steps if it has not ended by then,
+     * and writes `vegeta.csv.gz` from each attack's results; their own files go. Nothing to do
+     * without attacks.
      */
     fun collect() {
         if (attacks.isEmpty()) return
         closed = true
         runner.join(TimeUnit.SECONDS.toMillis(1))
-        val done = synchronized(started) { started.toList() }
-        for ((attack, process) in done) {
-            if (!process.waitFor(REQUEST_TIMEOUT_S + 5, TimeUnit.SECONDS)) {
-                Children.stop(process, graceSeconds = 2)
-                synchronized(failures) { failures += "vegeta's ${attack.step} did not end with its step and was stopped" }
-            } else if (process.exitValue() != 0) {
-                val why = "vegeta's ${attack.step} exited with code ${process.exitValue()}; see vegeta/${attack.step}.log"
-                synchronized(failures) { failures += why }
+        process?.let { steps ->
+            // The end of its commands: it exits once the attacks under way end.
+            runCatching { steps.outputStream.close() }
+            if (!steps.waitFor(REQUEST_TIMEOUT_S + 5, TimeUnit.SECONDS)) {
+                Children.stop(steps, graceSeconds = 2)
+                synchronized(failures) { failures += "vegeta-steps did not end with the curve's last step and was stopped" }
+            } else if (steps.exitValue() != 0) {
+                synchronized(failures) { failures += "vegeta-steps exited with code ${steps.exitValue()}; see vegeta/$LOG" }
             }
         }
+        poolProblem(pool())?.let { synchronized(failures) { failures += it } }
+        val done = synchronized(started) { started.toList() }
         GZIPOutputStream(File(dir, FILE).outputStream()).bufferedWriter().use { out ->
             val csv = SeriesCsv(out, FILE)
-            for ((attack, _) in done) {
-                val results = File(workDir, "${attack.step}.gob")
+            for (attack in done) {
+                val results = results(attack)
                 if (!results.isFile) {
                     synchronized(failures) { failures += "vegeta's ${attack.step} left no results: its requests are not in $FILE" }
                     continue
                 }
-                val encoded = File(workDir, "${attack.step}.csv")
-                val encoder = Children.start(
-                    listOf(vegeta.path, "encode", "--to", "csv", "--output", encoded.path, results.path),
-                    File(workDir, "${attack.step}-encode.log"),
-                )
-                val finished = encoder.waitFor(ENCODE_TIMEOUT_S, TimeUnit.SECONDS)
-                if (!finished) Children.stop(encoder, graceSeconds = 2)
-                if (finished && encoder.exitValue() == 0 && encoded.isFile) {
-                    copyRows(attack, encoded, csv)
-                    results.delete()
-                } else {
-                    // Nothing is lost: the binary results stay beside the log, and the pass says so.
-                    val why = "vegeta could not encode ${attack.step}'s results; they are in vegeta/${results.name}, " +
-                        "see vegeta/${attack.step}-encode.log"
-                    synchronized(failures) { failures += why }
-                }
-                encoded.delete()
+                copyRows(attack, results, csv)
+                results.delete()
             }
             csv.flush()
         }
     }
 
-    /** vegeta's CSV (no header; its columns in `vegeta encode -h`) into run-folder.json's for [FILE]. */
+    /** Where the pool was not the fixed [connections] every step was to go on: fewer opened, or some dialled again. */
+    private fun poolProblem(record: PoolRecord?): String? = when {
+        process == null -> null
+        record == null -> "vegeta-steps' log says nothing of its pool; see vegeta/$LOG"
+        record.opened < connections -> "vegeta-steps opened ${record.opened} of its $connections connections before the first step"
+        record.dialledAfter > 0 -> "vegeta-steps dialled ${record.dialledAfter} connections after its pool opened: the server closed some"
+        else -> null
+    }
+
+    /** vegeta's CSV (no header; its columns as `vegeta encode -h` gives them) into run-folder.json's for [FILE]. */
     private fun copyRows(attack: VegetaAttack, encoded: File, csv: SeriesCsv) {
         CsvReader.builder().allowMissingFields(true).ofCsvRecord(encoded.toPath()).use { records ->
             for (r in records) {
@@ -200,7 +246,7 @@ class VegetaCurve(
     override fun close() {
         closed = true
         runner.interrupt()
-        synchronized(started) { started.toList() }.forEach { (_, process) -> if (process.isAlive) Children.stop(process, graceSeconds = 2) }
+        process?.let { if (it.isAlive) Children.stop(it, graceSeconds = 2) }
     }
 
     companion object {
@@ -220,11 +266,20 @@ class VegetaCurve(
         const val JSON_BODY = """{"message":"Hello, World!"}"""
         const val MAX_BODY_BYTES = 64
         const val DASHBOARD_USERS = 1000
-        const val ENCODE_TIMEOUT_S = 120L
+
+        /** vegeta-steps' output: its pool, Go's collections (GoRuntime), what went wrong, and an `ended` line an attack. */
+        const val LOG = "vegeta-steps.log"
+
+        /** `pool <connections opened>` (loadtests/vegeta-steps/main.go). */
+        private val POOL = Regex("""pool (\d+)""")
+
+        /** `ended <attack> <requests> <connections dialled since the pool opened>` (loadtests/vegeta-steps/main.go). */
+        private val ENDED = Regex("""ended (\S+) (\d+) (\d+)""")
 
         /**
-         * An attack may take this fraction of the host's memory (1/8) before Go collects: two attacks overlap (a step's settling
-         * phase and the last one's tail), beside k6's half ([K6GoRuntime]) and the server's heap.
+         * vegeta-steps may take this fraction of the host's memory (1/8) before Go collects: it holds at most two attacks at once
+         * (a step's settling phase and the last one's tail), each writing its results as they come, beside k6's half
+         * ([K6GoRuntime]) and the server's heap.
          */
         const val MEMORY_SHARE_DENOMINATOR = 8
 

@@ -57,15 +57,13 @@ class PreflightTest {
     }
 
     @Test
-    fun `a curve given to vegeta counts two of its attacks' connections, and the curve profile is cut to fit 20,000 files`() {
+    fun `a curve given to vegeta counts its pool's connections, and a profile that does not fit 20,000 files is cut`() {
         val curve = Profile.load(File(System.getProperty("lab.root"), "loadtests/profiles"), "curve")
-        val vegeta = 2 * K6Plan.vusFor(curve.jsonCurveRatesPerSecond.max())
-        assertEquals(
-            vegeta + K6Plan.vusFor(curve.jsonRatePerSecond) + K6Plan.vusFor(curve.dashboardRatePerSecond),
-            Preflight.requestConnections(curve),
-        )
-        val decision = Preflight.check(curve, labMachine, scalable = true)
-        assertEquals(20_000 - Preflight.requestConnections(curve) - Preflight.FD_HEADROOM, decision.idleSockets)
+        val k6 = K6Plan.vusFor(curve.jsonRatePerSecond) + K6Plan.vusFor(curve.dashboardRatePerSecond)
+        assertEquals(k6 + curve.curveConnections, Preflight.requestConnections(curve))
+        val crowded = curve.copy(idleSockets = 19_000, curveConnections = 1_000)
+        val decision = Preflight.check(crowded, labMachine, scalable = true)
+        assertEquals(20_000 - (k6 + 1_000) - Preflight.FD_HEADROOM, decision.idleSockets)
         assertTrue(decision.notes.any { "open files per process" in it }, "the limit is named: ${decision.notes}")
     }
 

@@ -19,7 +19,8 @@ import kotlin.test.assertTrue
  * The curve's steps given to vegeta, held to what they must be against a real server: each
  * step's attack starts when the load's clock reaches its settling phase and stops at the
  * step's end, sends the step's rate, and records every request under the phase the clock
- * says, each answer checked as bench.js checks k6's. The CPU sampler is told each attack.
+ * says, each answer checked as bench.js checks k6's. One vegeta-steps runs them all, and the CPU
+ * sampler is told it; every step goes on the pool it opened before the first, and no more.
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class VegetaCurveIT {
@@ -41,14 +42,14 @@ class VegetaCurveIT {
             val url = server.url
             val clock = RunClock(profile).apply { markLoadStart() }
             val attacked = mutableListOf<Long>()
-            VegetaCurve(vegeta, url, profile.timeline, dir, clock, search = null) {
+            VegetaCurve(vegeta, url, profile.timeline, profile.curveConnections, dir, clock, search = null) {
                 synchronized(attacked) { attacked += it }
             }.use { curve ->
                 curve.start()
                 Thread.sleep(((profile.durationSeconds - clock.loadSeconds()) * 1000).toLong() + 500)
                 curve.collect()
             }
-            assertEquals(2, attacked.toSet().size, "one attack a step, each followed by the CPU sampler: $attacked")
+            assertEquals(1, attacked.toSet().size, "one vegeta-steps for every step, followed by the CPU sampler: $attacked")
             val rows = GZIPInputStream(File(dir, VegetaCurve.FILE).inputStream()).bufferedReader().useLines { lines ->
                 val all = lines.map { it.split(',') }.toList()
                 assertEquals(RunFolderFormat.columns(VegetaCurve.FILE), all.first())
@@ -69,7 +70,49 @@ class VegetaCurveIT {
             }
             // The server answers the contract's body, so every /json check passed.
             assertTrue(rows.all { it[5] == "200" && it[7] == "1" }, "a request failed its checks: ${rows.firstOrNull { it[7] != "1" }}")
-            assertTrue(File(dir, "vegeta").listFiles().orEmpty().none { it.extension == "gob" }, "vegeta's binary results are not kept")
+            val left = File(dir, "vegeta").listFiles().orEmpty().filter { it.extension == "csv" }
+            assertTrue(left.isEmpty(), "each attack's own results go once in ${VegetaCurve.FILE}: $left")
+        }
+    }
+
+    /**
+     * The pool is fixed: 16 connections, opened before the first step, and no other. The test stops the server (SIGSTOP) for
+     * 1.5 s of the first step's measured seconds, when 300 requests fall due: an unbounded pool dialled a connection for each
+     * (20261128-064936-curve). Here they wait for one of the 16, and that wait is in vegeta's latency, as the wire cannot see
+     * it; the server then answers them within the 2 s timeout.
+     */
+    @Test
+    fun `every step goes on the pool opened before the first, and a request's wait for a connection is in its latency`() {
+        val poolDir = TestServer.resultsDir("vegeta-pool")
+        val pooled = profile.copy(curveConnections = 16)
+        TestServer.start(root, "vthread", poolDir).use { server ->
+            val clock = RunClock(pooled).apply { markLoadStart() }
+            val first = pooled.timeline.single { it.name == "json-at-200" }
+            val stall = Thread {
+                Thread.sleep(((first.fromSeconds - clock.loadSeconds()) * 1000).toLong())
+                signal("STOP", server.pid)
+                Thread.sleep(1500)
+                signal("CONT", server.pid)
+            }
+            VegetaCurve(vegeta, server.url, pooled.timeline, pooled.curveConnections, poolDir, clock, search = null) {}.use { curve ->
+                curve.start()
+                stall.start()
+                Thread.sleep(((pooled.durationSeconds - clock.loadSeconds()) * 1000).toLong() + 500)
+                stall.join()
+                curve.collect()
+                assertEquals(emptyList(), curve.problems)
+                assertEquals(VegetaCurve.PoolRecord(opened = 16, dialledAfter = 0), curve.pool())
+            }
+            val stalled = GZIPInputStream(File(poolDir, VegetaCurve.FILE).inputStream()).bufferedReader().useLines { lines ->
+                lines.drop(1).map { it.split(',') }.filter { it[2] == "json-at-200" }.map { it[6].toDouble() }.toList()
+            }
+            assertTrue(stalled.max() >= 1000.0, "a request due in the stall waited for a connection: ${stalled.max()} ms at most")
+            assertTrue(
+                stalled.count {
+                    it >= 1000.0
+                } > 16,
+                "more waited than the pool's 16 hold in flight: ${stalled.count { it >= 1000.0 }}",
+            )
         }
     }
 
@@ -105,7 +148,8 @@ class VegetaCurveIT {
                 CurveSearch(clock, bounds, searchDir).use { search ->
                     wire.onAnswer = search::answered
                     wire.start()
-                    VegetaCurve(vegeta, server.url, searching.timeline, searchDir, clock, search) {}.use { curve ->
+                    VegetaCurve(vegeta, server.url, searching.timeline, searching.curveConnections, searchDir, clock, search) {
+                    }.use { curve ->
                         curve.start()
                         pause.start()
                         Thread.sleep(((searching.durationSeconds - clock.loadSeconds()) * 1000).toLong() + 500)
