@@ -21,8 +21,9 @@
 //
 // Each attack runs as `vegeta attack -rate=<rate>/1s -duration=<duration>ms -workers=<workers> -max-workers=<workers>` would,
 // with the flags below for all, and writes its results as `vegeta encode --to csv` does. When it ends, one line says so:
-// `ended <name> <requests> <connections dialled since the pool opened>`; a connection is dialled only where the server closed
-// one of the pool's. At the end of standard input it waits for the attacks under way and exits, 1 if any failed to run.
+// `ended <name> <requests> <connections dialled since the pool opened>`; one is dialled only in place of one of the pool's that
+// closed: the server closed it, or a request on it timed out, which ends its connection. At the end of standard input it waits
+// for the attacks under way and exits, 1 if any failed to run.
 package main
 
 import (

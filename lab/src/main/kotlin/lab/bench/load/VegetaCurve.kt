@@ -78,8 +78,8 @@ class VegetaCurve(
 
     /**
      * What vegeta-steps' log says of its pool, once [collect] has run: how many connections it opened before the first step
-     * (`pool` line), and how many it dialled after (the last `ended` line's count), each where the server had closed one of
-     * the pool's; null where the log has no such line.
+     * (`pool` line), and how many it dialled after (the last `ended` line's count), each in place of one that closed (the
+     * server closed it, or a request on it timed out); null where the log has no such line.
      */
     fun pool(): PoolRecord? {
         if (!log.isFile) return null
@@ -94,7 +94,7 @@ class VegetaCurve(
         return opened?.let { PoolRecord(it, dialledAfter) }
     }
 
-    /** The pool's connections: opened before the first step, and dialled after it where the server had closed one. */
+    /** The pool's connections: opened before the first step, and dialled after it in place of one that closed. */
     data class PoolRecord(val opened: Int, val dialledAfter: Long)
 
     /**
@@ -220,7 +220,9 @@ class VegetaCurve(
         process == null -> null
         record == null -> "vegeta-steps' log says nothing of its pool; see vegeta/$LOG"
         record.opened < connections -> "vegeta-steps opened ${record.opened} of its $connections connections before the first step"
-        record.dialledAfter > 0 -> "vegeta-steps dialled ${record.dialledAfter} connections after its pool opened: the server closed some"
+        record.dialledAfter > 0 ->
+            "vegeta-steps dialled ${record.dialledAfter} connections after its pool opened, in place of some that closed " +
+                "(the server closed them, or a request on them timed out)"
         else -> null
     }
 
