@@ -48,19 +48,6 @@ def test_a_step_is_sustained_only_with_nothing_dropped_or_failed_and_the_p99_und
     assert not _step(1000, judged_on="k6", load_p99_ms=25.0)["sustained"]
 
 
-def test_a_vegeta_step_is_held_to_the_bound_at_vegeta_too_where_a_request_waited_for_a_connection_the_wire_does_not_see():
-    # vegeta's pool bounds the connections: past the server's limit the queue is in vegeta, and the wire's p99 stays low.
-    queued = _step(6000, generator="vegeta", wire_p99_ms=3.0, load_p99_ms=240.0)
-    assert not queued["sustained"] and queued["judged"]
-    assert "p99 240.0 ms at vegeta (on the wire 3.0), over 20 ms" in queued["why_not"]
-    assert _step(6000, generator="vegeta", wire_p99_ms=3.0, load_p99_ms=12.0)["sustained"]
-    # k6 gives each VU its connection, so its wait is not the server's: a k6 step is judged on the wire alone.
-    assert _step(6000, generator="k6", wire_p99_ms=3.0, load_p99_ms=240.0)["sustained"]
-    # vegeta's delay where its own CPU ran out and the server's did not is the load's, not judged.
-    late = _step(6000, generator="vegeta", wire_p99_ms=3.0, load_p99_ms=240.0, load_busy=0.98, server_busy=0.5)
-    assert not late["judged"]
-
-
 def test_which_side_ran_out_is_the_cpu_set_busy_on_average_at_the_steps_rate():
     assert _step(1000, server_busy=0.95)["ran_out"] == "server"
     assert _step(1000, load_busy=0.97)["ran_out"] == "load generator"

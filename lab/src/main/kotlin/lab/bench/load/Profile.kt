@@ -5,6 +5,7 @@ import kotlinx.serialization.Serializable
 import kotlinx.serialization.json.Json
 import kotlinx.serialization.json.decodeFromStream
 import java.io.File
+import kotlin.math.ceil
 
 /**
  * One load profile, as declared in `loadtests/profiles/<name>.json`: the only place its
@@ -86,8 +87,10 @@ data class Profile(
     /**
      * Where vegeta offers the curve, the keep-alive connections its steps go on: all opened as the pass's load starts, the
      * same for every step and server, and no more (VegetaCurve). How many connections carry the load moves what a budgeted
-     * server answers, so the count is part of the method; the default holds what the curve's tops need in flight at their
-     * p99 bounds.
+     * server answers, so the count is part of the method. It must be at least each curve's top rate times its p99 bound
+     * ([poolProblems]): a request that waits for a connection waits in vegeta, where the wire does not see it, but with all
+     * of them in flight the wire's mean time is their count over what the server answers (Little's law), over the bound at
+     * any rate of the curve, so a full pool fails the step on the wire.
      */
     val curveConnections: Int = DEFAULT_CURVE_CONNECTIONS,
     /** Why [curveConnections] is what it is; the manifest records it with the profile. */
@@ -188,6 +191,7 @@ data class Profile(
             add("curveGenerator must be one of ${CURVE_GENERATORS.joinToString()}, not \"$curveGenerator\"")
         }
         if (curveConnections !in 1..MAX_CURVE_CONNECTIONS) add("curveConnections must be between 1 and $MAX_CURVE_CONNECTIONS")
+        if (curveGenerator == VEGETA) addAll(poolProblems())
         if (curveSearchSteps !in 0..MAX_SEARCH_STEPS) add("curveSearchSteps must be between 0 and $MAX_SEARCH_STEPS")
         if (curveSearchSteps > 0 && curveGenerator != VEGETA) {
             add(
@@ -202,6 +206,17 @@ data class Profile(
         if (dashboardCurveRatesPerSecond.isNotEmpty() && dashboardRatePerSecond == 0) {
             add("dashboardCurveRatesPerSecond needs the dashboard phase (dashboardRatePerSecond above 0) to warm the path first")
         }
+    }
+
+    /** Where the pool is smaller than a curve's top rate times its bound needs in flight: a full pool would not show on the wire. */
+    private fun poolProblems(): List<String> = listOf(
+        Triple("json", jsonCurveRatesPerSecond, jsonCurveP99BoundMs),
+        Triple("dashboard", dashboardCurveRatesPerSecond, dashboardCurveP99BoundMs),
+    ).filter { (_, rates, _) -> rates.isNotEmpty() }.mapNotNull { (endpoint, rates, boundMs) ->
+        val needed = ceil(rates.max() * boundMs / 1000).toInt()
+        if (curveConnections >= needed) return@mapNotNull null
+        "curveConnections must be at least $needed: /$endpoint's top, ${rates.max()}/s, answered in its ${boundMs.toInt()} ms bound, " +
+            "holds $needed in flight, and a pool that fills must show on the wire"
     }
 
     companion object {

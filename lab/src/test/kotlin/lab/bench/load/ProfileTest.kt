@@ -69,4 +69,20 @@ class ProfileTest {
         val generator = assertThrows<BenchInputException> { Profile.load(dir, "gen") }
         assertTrue("curveGenerator must be one of k6, vegeta, not \"wrk\"" in generator.message!!, generator.message)
     }
+
+    @Test
+    fun `vegeta's pool holds at least what a curve's top needs in flight at its bound, so that a full pool shows on the wire`(
+        @TempDir dir: File,
+    ) {
+        val curve = File(profiles, "curve.json").readText()
+        // The curve profile's /dashboard top, 2,400/s in 100 ms, holds 240 in flight.
+        File(dir, "small.json").writeText(curve.replace(Regex("\"curveConnections\": \\d+"), "\"curveConnections\": 239"))
+        val small = assertThrows<BenchInputException> { Profile.load(dir, "small") }
+        assertTrue(
+            "curveConnections must be at least 240: /dashboard's top, 2400/s, answered in its 100 ms bound" in small.message!!,
+            small.message,
+        )
+        File(dir, "enough.json").writeText(curve.replace(Regex("\"curveConnections\": \\d+"), "\"curveConnections\": 240"))
+        assertEquals(240, Profile.load(dir, "enough").curveConnections)
+    }
 }
