@@ -286,10 +286,11 @@ class VegetaCurve(
         const val MEMORY_SHARE_DENOMINATOR = 8
 
         /**
-         * Each attack's Go runtime ([GoRuntime]). With Go's default collector, vegeta's p99 for `/json` on one CPU was 8 ms at
+         * vegeta-steps' Go runtime ([GoRuntime]). With Go's default collector, vegeta's p99 for `/json` on one CPU was 8 ms at
          * 4,000/s and 321 ms at 8,000/s (medians of 6 passes, two runs) against 0.6 and 1.5 ms with this, from the same server,
-         * and it used a quarter more CPU (loadtests/probes/vegeta-go-collector.sh; docs/under-load.md). No attack collected
-         * under this limit. The manifest records it (`vegetaEnvironment`).
+         * and it used a quarter more CPU (loadtests/probes/vegeta-go-collector.sh; docs/under-load.md). A process a step never
+         * collected under this limit; one a pass collected once, at about 2.7 GB, in a `/dashboard` step of 6 passes of 12:
+         * 1-1.7 ms stopped, 26-84 ms marking (20261128-124904-curve). The manifest records it (`vegetaEnvironment`).
          */
         fun environment(): Map<String, String> = GoRuntime.environment(GoRuntime.hostMemoryBytes() / MEMORY_SHARE_DENOMINATOR)
 
