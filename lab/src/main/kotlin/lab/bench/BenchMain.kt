@@ -125,7 +125,7 @@ private class BenchCommand : CliktCommand(name = "bench") {
         val jdk = Provenance.Jdk.read(serverJdk)
         if (!k6.canExecute()) throw BenchInputException("$k6 is not an executable k6; setup/k6.sh builds one")
         val generators = loadGenerators()
-        checkCurveGenerator(profile, generators)
+        VegetaCurve.checkGenerator(profile, profileName, vegeta, loadHere = generators == null)
         val limits = HostLimits.read()
         val decision = Preflight.check(profile, limits, scalable = profileName != "vps", loadHere = generators == null)
         generators?.let { Preflight.checkLoadGenerators(it, decision.idleSockets) }
@@ -273,19 +273,6 @@ private class BenchCommand : CliktCommand(name = "bench") {
             progress.say("$name: ${outcome.status}${outcome.reason?.let { " ($it)" } ?: ""}")
         }
         return outcomes
-    }
-
-    /** A profile that gives the curve to vegeta needs it here, beside the servers, as the wire and the CPU split are. */
-    private fun checkCurveGenerator(profile: Profile, generators: LoadGenerators?) {
-        if (profile.curveGenerator != Profile.VEGETA) return
-        val binary = vegeta
-            ?: throw BenchInputException(
-                "profile $profileName gives its curve to vegeta: pass --vegeta, the vegeta-steps that setup/vegeta-steps.sh builds",
-            )
-        if (!binary.canExecute()) throw BenchInputException("$binary is not an executable vegeta-steps; setup/vegeta-steps.sh builds one")
-        if (generators != null) {
-            throw BenchInputException("profile $profileName gives its curve to vegeta, which runs beside the servers only: drop --loadgen")
-        }
     }
 
     private fun loadGenerators(): LoadGenerators? {

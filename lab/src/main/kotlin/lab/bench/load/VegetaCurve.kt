@@ -54,7 +54,7 @@ class VegetaCurve(
 ) : AutoCloseable {
     val attacks: List<VegetaAttack> = VegetaAttack.allOf(timeline)
     private val workDir = File(dir, "vegeta")
-    private val log = File(workDir, LOG)
+    private val log = File(workDir, VegetaStepsLog.FILE)
     private val started = mutableListOf<VegetaAttack>()
 
     @Volatile private var process: Process? = null
@@ -76,26 +76,8 @@ class VegetaCurve(
         return "vegeta ${step?.name ?: attack.step}"
     }
 
-    /**
-     * What vegeta-steps' log says of its pool, once [collect] has run: how many connections it opened before the first step
-     * (`pool` line), and how many it dialled after (the last `ended` line's count), each in place of one that closed (the
-     * server closed it, or a request on it timed out); null where the log has no such line.
-     */
-    fun pool(): PoolRecord? {
-        if (!log.isFile) return null
-        var opened: Int? = null
-        var dialledAfter = 0L
-        log.useLines { lines ->
-            for (line in lines) {
-                POOL.matchEntire(line)?.let { opened = it.groupValues[1].toInt() }
-                ENDED.matchEntire(line)?.let { dialledAfter = maxOf(dialledAfter, it.groupValues[3].toLong()) }
-            }
-        }
-        return opened?.let { PoolRecord(it, dialledAfter) }
-    }
-
-    /** The pool's connections: opened before the first step, and dialled after it in place of one that closed. */
-    data class PoolRecord(val opened: Int, val dialledAfter: Long)
+    /** What vegeta-steps' log says of its pool, once [collect] has run; null where it says nothing (VegetaStepsLog). */
+    fun pool(): VegetaStepsLog.PoolRecord? = VegetaStepsLog.pool(log)
 
     /**
      * Starts vegeta-steps, which opens its pool on the server's whole CPU now, long before the curve's first step, and follows
@@ -143,7 +125,10 @@ class VegetaCurve(
                     flush()
                 }
             } catch (e: IOException) {
-                synchronized(failures) { failures += "vegeta-steps did not take ${attack.step}: ${e.message}; see vegeta/$LOG" }
+                synchronized(failures) {
+                    failures +=
+                        "vegeta-steps did not take ${attack.step}: ${e.message}; see vegeta/${VegetaStepsLog.FILE}"
+                }
                 continue
             }
             synchronized(started) { started += attack }
@@ -195,10 +180,12 @@ class VegetaCurve(
                 Children.stop(steps, graceSeconds = 2)
                 synchronized(failures) { failures += "vegeta-steps did not end with the curve's last step and was stopped" }
             } else if (steps.exitValue() != 0) {
-                synchronized(failures) { failures += "vegeta-steps exited with code ${steps.exitValue()}; see vegeta/$LOG" }
+                synchronized(failures) {
+                    failures += "vegeta-steps exited with code ${steps.exitValue()}; see vegeta/${VegetaStepsLog.FILE}"
+                }
             }
         }
-        poolProblem(pool())?.let { synchronized(failures) { failures += it } }
+        if (process != null) VegetaStepsLog.poolProblem(pool(), connections)?.let { synchronized(failures) { failures += it } }
         val done = synchronized(started) { started.toList() }
         GZIPOutputStream(File(dir, FILE).outputStream()).bufferedWriter().use { out ->
             val csv = SeriesCsv(out, FILE)
@@ -213,17 +200,6 @@ class VegetaCurve(
             }
             csv.flush()
         }
-    }
-
-    /** Where the pool was not the fixed [connections] every step was to go on: fewer opened, or some dialled again. */
-    private fun poolProblem(record: PoolRecord?): String? = when {
-        process == null -> null
-        record == null -> "vegeta-steps' log says nothing of its pool; see vegeta/$LOG"
-        record.opened < connections -> "vegeta-steps opened ${record.opened} of its $connections connections before the first step"
-        record.dialledAfter > 0 ->
-            "vegeta-steps dialled ${record.dialledAfter} connections after its pool opened, in place of some that closed " +
-                "(the server closed them, or a request on them timed out)"
-        else -> null
     }
 
     /** vegeta's CSV (no header; its columns as `vegeta encode -h` gives them) into run-folder.json's for [FILE]. */
@@ -269,14 +245,24 @@ class VegetaCurve(
         const val MAX_BODY_BYTES = 64
         const val DASHBOARD_USERS = 1000
 
-        /** vegeta-steps' output: its pool, Go's collections (GoRuntime), what went wrong, and an `ended` line an attack. */
-        const val LOG = "vegeta-steps.log"
-
-        /** `pool <connections opened>` (loadtests/vegeta-steps/main.go). */
-        private val POOL = Regex("""pool (\d+)""")
-
-        /** `ended <attack> <requests> <connections dialled since the pool opened>` (loadtests/vegeta-steps/main.go). */
-        private val ENDED = Regex("""ended (\S+) (\d+) (\d+)""")
+        /** A profile that gives the curve to vegeta needs vegeta-steps here, beside the servers, as the wire and the CPU split are. */
+        fun checkGenerator(profile: Profile, profileName: String, vegeta: File?, loadHere: Boolean) {
+            if (profile.curveGenerator != Profile.VEGETA) return
+            val binary = vegeta
+                ?: throw BenchInputException(
+                    "profile $profileName gives its curve to vegeta: pass --vegeta, the vegeta-steps that setup/vegeta-steps.sh builds",
+                )
+            if (!binary.canExecute()) {
+                throw BenchInputException(
+                    "$binary is not an executable vegeta-steps; setup/vegeta-steps.sh builds one",
+                )
+            }
+            if (!loadHere) {
+                throw BenchInputException(
+                    "profile $profileName gives its curve to vegeta, which runs beside the servers only: drop --loadgen",
+                )
+            }
+        }
 
         /**
          * vegeta-steps may take this fraction of the host's memory (1/8) before Go collects: it holds at most two attacks at once

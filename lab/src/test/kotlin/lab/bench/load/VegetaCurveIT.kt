@@ -101,7 +101,7 @@ class VegetaCurveIT {
                 stall.join()
                 curve.collect()
                 assertEquals(emptyList(), curve.problems)
-                assertEquals(VegetaCurve.PoolRecord(opened = 16, dialledAfter = 0), curve.pool())
+                assertEquals(VegetaStepsLog.PoolRecord(opened = 16, dialledAfter = 0), curve.pool())
             }
             val stalled = GZIPInputStream(File(poolDir, VegetaCurve.FILE).inputStream()).bufferedReader().useLines { lines ->
                 lines.drop(1).map { it.split(',') }.filter { it[2] == "json-at-200" }.map { it[6].toDouble() }.toList()
