@@ -49,6 +49,7 @@ COLUMNS = [
     "server_busy",
     "server_budget_cores",
     "server_throttled_share",
+    "server_jit_cores",
     "load_busy",
     "k6_cores",
     "vegeta_cores",
@@ -75,6 +76,7 @@ FIGURES = {
     "server CPU busy (%)": ("server_busy_percent", True),
     "load CPU busy (%)": ("load_busy_percent", True),
     "other processes on the load CPUs (cores)": ("load_others_cores", True),
+    "the server's JIT compilers (cores)": ("server_jit_cores", True),
 }
 
 
@@ -184,6 +186,8 @@ def step_row(run: Run, server: ServerRun, step: Step) -> dict:
         "server_busy": cpu.server_busy(seconds),
         "server_budget_cores": mean(seconds, "server_budget"),
         "server_throttled_share": mean(seconds, "server_throttled_s"),
+        # The server's JIT compilers, of server_cores: a path still compiling pays for it under the step's budget.
+        "server_jit_cores": mean(seconds, "server_jit"),
         "load_busy": mean(seconds, "load_cpus_busy"),
         "k6_cores": mean(seconds, "k6"),
         "vegeta_cores": mean(seconds, "vegeta"),

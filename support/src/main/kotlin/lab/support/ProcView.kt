@@ -16,12 +16,21 @@ class ProcView(val pid: Long) {
     fun threads(): Int? = runCatching { status().threads }.getOrNull()
 
     /** User plus system CPU time in ms of the process's threads whose kernel name (at most 15 characters) matches [name]. */
-    fun threadsCpuMs(name: (String) -> Boolean): Long = File("/proc/$pid/task").listFiles().orEmpty().sumOf { task ->
-        runCatching { if (name(File(task, "comm").readText().trim())) cpuMsIn(File(task, "stat")) else 0L }.getOrDefault(0L)
+    fun threadsCpuMs(name: (String) -> Boolean): Long = threadIds(name).sumOf { threadCpuMs(it) ?: 0L }
+
+    /** The ids of the process's threads whose kernel name (at most 15 characters) matches [name]. */
+    fun threadIds(name: (String) -> Boolean): List<Long> = File("/proc/$pid/task").listFiles().orEmpty().mapNotNull { task ->
+        runCatching { task.name.toLong().takeIf { name(File(task, "comm").readText().trim()) } }.getOrNull()
     }
 
+    /** User plus system CPU time in ms of the process's thread [tid]; null once it is gone. */
+    fun threadCpuMs(tid: Long): Long? = runCatching { cpuMsIn(File("/proc/$pid/task/$tid/stat")) }.getOrNull()
+
     /** CPU time in ms of a JVM's JIT compiler threads (`C1 CompilerThre`, `C2 CompilerThre`, as the kernel names them). */
-    fun jitCpuMs(): Long = threadsCpuMs { "CompilerThre" in it }
+    fun jitCpuMs(): Long = threadsCpuMs { isCompilerThread(it) }
+
+    /** The ids of a JVM's JIT compiler threads. */
+    fun jitThreadIds(): List<Long> = threadIds { isCompilerThread(it) }
 
     /** The names of the process's threads as the kernel has them (at most 15 characters each). */
     fun threadNames(): List<String> = File("/proc/$pid/task").listFiles().orEmpty()
@@ -63,5 +72,8 @@ class ProcView(val pid: Long) {
         private const val USER_HZ = 100
 
         fun self() = ProcView(ProcessHandle.current().pid())
+
+        /** Whether a thread's kernel name is a JVM's JIT compiler's (`C1 CompilerThre`, `C2 CompilerThre`). */
+        fun isCompilerThread(name: String) = "CompilerThre" in name
     }
 }

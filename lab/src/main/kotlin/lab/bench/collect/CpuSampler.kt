@@ -51,6 +51,8 @@ class CpuSampler(
         val serverBudgetCores: Double? = null,
         /** The seconds the budget held the server's threads back in the second (its group's throttled time); null without a budget. */
         val serverThrottledS: Double? = null,
+        /** The cores the server's JIT compiler threads used ([CompilerThreads]), of [serverCores]; null before its second reading. */
+        val serverJitCores: Double? = null,
     )
 
     /** The last row written, for the progress line; null before the first second is over. */
@@ -62,6 +64,9 @@ class CpuSampler(
     private class Tracked(val handle: ProcessHandle, val view: ProcView, val cpuMs: Long?, val atNs: Long)
 
     private val tracked = ConcurrentHashMap<Role, Tracked>()
+
+    /** The server's compiler threads, and when they were last read. */
+    @Volatile private var serverJit: Pair<CompilerThreads, Long>? = null
     private val rows = mutableListOf<Row>()
     private var lastStat: ProcStat? = null
     private var lastThrottledNs: Long? = null
@@ -77,6 +82,7 @@ class CpuSampler(
         val handle = ProcessHandle.of(pid).orElse(null) ?: return
         val view = ProcView(pid)
         tracked[role] = Tracked(handle, view, view.cpuMs(), System.nanoTime())
+        if (role == Role.SERVER) serverJit = CompilerThreads(view).also { it.usedMsSinceLast() } to System.nanoTime()
     }
 
     /** Takes the first reading now; the first row follows a second later, as each row covers the second before it. */
@@ -116,6 +122,7 @@ class CpuSampler(
                 vegetaCores = cores(Role.VEGETA, nowNs),
                 serverBudgetCores = budget?.inEffectCores,
                 serverThrottledS = throttledNs?.let { now -> throttledBeforeNs?.let { (now - it) / 1e9 } },
+                serverJitCores = serverJitCores(nowNs),
             )
             latest = row
             synchronized(rows) { rows += row }
@@ -135,6 +142,13 @@ class CpuSampler(
         val elapsedMs = (nowNs - was.atNs) / 1e6
         val usedMs = was.cpuMs?.let { cpuMs - it } ?: return null
         return if (elapsedMs > 0 && usedMs >= 0) usedMs / elapsedMs else null
+    }
+
+    private fun serverJitCores(nowNs: Long): Double? {
+        val (threads, atNs) = serverJit ?: return null
+        if (tracked[Role.SERVER] == null) return null
+        serverJit = threads to nowNs
+        return threads.usedMsSinceLast()?.let { ms -> ms / ((nowNs - atNs) / 1e6) }?.takeIf { it >= 0 }
     }
 
     override fun close() {
@@ -158,6 +172,7 @@ class CpuSampler(
             cell(row.vegetaCores),
             cell(row.serverBudgetCores),
             cell(row.serverThrottledS),
+            cell(row.serverJitCores),
         )
 
         private fun cell(value: Double?): String? = value?.let { String.format(Locale.ROOT, "%.3f", it) }

@@ -55,20 +55,39 @@ class CpuSamplerTest {
         val sampler = sample(mapOf(CpuSampler.Role.HARNESS to self), seconds = 2.5)
         val lines = File(dir, "cpu.csv").readLines()
         assertEquals(
-            "time_s,phase,server,k6,stub,harness,steal,server_cpus_busy,load_cpus_busy,vegeta,server_budget,server_throttled_s",
+            "time_s,phase,server,k6,stub,harness,steal,server_cpus_busy,load_cpus_busy,vegeta,server_budget,server_throttled_s,server_jit",
             lines.first(),
         )
         assertEquals(2, lines.size - 1, "$lines")
         for (cells in lines.drop(1).map { it.split(",") }) {
-            assertEquals(12, cells.size, "$cells")
+            assertEquals(13, cells.size, "$cells")
             assertEquals("startup", cells[1])
             assertEquals(listOf("", "", ""), cells.subList(2, 5), "no server, k6 or stub was given")
             assertTrue(cells[5].toDouble() >= 0 && cells[6].toDouble() in 0.0..1.0, "$cells")
             if (split != null) assertTrue(cells[7].toDouble() in 0.0..1.0 && cells[8].toDouble() in 0.0..1.0, "$cells")
             assertEquals("", cells[9], "no vegeta was given")
             assertEquals(listOf("", ""), cells.subList(10, 12), "no CPU budget was given")
+            assertEquals("", cells[12], "no server was given")
         }
         assertEquals(sampler.rows().last(), sampler.latest)
+    }
+
+    @Test
+    fun `the server's JIT compilers are a part of its cores, not all of them`() {
+        // This JVM stands in as the server: a thread of its own spins, and its compilers are whatever they are.
+        val spinning = Thread.ofPlatform().daemon().start { while (!Thread.currentThread().isInterrupted) Thread.onSpinWait() }
+        val sampler = try {
+            sample(mapOf(CpuSampler.Role.SERVER to self), seconds = 2.5)
+        } finally {
+            spinning.interrupt()
+        }
+        val rows = sampler.rows()
+        assertEquals(2, rows.size, "$rows")
+        for (row in rows) {
+            val server = row.serverCores!!
+            val jit = row.serverJitCores ?: throw AssertionError("no compiler threads found in $row")
+            assertTrue(server > 0.5 && jit in 0.0..server - 0.3, "the spinning thread is no compiler's: $row")
+        }
     }
 
     @Test
@@ -90,6 +109,7 @@ class CpuSamplerTest {
         assertEquals(3, rows.size, "$rows")
         assertNotNull(rows.first().serverCores)
         assertNull(rows.last().serverCores)
+        assertNull(rows.last().serverJitCores, "a server that is gone has no compilers")
         assertTrue(rows.all { it.harnessCores != null }, "$rows")
     }
 
@@ -97,10 +117,10 @@ class CpuSamplerTest {
     fun `a row is written with three decimals and nothing in an empty cell`() {
         val row = CpuSampler.Row(
             12.5, "json", 0.25, null, 0.0123456, 0.1, 0.0, null, 0.9,
-            serverBudgetCores = 0.25, serverThrottledS = 0.7504,
+            serverBudgetCores = 0.25, serverThrottledS = 0.7504, serverJitCores = 0.0456,
         )
         assertEquals(
-            listOf("12.5", "json", "0.250", null, "0.012", "0.100", "0.000", null, "0.900", null, "0.250", "0.750"),
+            listOf("12.5", "json", "0.250", null, "0.012", "0.100", "0.000", null, "0.900", null, "0.250", "0.750", "0.046"),
             CpuSampler.cells(row),
         )
     }
