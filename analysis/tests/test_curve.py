@@ -169,6 +169,21 @@ def test_a_real_short_curve_reads_each_step_from_the_timeline_and_counts_each_re
     assert (steps["server_cores"] > 0).all()
 
 
+def test_a_steps_compilers_are_the_mean_of_its_seconds_server_jit_and_unknown_in_a_run_from_before_the_column(fixture_copy):
+    folder = fixture_copy(*FIXTURE)
+    assert curve.per_step([run.load_run(folder)])["server_jit_cores"].isna().all()
+
+    seconds = pd.read_csv(folder / "vthread" / "cpu.csv")
+    in_step = seconds["phase"] == "json-at-200"
+    seconds["server_jit"] = 0.0
+    seconds.loc[in_step, "server_jit"] = [0.05 + 0.1 * i for i in range(in_step.sum())]
+    seconds.to_csv(folder / "vthread" / "cpu.csv", index=False)
+
+    steps = curve.per_step([run.load_run(folder)]).set_index("offered_per_s")
+    assert steps.loc[200, "server_jit_cores"] == pytest.approx(0.05 + 0.1 * (in_step.sum() - 1) / 2)
+    assert steps.loc[100, "server_jit_cores"] == 0.0
+
+
 def test_k6s_collections_are_put_on_the_loads_timeline_and_a_step_they_fall_in_says_so(tmp_path):
     # k6 started 2 s before its timeline; its collection began 82.157 s after k6 started, so 80.157 s into the load, for 3 s.
     (tmp_path / "k6.log").write_text(
