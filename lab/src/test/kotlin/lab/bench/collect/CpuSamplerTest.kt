@@ -86,7 +86,8 @@ class CpuSamplerTest {
         for (row in rows) {
             val server = row.serverCores!!
             val jit = row.serverJitCores ?: throw AssertionError("no compiler threads found in $row")
-            assertTrue(server > 0.5 && jit in 0.0..server - 0.3, "the spinning thread is no compiler's: $row")
+            // The spinning thread has a core to itself only on an idle host: half of what the JVM used is a margin for the rest.
+            assertTrue(server > 0.3 && jit in 0.0..server / 2, "the spinning thread is no compiler's: $row")
         }
     }
 
