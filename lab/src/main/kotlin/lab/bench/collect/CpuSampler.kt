@@ -65,8 +65,8 @@ class CpuSampler(
 
     private val tracked = ConcurrentHashMap<Role, Tracked>()
 
-    /** The server's compiler threads, and when they were last read. */
-    @Volatile private var serverJit: Pair<CompilerThreads, Long>? = null
+    /** The server's JIT compiler threads, from when it is tracked. */
+    @Volatile private var serverCompilers: CompilerThreads? = null
     private val rows = mutableListOf<Row>()
     private var lastStat: ProcStat? = null
     private var lastThrottledNs: Long? = null
@@ -82,7 +82,7 @@ class CpuSampler(
         val handle = ProcessHandle.of(pid).orElse(null) ?: return
         val view = ProcView(pid)
         tracked[role] = Tracked(handle, view, view.cpuMs(), System.nanoTime())
-        if (role == Role.SERVER) serverJit = CompilerThreads(view).also { it.usedMsSinceLast() } to System.nanoTime()
+        if (role == Role.SERVER) serverCompilers = CompilerThreads(view)
     }
 
     /** Takes the first reading now; the first row follows a second later, as each row covers the second before it. */
@@ -122,7 +122,8 @@ class CpuSampler(
                 vegetaCores = cores(Role.VEGETA, nowNs),
                 serverBudgetCores = budget?.inEffectCores,
                 serverThrottledS = throttledNs?.let { now -> throttledBeforeNs?.let { (now - it) / 1e9 } },
-                serverJitCores = serverJitCores(nowNs),
+                // After cores(SERVER): a server that has exited is no longer tracked, and has no compilers.
+                serverJitCores = serverCompilers?.takeIf { tracked[Role.SERVER] != null }?.coresSinceLast(nowNs),
             )
             latest = row
             synchronized(rows) { rows += row }
@@ -142,13 +143,6 @@ class CpuSampler(
         val elapsedMs = (nowNs - was.atNs) / 1e6
         val usedMs = was.cpuMs?.let { cpuMs - it } ?: return null
         return if (elapsedMs > 0 && usedMs >= 0) usedMs / elapsedMs else null
-    }
-
-    private fun serverJitCores(nowNs: Long): Double? {
-        val (threads, atNs) = serverJit ?: return null
-        if (tracked[Role.SERVER] == null) return null
-        serverJit = threads to nowNs
-        return threads.usedMsSinceLast()?.let { ms -> ms / ((nowNs - atNs) / 1e6) }?.takeIf { it >= 0 }
     }
 
     override fun close() {
