@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from . import cpu, k6gc, latency, repeats
+from . import cpu, k6gc, latency, repeats, zgc
 from .curve_sent import k6_figures, vegeta_figures
 from .curve_verdicts import cpu_slopes, highest_sustained, judged
 from .run import Run, ServerRun
@@ -57,6 +57,7 @@ COLUMNS = [
     "server_files_max",
     "files_limit",
     "k6_gc_ms",
+    "server_gc_major_s",
     "bound_ms",
     "judged_on",
     "sustained",
@@ -196,6 +197,8 @@ def step_row(run: Run, server: ServerRun, step: Step) -> dict:
         "files_limit": float(run.manifest.get("limits", {}).get("openFilesHard", math.nan)),
         # k6 collecting its heap stops its requests: a step it fell in measures k6 as much as the server (k6gc).
         "k6_gc_ms": k6gc.wall_ms_within(server, step.from_s, step.to_s),
+        # A major ZGC cycle in the step ran on the server's budget: its own cost, named beside a failed step's reasons (zgc).
+        "server_gc_major_s": zgc.major_seconds_within(server, seconds),
         "bound_ms": bound_ms(run, step.endpoint),
         "judged_on": "wire" if len(on_wire) else step.generator,
     }

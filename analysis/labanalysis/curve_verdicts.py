@@ -76,6 +76,9 @@ def judged(row: dict) -> dict:
     # others: nothing reached the server (vegeta, its CPU full, sent nothing at 10,000/s in one pass of 20261127-133746-curve).
     elif reasons and ran_out == "load generator" and row["failed"] == 0 and (row["judged_on"] == "wire" or row.get("wire_answered_per_s") == 0):
         reasons.append(f"{NOT_JUDGED}{LOAD_RAN_OUT} ({100 * row['load_busy']:.0f}% busy, the server {100 * row['server_busy']:.0f}%)")
+    # A major GC cycle is the server's own cost, and the step counts all the same; a reader sees that it ran (labanalysis.zgc).
+    if reasons and row.get("server_gc_major_s", 0) > 0:
+        reasons.append(f"a major GC cycle ran {row['server_gc_major_s']:.1f} s of the step")
     judged = not any(r.startswith(NOT_JUDGED) for r in reasons)
     return {"sustained": not reasons, "judged": judged, "why_not": "; ".join(reasons), "ran_out": ran_out}
 

@@ -184,6 +184,28 @@ def test_a_steps_compilers_are_the_mean_of_its_seconds_server_jit_and_unknown_in
     assert steps.loc[100, "server_jit_cores"] == 0.0
 
 
+def test_a_steps_major_gc_seconds_are_the_major_cycles_overlapping_its_seconds_and_unknown_in_a_run_from_before_them(fixture_copy):
+    folder = fixture_copy(*FIXTURE)
+    assert curve.per_step([run.load_run(folder)])["server_gc_major_s"].isna().all()
+
+    # The fixture's json-at-200 has cpu.csv's seconds up to 35.981 and 36.98: it ran from 34.981. A major cycle from 35.48 on runs
+    # 1.5 s of it; a minor cycle inside it is not counted, and json-at-100, which ended at 32.981, had none.
+    series = folder / "vthread" / "jfr-series.csv"
+    series.write_text(series.read_text() + "35.48,json-at-200,gc_major_cycle_s,10.0\n36.0,json-at-200,gc_minor_cycle_s,0.5\n")
+
+    steps = curve.per_step([run.load_run(folder)]).set_index("offered_per_s")
+    assert steps.loc[200, "server_gc_major_s"] == pytest.approx(1.5)
+    assert steps.loc[100, "server_gc_major_s"] == 0.0
+
+
+def test_a_failed_step_says_a_major_gc_cycle_ran_in_it_and_counts_all_the_same():
+    failed = _step(2000, wire_p99_ms=45.0, server_gc_major_s=4.2)
+    assert failed["why_not"] == "p99 45.0 ms on the wire, over 20 ms; a major GC cycle ran 4.2 s of the step"
+    assert failed["judged"] and not failed["sustained"]
+    held = _step(2000, server_gc_major_s=4.2)
+    assert held["sustained"] and held["why_not"] == ""
+
+
 def test_k6s_collections_are_put_on_the_loads_timeline_and_a_step_they_fall_in_says_so(tmp_path):
     # k6 started 2 s before its timeline; its collection began 82.157 s after k6 started, so 80.157 s into the load, for 3 s.
     (tmp_path / "k6.log").write_text(

@@ -5,6 +5,7 @@ import kotlinx.serialization.json.Json
 import kotlinx.serialization.json.jsonObject
 import kotlinx.serialization.json.jsonPrimitive
 import kotlinx.serialization.json.long
+import lab.bench.collect.JfrCollector
 import lab.bench.folder.RunFolderFormat
 import lab.bench.load.CurveSearch
 import lab.bench.load.Profile
@@ -150,6 +151,26 @@ class SmokeRunIT {
             val names = RecordingFile.readAllEvents(File(runDir, "$server/server.jfr").toPath()).map { it.eventType.name }.toSet()
             assertTrue("jdk.ResidentSetSize" in names, "$server: $names")
             assertTrue("jdk.GCHeapMemoryUsage" in names || "jdk.GCHeapSummary" in names, "$server: $names")
+        }
+    }
+
+    @Test
+    fun `each GC cycle in the series is one the recording holds, of its kind and length`() {
+        for (server in manifest.outcomes.map { it.folder!! }) {
+            val recorded = RecordingFile.readAllEvents(File(runDir, "$server/server.jfr").toPath())
+                .filter { it.eventType.name == "jdk.GarbageCollection" }
+                .map { JfrCollector.cycleMetric(it.getString("name")) to it.duration.toNanos() / 1e9 }
+            val streamed = File(runDir, "$server/jfr-series.csv").readLines().drop(1).map { it.split(',') }
+                .filter { it[2].startsWith("gc_") && it[2].endsWith("_cycle_s") }
+                .map { it[2] to it[3].toDouble() }
+            // The stream starts with the server's first flush, so it may miss the first cycles; it never makes one up.
+            assertTrue(streamed.isNotEmpty(), "$server: no GC cycle in jfr-series.csv, ${recorded.size} in server.jfr")
+            for ((metric, seconds) in streamed) {
+                assertTrue(
+                    recorded.any { (kind, length) -> kind == metric && Math.abs(length - seconds) < 1e-6 },
+                    "$server: $metric of $seconds s is not in server.jfr: $recorded",
+                )
+            }
         }
     }
 

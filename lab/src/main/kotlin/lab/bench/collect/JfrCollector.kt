@@ -42,7 +42,12 @@ class JfrCollector(chunks: File, dir: File, private val clock: RunClock) : AutoC
             }
             // The heap after a collection is the live set: what the sockets really hold.
             "jdk.GCHeapSummary" -> if (event.getString("when") == "After GC") row(at, "heap_after_gc_bytes", event.getLong("heapUsed"))
-            "jdk.GarbageCollection" -> row(at, "gc_pause_ms", event.getDuration("sumOfPauses").toNanos() / 1e6)
+            "jdk.GarbageCollection" -> {
+                row(at, "gc_pause_ms", event.getDuration("sumOfPauses").toNanos() / 1e6)
+                // The whole cycle, at its start: ZGC collects concurrently, on the server's CPU, and a major cycle ran for 3-17 s
+                // on a curve step's 0.4 of a CPU (docs/under-load.md), where its pauses were under a millisecond.
+                row(at, cycleMetric(event.getString("name")), event.duration.toNanos() / 1e9)
+            }
             "jdk.CPULoad" -> {
                 // How late the harness sees what the server recorded: the stream's own delay, once a second.
                 row(at, "jfr_lag_ms", Duration.between(event.endTime, Instant.now()).toNanos() / 1e6)
@@ -68,8 +73,14 @@ class JfrCollector(chunks: File, dir: File, private val clock: RunClock) : AutoC
         runCatching { series.row(at, clock.phase(at), metric, value) }
     }
 
-    private companion object {
-        const val CLOSE_TIMEOUT_S = 10L
+    companion object {
+        private const val CLOSE_TIMEOUT_S = 10L
+
+        /**
+         * The series' metric for a collection named [gcName] (jdk.GarbageCollection's `name`): generational ZGC, the lab's
+         * collector ([lab.support.JvmFlags]), names its cycles "ZGC Major" and "ZGC Minor".
+         */
+        fun cycleMetric(gcName: String?): String = if (gcName.orEmpty().contains("Major")) "gc_major_cycle_s" else "gc_minor_cycle_s"
     }
 
     /**
