@@ -109,11 +109,12 @@ class VegetaCurve(
             // A search slot at its chosen rate; past the server's limit the ladder stops, and the server rests until the search.
             val attack = choice.offered(planned) ?: continue
             // The whole attack, from its own start: a few ms late (this thread's and the command's way), its schedule (the n-th
-            // request due n / rate after the first) covers the step, and ends as few ms after it. Late by more than a second, it
-            // is cut to end with its step, and what it did not send by then counts as dropped.
+            // request due n / rate after the first) covers the step, and ends as few ms after it, when the next step's attack
+            // starts: vegeta-steps sends the requests due within the length and no more. Late by more than a second, it is cut
+            // to end with its step, and what it did not send by then counts as dropped.
             val lateMs = ((clock.loadSeconds() - attack.fromSeconds) * 1000).toLong()
             val fullMs = (attack.toSeconds - attack.fromSeconds) * 1000L
-            val durationMs = TAIL_MS + if (lateMs <= LATE_START_MS) fullMs else fullMs - lateMs
+            val durationMs = if (lateMs <= LATE_START_MS) fullMs else fullMs - lateMs
             if (durationMs <= 0) continue
             try {
                 val steps = process ?: return
@@ -266,8 +267,8 @@ class VegetaCurve(
 
         /**
          * vegeta-steps may take this fraction of the host's memory (1/8) before Go collects: it holds at most two attacks at once
-         * (a step's settling phase and the last one's tail), each writing its results as they come, beside k6's half
-         * ([K6GoRuntime]) and the server's heap.
+         * (a step's, and the last one's where it fell behind and goes on past its step), each writing its results as they come,
+         * beside k6's half ([K6GoRuntime]) and the server's heap.
          */
         const val MEMORY_SHARE_DENOMINATOR = 8
 
@@ -282,12 +283,5 @@ class VegetaCurve(
 
         /** An attack started up to this late keeps its whole length (see runEach). */
         const val LATE_START_MS = 1000L
-
-        /**
-         * How long an attack goes on past its step. vegeta stops at its duration even when a few
-         * requests of its schedule are still to go (it sent 79,992 of 80,000 in 10 s at 8,000/s), and
-         * those would count as dropped; past the step they fall in the next settling phase, not measured.
-         */
-        const val TAIL_MS = 250L
     }
 }
