@@ -19,8 +19,9 @@ import kotlin.test.assertTrue
  * The curve's steps given to vegeta, held to what they must be against a real server: each
  * step's attack starts when the load's clock reaches its settling phase and stops at the
  * step's end, as the next one starts, sends the step's rate, and records every request under
- * the phase the clock says, each answer checked as bench.js checks k6's. One vegeta-steps runs them all, and the CPU
- * sampler is told it; every step goes on the pool it opened before the first, and no more.
+ * the phase the clock says, each answer checked as bench.js checks k6's. One vegeta-steps runs
+ * them all, and the CPU sampler is told it; every step goes on the pool it opened before the
+ * first, and no more.
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class VegetaCurveIT {
