@@ -18,8 +18,29 @@ object CgroupV1 {
      */
     fun makeGroup(controller: String, name: String): File? {
         val parent = File(File(mount(controller), ownGroup(controller)), "loom-lab")
+        removeOrphans(parent)
         val dir = File(parent, "$name-${ProcessHandle.current().pid()}-${System.nanoTime()}")
         return dir.takeIf { (parent.isDirectory || parent.mkdir()) && dir.mkdir() }
+    }
+
+    /**
+     * Removes the groups under [parent] that a harness no longer running made ([makeGroup] names each after its harness's pid)
+     * and nothing runs in. A harness removes its groups as each server ends, but one stopped by a signal ends in Children's
+     * shutdown hook, which stops the server and leaves its groups: `make test`'s SIGTERM and Ctrl-C tests left two a run, 18
+     * on this host in 13 hours. A group a running harness made, or one something still runs in, stays.
+     */
+    fun removeOrphans(parent: File) {
+        parent.listFiles { file -> file.isDirectory }.orEmpty()
+            .filter { group -> harnessPid(group.name)?.let { pid -> ProcessHandle.of(pid).isEmpty } == true }
+            .filter { group -> runCatching { pids(group).isEmpty() }.getOrDefault(false) }
+            .forEach { group -> group.delete() }
+    }
+
+    /** The pid of the harness that made the group [name]d `<name>-<pid>-<nanos>` ([makeGroup]); null for a name not of that form. */
+    fun harnessPid(name: String): Long? {
+        val parts = name.split('-')
+        if (parts.size < 3 || parts.last().toLongOrNull() == null) return null
+        return parts[parts.size - 2].toLongOrNull()?.takeIf { it > 0 }
     }
 
     /**
