@@ -26,7 +26,7 @@ MODELS = ("coroutine", "virtual", "platform")
 NO_SUCH_MODE = {("ktor-netty", "virtual"): "Ktor has no virtual-thread mode"}
 # A server an old run names but the catalogue no longer declares is still drawn, in grey.
 UNKNOWN_COLOUR = "tab:gray"
-_FIELDS = {"name", "module", "jar", "engine", "model", "traits", "label", "colour"}
+_FIELDS = {"name", "formerNames", "module", "jar", "engine", "model", "traits", "label", "colour"}
 _TRAITS = {"threadPerSocket", "canPin", "boundedPool"}
 
 
@@ -39,6 +39,7 @@ class Server:
     """One entry of servers.json; servers.json's "fields" says what each means."""
 
     name: str
+    former_names: tuple[str, ...]  # what run folders made before the rename of 2026-11-29 call it
     module: str
     jar: str
     engine: str
@@ -62,6 +63,7 @@ def parse(text: str) -> list[Server]:
         servers.append(
             Server(
                 name=entry["name"],
+                former_names=tuple(entry["formerNames"]),
                 module=entry["module"],
                 jar=entry["jar"],
                 engine=entry["engine"],
@@ -76,6 +78,9 @@ def parse(text: str) -> list[Server]:
     names = [s.name for s in servers]
     if not servers or len(set(names)) != len(names):
         raise CatalogueError(f"servers.json must declare at least one server, each name once: {names}")
+    for s in servers:
+        if clash := set(s.former_names) & set(names):
+            raise CatalogueError(f"servers.json: {s.name}'s former name {sorted(clash)[0]!r} is another server's name")
     return servers
 
 
@@ -92,17 +97,24 @@ def server(name: str) -> Server:
     for s in servers():
         if s.name == name:
             return s
+    if (now := _declared(name)) is not None:
+        raise CatalogueError(f"server {name!r} is called {now.name!r} since 2026-11-29: use that name")
     raise CatalogueError(f"unknown server {name!r}; choose from {', '.join(names())}")
+
+
+def _declared(name: str) -> Server | None:
+    """The server `name` is, by its name or a former one (a run folder from before a rename); None if neither."""
+    return next((s for s in servers() if s.name == name), None) or next((s for s in servers() if name in s.former_names), None)
 
 
 def colour(name: str) -> str:
     """The server's colour in every plot; grey for a server the catalogue no longer declares."""
-    return next((s.colour for s in servers() if s.name == name), UNKNOWN_COLOUR)
+    return s.colour if (s := _declared(name)) else UNKNOWN_COLOUR
 
 
 def label(name: str) -> str:
     """How a reader is told which server it is; its name for a server the catalogue no longer declares."""
-    return next((s.label for s in servers() if s.name == name), name)
+    return s.label if (s := _declared(name)) else name
 
 
 def model_in(manifest: dict, name: str) -> str | None:
@@ -110,7 +122,7 @@ def model_in(manifest: dict, name: str) -> str | None:
     recorded = {e["name"]: e["model"] for e in manifest.get("catalogue", [])}
     if name in recorded:
         return recorded[name]
-    return next((s.model for s in servers() if s.name == name), None)
+    return s.model if (s := _declared(name)) else None
 
 
 def engine_in(manifest: dict, name: str) -> str | None:
@@ -118,7 +130,7 @@ def engine_in(manifest: dict, name: str) -> str | None:
     recorded = {e["name"]: e["engine"] for e in manifest.get("catalogue", [])}
     if name in recorded:
         return recorded[name]
-    return next((s.engine for s in servers() if s.name == name), None)
+    return s.engine if (s := _declared(name)) else None
 
 
 def run_servers(manifest: dict) -> list[dict]:
@@ -126,7 +138,7 @@ def run_servers(manifest: dict) -> list[dict]:
     recorded = {e["name"]: e for e in manifest.get("catalogue", [])}
     rows = []
     for name in manifest.get("servers", []):
-        entry = recorded.get(name) or next((vars(s) for s in servers() if s.name == name), None)
+        entry = recorded.get(name) or (vars(s) if (s := _declared(name)) else None)
         if entry is None:
             rows.append({"server": name, "engine": "?", "model": "?", "what it is": "not in servers.json"})
         else:
@@ -136,7 +148,8 @@ def run_servers(manifest: dict) -> list[dict]:
 
 def order(names_seen: list[str]) -> list[str]:
     """`names_seen`, each once, in the catalogue's order, with names it does not declare after them."""
-    declared = [n for n in names() if n in names_seen]
+    position = {s.name: i for i, s in enumerate(servers())}
+    declared = sorted((n for n in dict.fromkeys(names_seen) if _declared(n)), key=lambda n: position[_declared(n).name])
     return declared + sorted(set(names_seen) - set(declared))
 
 

@@ -92,7 +92,7 @@ def recommendations(run: ClientsRun) -> list[dict]:
                 {
                     "need": f"large downloads ({size_label(largest)}, one at a time)",
                     "pick": ", ".join(near.index),
-                    "because": f"{near.iloc[-1]:,.0f} to {near.iloc[0]:,.0f} MB/s, medians over the three servers "
+                    "because": f"{near.iloc[-1]:,.0f} to {near.iloc[0]:,.0f} MB/s, medians over the {timed['server'].nunique()} servers "
                     f"(within {NEAR_BEST:.0%} of the best); "
                     f"slowest {jvm.index[-1]} {jvm.iloc[-1]:,.0f} MB/s; curl {curl:,.0f} MB/s",
                 }

@@ -33,7 +33,7 @@ K6_DASHBOARD = "k6-dashboard.html"
 
 @dataclass
 class ServerRun:
-    """One server's folder in a run: `coroutine`, `vthread-without-jfr`, `platform-r2`, ..."""
+    """One server's folder in a run: `ktor-coroutine`, `jetty-virtual-without-jfr`, `jetty-platform-r2`, ..."""
 
     folder: Path
     outcome: dict

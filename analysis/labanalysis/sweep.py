@@ -118,7 +118,7 @@ def wide_by_concurrency(values: pd.DataFrame) -> pd.DataFrame:
     """`values`' text column with its servers down (by their labels, in the catalogue's order) and its concurrencies across."""
     wide = server_order(values).pivot_table(index="server", columns="concurrency", values="text", aggfunc="first", sort=False)
     wide.columns = [f"C={c:,}" for c in wide.columns]
-    wide.index = [catalogue.label(s) if s in catalogue.names() else s for s in wide.index]
+    wide.index = [catalogue.label(s) for s in wide.index]
     return wide
 
 

@@ -29,7 +29,8 @@ def test_make_servers_prints_each_server_of_the_catalogue_as_name_engine_model()
     [
         (["bogus"], "invalid choice: 'bogus'"),
         (["jar"], "`jar` takes one server's name"),
-        (["names", "vthread"], "only `jar` takes one"),
+        (["names", "jetty-virtual"], "only `jar` takes one"),
+        (["jar", "vthread"], "server 'vthread' is called 'jetty-virtual' since 2026-11-29: use that name"),
         (["jar", "fibers"], "unknown server 'fibers'; choose from"),
     ],
 )
@@ -72,6 +73,23 @@ def test_every_entry_names_a_module_of_the_build_and_a_jar_inside_it():
 def test_a_malformed_entry_is_refused_naming_what_is_wrong(changes, message):
     with pytest.raises(CatalogueError, match=message):
         catalogue.parse(catalogue_text(**changes))
+
+
+def test_a_run_folder_from_before_the_rename_is_drawn_as_the_server_it_was():
+    # Run folders made before 2026-11-29 name the servers coroutine, vthread and platform.
+    for old, now in [("coroutine", "ktor-coroutine"), ("vthread", "jetty-virtual"), ("platform", "jetty-platform")]:
+        server = catalogue.server(now)
+        assert old in server.former_names
+        assert (catalogue.label(old), catalogue.colour(old), catalogue.model_in({}, old)) == (server.label, server.colour, server.model)
+    assert catalogue.order(["vthread", "jetty-coroutine", "fibers", "coroutine"]) == ["coroutine", "vthread", "jetty-coroutine", "fibers"]
+    assert (catalogue.label("fibers"), catalogue.colour("fibers")) == ("fibers", catalogue.UNKNOWN_COLOUR)
+
+
+def test_a_former_name_that_is_another_servers_name_is_refused():
+    other = {**ENTRY, "name": "other", "formerNames": [ENTRY["name"]]}
+
+    with pytest.raises(CatalogueError, match=f"other's former name '{ENTRY['name']}' is another server's name"):
+        catalogue.parse(json.dumps({"servers": [ENTRY, other]}))
 
 
 def test_a_name_declared_twice_is_refused():
@@ -123,7 +141,7 @@ def _sources() -> list:
 
 
 def _word(name: str) -> str:
-    # A whole name: `vthread`, not `vthread-server` (a module) or `vthread-` (a thread name).
+    # A whole name: `jetty-virtual`, not `jetty-virtual-server` (a module) or `jetty-virtual-` (a thread name).
     return rf"(?<![\w-]){re.escape(name)}(?![\w-])"
 
 
@@ -133,9 +151,7 @@ def test_no_other_source_lists_the_servers_or_tests_a_name():
     found = []
     for path in _sources():
         for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
-            present = {n for n in names if re.search(_word(n), line)}
-            # A list of model names (coroutine, virtual, platform) is not a list of servers.
-            listed = len(present) >= 2 and not present <= set(catalogue.MODELS)
+            listed = sum(1 for n in names if re.search(_word(n), line)) >= 2
             if listed or compared.search(line) or re.search(r"\$\w*\(?\w*\)?-server/target", line):
                 found.append(f"{path.relative_to(REPO)}:{number}: {line.strip()}")
     assert found == [], "read servers.json (labanalysis.catalogue, lab.support.Catalogue) instead:\n" + "\n".join(found)

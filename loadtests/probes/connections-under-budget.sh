@@ -9,7 +9,7 @@
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 java=${JAVA25:-/usr/lib/jvm/temurin-25-jdk-amd64}/bin/java
-servers=${SERVERS:-coroutine vthread}
+servers=${SERVERS:-ktor-coroutine jetty-virtual}
 counts=${COUNTS:-8 64 512 2048}
 group=/sys/fs/cgroup/cpu/loom-lab/probe-connections
 work=$(mktemp -d /tmp/connections-under-budget.XXXX) && cd "$work" && echo "files in $work"

@@ -16,7 +16,7 @@ ticks_per_s=$(getconf CLK_TCK)
 for pass in 1 2 3; do
   for hash in kernel global; do
     taskset -c 1 "$java" -Xms2048m -Xmx2048m -XX:+UseZGC -XX:NativeMemoryTracking=summary -XX:ActiveProcessorCount=1 \
-      --enable-native-access=ALL-UNNAMED -jar "$root/platform-server/target/platform-server.jar" \
+      --enable-native-access=ALL-UNNAMED -jar "$root/jetty-platform-server/target/jetty-platform-server.jar" \
       --port 18080 --downstream-url http://127.0.0.1:9 --futex-hash $hash > server-$hash-$pass.log 2>&1 &
     server=$!
     trap 'kill $server 2>/dev/null; pkill -f "idle-sockets.py $sockets 18080"' EXIT

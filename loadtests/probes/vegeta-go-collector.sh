@@ -11,7 +11,7 @@ vegeta=${VEGETA:-$(cd "$root" && setup/vegeta.sh)}
 limit=$(($(awk '/^MemTotal:/ {print $2}' /proc/meminfo) * 1024 / 8))   # VegetaCurve.MEMORY_SHARE_DENOMINATOR
 work=$(mktemp -d /tmp/vegeta-go-collector.XXXX) && cd "$work" && echo "files in $work"
 
-taskset -c 1 "$java" -Xms2048m -Xmx2048m -XX:+UseZGC -XX:ActiveProcessorCount=1 -jar "$root/vthread-server/target/vthread-server.jar" \
+taskset -c 1 "$java" -Xms2048m -Xmx2048m -XX:+UseZGC -XX:ActiveProcessorCount=1 -jar "$root/jetty-virtual-server/target/jetty-virtual-server.jar" \
   --host 127.0.0.1 --port 18080 --downstream-url http://127.0.0.1:9 > server.log 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null' EXIT

@@ -106,10 +106,10 @@ abstract class ConformanceSuite(val serverName: String) {
 }
 
 // One line a server of servers.json; CatalogueTest fails while one has none.
-class CoroutineConformanceTest : ConformanceSuite("coroutine")
+class KtorCoroutineConformanceTest : ConformanceSuite("ktor-coroutine")
 
-class VthreadConformanceTest : ConformanceSuite("vthread")
+class JettyVirtualConformanceTest : ConformanceSuite("jetty-virtual")
 
-class PlatformConformanceTest : ConformanceSuite("platform")
+class JettyPlatformConformanceTest : ConformanceSuite("jetty-platform")
 
 class JettyCoroutineConformanceTest : ConformanceSuite("jetty-coroutine")

@@ -13,8 +13,8 @@ import java.util.concurrent.RejectedExecutionException
  * Jetty's WebSocket API is callback-based: Jetty calls us on its own threads when a frame
  * arrives, and no thread of ours needs to exist in between. That would hide the very cost
  * the lab measures. So the callbacks only hand each frame to the socket's own task, which
- * blocks in [LinkedBlockingQueue.take] until the next one: on vthread-server that parks a
- * virtual thread (its stack moves to the heap), on platform-server it holds an OS thread.
+ * blocks in [LinkedBlockingQueue.take] until the next one: on jetty-virtual-server that parks a
+ * virtual thread (its stack moves to the heap), on jetty-platform-server it holds an OS thread.
  * Explicit [Session.demand] keeps at most one frame in flight ([lab.handlers.Limits.WEB_SOCKET_FRAMES_QUEUED]), so the queue stays tiny.
  * [SuspendingEchoSocket] is its mirror on coroutines.
  */

@@ -8,7 +8,7 @@ import java.util.concurrent.ExecutorService
 
 /**
  * Tasks that block a thread of [executor]: each request, each WebSocket's task and each
- * downstream call. vthread-server passes an executor of virtual threads, platform-server a
+ * downstream call. jetty-virtual-server passes an executor of virtual threads, jetty-platform-server a
  * bounded pool of OS threads; nothing else about them differs.
  *
  * [executor] throws `RejectedExecutionException` when it has no thread left to give; the

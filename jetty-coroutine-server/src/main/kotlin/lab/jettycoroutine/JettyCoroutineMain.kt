@@ -8,7 +8,7 @@ import lab.support.ServerConfig
 
 /**
  * The coroutine model on Jetty 12: the same server, connector, WebSocket container, downstream
- * client and handler core as vthread-server and platform-server, with every request and
+ * client and handler core as jetty-virtual-server and jetty-platform-server, with every request and
  * WebSocket a coroutine instead of a thread. Beside the Ktor server, it separates what the
  * model costs from what the engine costs.
  */

@@ -5,7 +5,7 @@ import kotlin.random.Random
 
 /** One server run of a bench: which server, whether JFR streams from it, and which repeat it is. */
 data class Pass(val server: ServerEntry, val streamJfr: Boolean, val repeat: Int) {
-    /** Its folder in the run folder, e.g. `vthread`, `vthread-without-jfr`, `vthread-r2`. */
+    /** Its folder in the run folder, e.g. `jetty-virtual`, `jetty-virtual-without-jfr`, `jetty-virtual-r2`. */
     val folder: String get() = server.name + (if (streamJfr) "" else "-without-jfr") + (if (repeat > 1) "-r$repeat" else "")
 
     companion object {

@@ -11,7 +11,7 @@ import lab.bench.collect.CpuSummary
 @Serializable
 data class ServerOutcome(
     val server: String,
-    /** This pass's folder in the run folder (`vthread`, `vthread-r2`, ...), so that no reader rebuilds its name. */
+    /** This pass's folder in the run folder (`jetty-virtual`, `jetty-virtual-r2`, ...), so that no reader rebuilds its name. */
     val folder: String? = null,
     /** Whether JFR was streamed from this server; false only in a profile's comparison run. */
     val jfrStreaming: Boolean = true,

@@ -10,7 +10,8 @@ class BadInputIT {
     @ParameterizedTest(name = "{0} {1}")
     @CsvSource(
         "--profile, huge, unknown profile 'huge'; choose one of:",
-        "--servers, 'vthread,fibers', unknown server fibers; choose from",
+        "--servers, 'jetty-virtual,fibers', unknown server fibers; choose from",
+        "--servers, 'vthread', server vthread is called jetty-virtual since 2026-11-29: use that name",
         "--json-rate, fast, --json-rate: fast is not a valid integer",
         "--server-jdk, /nonexistent, is not a JDK home",
     )

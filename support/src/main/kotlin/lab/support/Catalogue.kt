@@ -35,6 +35,9 @@ object Catalogue {
             require(s.engine.matches(NAME)) {
                 "servers.json: ${s.name}'s engine '${s.engine}' must be lowercase letters, digits and dashes"
             }
+            s.formerNames.firstOrNull { former -> servers.any { it.name == former } }?.let {
+                throw IllegalArgumentException("servers.json: ${s.name}'s former name $it is another server's name")
+            }
             require(s.jar.startsWith("${s.module}/")) { "servers.json: ${s.name}'s jar ${s.jar} is not in its module ${s.module}" }
         }
         return servers
@@ -47,5 +50,9 @@ object Catalogue {
     private class Declaration(val about: String, val fields: Map<String, String>, val servers: List<ServerEntry>)
 }
 
-/** A server name the catalogue does not declare. */
-class UnknownServer(name: String) : IllegalArgumentException("unknown server $name; choose from ${Catalogue.names.joinToString()}")
+/** A server name the catalogue does not declare; a former name is answered with the server's name now. */
+class UnknownServer(name: String) : IllegalArgumentException(
+    Catalogue.servers.firstOrNull { name in it.formerNames }
+        ?.let { "server $name is called ${it.name} since 2026-11-29: use that name" }
+        ?: "unknown server $name; choose from ${Catalogue.names.joinToString()}",
+)

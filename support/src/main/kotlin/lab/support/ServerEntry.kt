@@ -11,6 +11,8 @@ import java.io.File
 @Serializable
 data class ServerEntry(
     val name: String,
+    /** What run folders made before the rename of 2026-11-29 call it: coroutine, vthread and platform named the model, not the engine. */
+    val formerNames: List<String>,
     val module: String,
     /** The runnable jar, relative to the repository root. */
     val jar: String,

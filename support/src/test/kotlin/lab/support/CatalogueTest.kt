@@ -38,4 +38,17 @@ class CatalogueTest {
         val error = assertFailsWith<UnknownServer> { Catalogue.named("fibers") }
         assertEquals("unknown server fibers; choose from ${Catalogue.names.joinToString()}", error.message)
     }
+
+    @Test
+    fun `a name from before the rename is answered with the server's name now`() {
+        val error = assertFailsWith<UnknownServer> { Catalogue.named("vthread") }
+        assertEquals("server vthread is called jetty-virtual since 2026-11-29: use that name", error.message)
+    }
+
+    @Test
+    fun `a former name that is another server's name is refused`() {
+        val clash = text.replaceFirst("\"formerNames\": [\"vthread\"]", "\"formerNames\": [\"jetty-platform\"]")
+        val error = assertFailsWith<IllegalArgumentException> { Catalogue.parse(clash) }
+        assertEquals("servers.json: jetty-virtual's former name jetty-platform is another server's name", error.message)
+    }
 }

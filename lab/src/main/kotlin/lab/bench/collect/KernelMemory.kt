@@ -8,7 +8,7 @@ package lab.bench.collect
  * loopback socket included. [source] says which, for the manifest's `kernelMemorySource`.
  *
  * ```
- * KernelMemory.forServer("vthread").use { kernel ->
+ * KernelMemory.forServer("jetty-virtual").use { kernel ->
  *     val process = Children.start(kernel.launch(command), log)
  *     ...
  *     kernel.read() // {"kernel_tcp": ..., "kernel": ...}

@@ -33,7 +33,7 @@ class WireLatencyKnownTruthIT {
 
     @Test
     fun `every request's wire time lies between the server's own delay and the client's time`() {
-        TestServer.start(root, "vthread", dir).use { server ->
+        TestServer.start(root, "jetty-virtual", dir).use { server ->
             val url = server.url
             val clock = RunClock(Profile.load(File(root, "loadtests/profiles"), "smoke")).apply { markLoadStart() }
             val http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()

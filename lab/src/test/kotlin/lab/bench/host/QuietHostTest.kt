@@ -76,7 +76,8 @@ class QuietHostTest {
         assertTrue(QuietHost.isLabRun(listOf("java", "-cp", "/work/main/lab/target/lab.jar", "lab.floor.FloorMainKt")))
         assertTrue(QuietHost.isLabRun(listOf("java", "-cp", "a.jar:lab/target/classes", "lab.experiment.ClientsExperimentKt")))
         assertFalse(QuietHost.isLabRun(listOf("/bin/sh", "-c", "status=0; java -jar lab/target/lab.jar --profile local")), "make's shell")
-        assertFalse(QuietHost.isLabRun(listOf("java", "-jar", "vthread-server/target/vthread-server.jar", "--port", "8080")), "a server")
+        val server = listOf("java", "-jar", "jetty-virtual-server/target/jetty-virtual-server.jar", "--port", "8080")
+        assertFalse(QuietHost.isLabRun(server), "a server")
         assertFalse(QuietHost.isLabRun(listOf("java", "-jar", "/work/wt-cpu/lab/target/surefire/surefirebooter-1.jar")), "a test JVM")
     }
 

@@ -39,7 +39,7 @@ class VegetaCurveIT {
 
     @Test
     fun `each step is sent at its rate within its phases, and every answer is checked`() {
-        TestServer.start(root, "vthread", dir).use { server ->
+        TestServer.start(root, "jetty-virtual", dir).use { server ->
             val url = server.url
             val clock = RunClock(profile).apply { markLoadStart() }
             val attacked = mutableListOf<Long>()
@@ -89,7 +89,7 @@ class VegetaCurveIT {
     fun `every step goes on the pool opened before the first, and a request's wait for a connection is in its latency`() {
         val poolDir = TestServer.resultsDir("vegeta-pool")
         val pooled = profile.copy(curveConnections = 16)
-        TestServer.start(root, "vthread", poolDir).use { server ->
+        TestServer.start(root, "jetty-virtual", poolDir).use { server ->
             val clock = RunClock(pooled).apply { markLoadStart() }
             val first = pooled.timeline.single { it.name == "json-at-200" }
             val stall = Thread {
@@ -131,7 +131,7 @@ class VegetaCurveIT {
     fun `a search slot is offered between the highest step held and the lowest failed, and named for its rate`() {
         val searching = profile.copy(curveSearchSteps = 2, jsonCurveP99BoundMs = 1000.0)
         val searchDir = TestServer.resultsDir("vegeta-search")
-        TestServer.start(root, "vthread", searchDir).use { server ->
+        TestServer.start(root, "jetty-virtual", searchDir).use { server ->
             val clock = RunClock(searching).apply { markLoadStart() }
             // Reading packets needs root or CAP_NET_RAW: CI runs as root; a user's run skips, as the wire's own test does.
             val wire = try {

@@ -1,4 +1,4 @@
-package lab.coroutine
+package lab.ktorcoroutine
 
 import io.ktor.websocket.CloseReason
 import io.ktor.websocket.Frame

@@ -1,12 +1,12 @@
-package lab.coroutine
+package lab.ktorcoroutine
 
 import com.github.ajalt.clikt.core.main
 import lab.support.ServerCommand
 import lab.support.ServerConfig
 
 /** Ktor on Netty, the idiomatic Kotlin stack: handlers suspend, and each WebSocket is one coroutine. */
-private class CoroutineCommand : ServerCommand(engine = "ktor-netty", model = "coroutine") {
+private class KtorCoroutineCommand : ServerCommand(engine = "ktor-netty", model = "coroutine") {
     override fun serve(config: ServerConfig) = CoroutineServer(config).serveUntilStopped()
 }
 
-fun main(args: Array<String>) = CoroutineCommand().main(args)
+fun main(args: Array<String>) = KtorCoroutineCommand().main(args)

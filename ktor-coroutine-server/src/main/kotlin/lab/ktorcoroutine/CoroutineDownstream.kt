@@ -1,4 +1,4 @@
-package lab.coroutine
+package lab.ktorcoroutine
 
 import io.ktor.client.HttpClient
 import io.ktor.client.plugins.HttpRequestTimeoutException

@@ -1,4 +1,4 @@
-package lab.coroutine
+package lab.ktorcoroutine
 
 import io.netty.buffer.ByteBuf
 import io.netty.buffer.Unpooled

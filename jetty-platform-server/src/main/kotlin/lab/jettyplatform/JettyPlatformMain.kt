@@ -1,4 +1,4 @@
-package lab.platform
+package lab.jettyplatform
 
 import com.github.ajalt.clikt.core.main
 import com.github.ajalt.clikt.parameters.options.default
@@ -21,7 +21,7 @@ import java.util.concurrent.TimeUnit
  * queueing latency. Threads start on demand and end after a minute idle, so the thread
  * count tracks the load, which is what the lab watches.
  */
-private class PlatformCommand : ServerCommand(engine = JettyLabServer.ENGINE, model = "platform") {
+private class JettyPlatformCommand : ServerCommand(engine = JettyLabServer.ENGINE, model = "platform") {
     // Each idle WebSocket holds one thread, so the default covers the local profile's
     // ~15,000 sockets with headroom for requests; kernel.pid_max (32768 here) is the next wall.
     private val threads by option("--threads", help = "most platform threads serving requests, sockets and downstream calls")
@@ -40,4 +40,4 @@ private class PlatformCommand : ServerCommand(engine = JettyLabServer.ENGINE, mo
     }
 }
 
-fun main(args: Array<String>) = PlatformCommand().main(args)
+fun main(args: Array<String>) = JettyPlatformCommand().main(args)

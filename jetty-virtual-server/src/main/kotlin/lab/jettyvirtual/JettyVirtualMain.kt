@@ -1,4 +1,4 @@
-package lab.vthread
+package lab.jettyvirtual
 
 import com.github.ajalt.clikt.core.main
 import lab.jetty.JettyLabServer
@@ -12,11 +12,11 @@ import java.util.concurrent.Executors
  * parks the virtual thread and frees its carrier; the JDK's scheduler runs all of them on
  * one carrier thread per core.
  */
-private class VthreadCommand : ServerCommand(engine = JettyLabServer.ENGINE, model = "virtual") {
+private class JettyVirtualCommand : ServerCommand(engine = JettyLabServer.ENGINE, model = "virtual") {
     override fun serve(config: ServerConfig) {
         val virtualThreads = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("vthread-", 0).factory())
         JettyLabServer(config, ThreadModel(virtualThreads)).serveUntilStopped()
     }
 }
 
-fun main(args: Array<String>) = VthreadCommand().main(args)
+fun main(args: Array<String>) = JettyVirtualCommand().main(args)
