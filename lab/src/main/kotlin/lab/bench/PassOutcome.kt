@@ -70,7 +70,6 @@ internal object PassOutcome {
                 }?.let { "the wire capture dropped $it packets: wire.csv misses their requests" },
             ) + measured.snapshots?.problems.orEmpty() + measured.vegeta?.problems.orEmpty(),
             pinnedEvents = measured.jfr?.pinnedEvents?.get(),
-            jsonCpu = measured.cpu?.summary("json"),
         )
     }
 

@@ -2,7 +2,6 @@ package lab.bench
 
 import kotlinx.serialization.Serializable
 import kotlinx.serialization.Transient
-import lab.bench.collect.CpuSummary
 
 /**
  * How one server's run ended, and its headline figures. A server that died is data too:
@@ -60,8 +59,6 @@ data class ServerOutcome(
      */
     val marks: List<String> = emptyList(),
     val pinnedEvents: Long? = null,
-    /** What cpu.csv says over the steady /json phase: each process's CPU and how busy the load's CPUs were. */
-    val jsonCpu: CpuSummary? = null,
     /** Where memory.csv's kernel memory came from: `cgroup-v1` (the server's own group) or `sockstat-host` (the host's TCP memory). */
     val kernelMemorySource: String? = null,
     /** The futex hash the server's threads waited in, as its READY line says (lab.support.FutexHash): `global` or `private-<buckets>`. */

@@ -95,9 +95,6 @@ class CpuSampler(
     /** Every row so far, oldest first. */
     fun rows(): List<Row> = synchronized(rows) { rows.toList() }
 
-    /** The means over the rows of [phase] (`json`: the steady /json phase), for the pass's outcome. */
-    fun summary(phase: String): CpuSummary = CpuSummary.of(phase, rows().filter { it.phase == phase })
-
     // A periodic task that throws is never run again, so one bad reading must not escape.
     private fun sampleOnce() {
         runCatching {
