@@ -187,7 +187,7 @@ def _task_row(claim: Claim, measure: str, floor: pd.Series | None, held: str) ->
 
 def verdict(claim: Claim, measured: float, low: float = math.nan, high: float = math.nan, interval: str = "95% interval") -> str:
     """`held` within a quarter of the claim; `not resolved` if not, but the interval reaches the claim; else `no`, with the factor."""
-    if measured != measured:
+    if math.isnan(measured):
         return "not measured"
     if claim.low * (1 - ABOUT) <= measured <= claim.high * (1 + ABOUT):
         return "held"
@@ -215,7 +215,7 @@ def limits_at(run: Run, server: ServerRun, sockets: int) -> str:
     ]:
         limit = limits.get(limit_name)
         fit = memory.per_connection(points, column)
-        if limit is None or fit.points < 2 or fit.slope != fit.slope:
+        if limit is None or fit.points < 2 or math.isnan(fit.slope):
             continue
         needed = fit.at(sockets)
         if needed > limit:
@@ -224,7 +224,7 @@ def limits_at(run: Run, server: ServerRun, sockets: int) -> str:
 
 
 def _bytes(value: float) -> str:
-    if value != value:
+    if math.isnan(value):
         return ""
     for unit, size in [("GB", GB), ("MB", 1e6), ("KB", 1e3)]:
         if abs(value) >= size:

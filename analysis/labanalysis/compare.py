@@ -92,7 +92,7 @@ def pairs(a: Run, b: Run) -> list[Pair]:
 
 
 def figure_of(per_server: pd.DataFrame, figure: perpass.Figure, server: str) -> Across:
-    rows = per_server[(per_server["figure"] == figure.name) & (per_server["server"] == server)] if not per_server.empty else per_server
+    rows = per_server[(per_server["figure"] == figure.key) & (per_server["server"] == server)] if not per_server.empty else per_server
     if rows.empty:
         return repeats.across([])
     row = rows.iloc[0]
@@ -128,7 +128,7 @@ def table(found: list[Pair]) -> pd.DataFrame:
     """The comparison for a reader: one row per figure and server, A and B as median [range] over N passes, B / A and the verdict."""
     rows = [
         {
-            "figure": p.figure.name,
+            "figure": p.figure.label,
             "server": p.label,
             "A": repeats.shown(p.a),
             "B": repeats.shown(p.b),
@@ -167,7 +167,7 @@ def marked(run: Run, side: str) -> list[str]:
 
 def times(r: float) -> str:
     """A ratio as the table writes it, with the change in percent: a 1.00x that is 0.1% up is not a 1.00x that is 0.4% down."""
-    return f"{r:.2f}x ({100 * (r - 1):+.1f}%)" if r == r else ""
+    return f"{r:.2f}x ({100 * (r - 1):+.1f}%)" if not math.isnan(r) else ""
 
 
 # ---- what differs between the manifests -----------------------------------------------------------

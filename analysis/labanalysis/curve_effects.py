@@ -7,6 +7,8 @@ Ktor. A model rarely differs at a rate every server holds with ease; where one s
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 
 from . import curve, grid, repeats
@@ -54,10 +56,10 @@ def _pair(effect: pd.Series) -> str:
 def cell(effect: pd.Series) -> str:
     """One step's effect for a reader: A's median over B's as a factor, then what the passes show: `higher` or `lower` when every
     pair of passes is on that side, `overlap` when they straddle, `one pass` without an interval."""
-    if effect["A median"] != effect["A median"] or effect["B median"] != effect["B median"]:
+    if math.isnan(effect["A median"]) or math.isnan(effect["B median"]):
         return "not measured"
-    factor = f"{repeats.number(effect['ratio'])}x" if effect["ratio"] == effect["ratio"] else f"{repeats.number(effect['difference'])} apart"
-    if effect["low"] != effect["low"]:
+    factor = f"{repeats.number(effect['ratio'])}x" if not math.isnan(effect["ratio"]) else f"{repeats.number(effect['difference'])} apart"
+    if math.isnan(effect["low"]):
         return f"{factor}, one pass"
     side = "higher" if effect["low"] > 0 else "lower" if effect["high"] < 0 else "overlap"
     return f"{factor}, {side}"

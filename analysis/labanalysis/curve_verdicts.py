@@ -47,7 +47,7 @@ def judged(row: dict) -> dict:
     """Whether a step was sustained, why not in a reader's words, and which side's CPU ran out (cpu.BUSY busy or more on average)."""
     p99 = row["wire_p99_ms"] if row["judged_on"] == "wire" else row["load_p99_ms"]
     reasons = []
-    if row["dropped"] != row["dropped"]:
+    if math.isnan(row["dropped"]):
         reasons.append("dropped iterations not known")
     elif row["dropped"] > 0:
         reasons.append(f"{row['dropped']:,.0f} dropped")
@@ -55,12 +55,12 @@ def judged(row: dict) -> dict:
         reasons.append(f"{row['failed']:,.0f} failed")
     if not p99 < row["bound_ms"]:
         reasons.append(f"p99 {p99:,.1f} ms on the {row['judged_on']}, over {row['bound_ms']:g} ms")
-    server_full, load_full = (row[c] == row[c] and row[c] >= cpu.BUSY for c in ("server_busy", "load_busy"))
+    server_full, load_full = (not math.isnan(row[c]) and row[c] >= cpu.BUSY for c in ("server_busy", "load_busy"))
     ran_out = {(True, True): "both", (True, False): "server", (False, True): "load generator"}.get((server_full, load_full), "neither")
     # A server at its open-files limit cannot accept the step's connections, whatever its model: the limit is the host's, and the
     # idle sockets and the lab's own connections took the files. Not judged either way, whatever else happened in the step.
     files, limit = row.get("server_files_max", math.nan), row.get("files_limit", math.nan)
-    if files == files and limit == limit and files >= limit - FILES_SLACK:
+    if not math.isnan(files) and not math.isnan(limit) and files >= limit - FILES_SLACK:
         reasons.append(f"{NOT_JUDGED}the server reached its open-files limit ({files:,.0f} of {limit:,.0f})")
     # Another program on the load's CPUs delayed the requests there, before the wire saw them (the kernel delivers a loopback
     # packet on the sender's CPU): a step that failed meanwhile measured the host.

@@ -15,6 +15,7 @@ values would claim more than they can say.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -156,7 +157,7 @@ def per_task(frame_or_folder) -> pd.DataFrame:
 
 def kib_range(median: float, low: float, high: float, repeats: int) -> str:
     """A per-task figure in KiB for a reader: `1.22 [1.21-1.23]`, the range only from MIN_REPEATS_FOR_RANGE repeats."""
-    if median != median:
+    if math.isnan(median):
         return ""
     text = f"{median / KIB:,.2f}"
     return text + (f" [{low / KIB:,.2f}-{high / KIB:,.2f}]" if repeats >= MIN_REPEATS_FOR_RANGE else "")

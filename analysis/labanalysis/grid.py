@@ -26,22 +26,23 @@ from .show import number
 
 KIB = 1 << 10
 
-# The grid's headline figures (perpass computes each, once per pass). Memory per socket is the live heap and RSS from memory.csv's
-# snapshots after a full GC; for a run from before memory.csv, RSS through its step plateaus, and no live heap.
-PSS = perpass.PSS.name
-LIVE_HEAP = perpass.LIVE_HEAP.name
-RSS = perpass.RSS.name
-JSON_P99 = perpass.JSON_P99.name
-JSON_WIRE_P99 = perpass.JSON_WIRE_P99.name
-DASHBOARD_P99 = perpass.DASHBOARD_P99.name
-THREADS = perpass.THREADS.name
-CPU = perpass.CPU.name
+# The grid's headline figures, by their keys (perpass computes each, once per pass; a table shows each one's label). Memory per
+# socket is the live heap and RSS from memory.csv's snapshots after a full GC; for a run from before memory.csv, RSS through its
+# step plateaus, and no live heap.
+PSS = perpass.PSS.key
+LIVE_HEAP = perpass.LIVE_HEAP.key
+RSS = perpass.RSS.key
+JSON_P99 = perpass.JSON_P99.key
+JSON_WIRE_P99 = perpass.JSON_WIRE_P99.key
+DASHBOARD_P99 = perpass.DASHBOARD_P99.key
+THREADS = perpass.THREADS.key
+CPU = perpass.CPU.key
 # What a model buys under load, from a run with the latency-throughput curve (make curve): a higher rate is the better.
-JSON_SUSTAINED = perpass.JSON_SUSTAINED.name
-DASHBOARD_SUSTAINED = perpass.DASHBOARD_SUSTAINED.name
+JSON_SUSTAINED = perpass.JSON_SUSTAINED.key
+DASHBOARD_SUSTAINED = perpass.DASHBOARD_SUSTAINED.key
 BUYS = {JSON_SUSTAINED, DASHBOARD_SUSTAINED}
 HEADLINES = [PSS, RSS, LIVE_HEAP, JSON_P99, JSON_WIRE_P99, DASHBOARD_P99, THREADS, CPU, JSON_SUSTAINED, DASHBOARD_SUSTAINED]
-UNITS = {f.name: f.unit for f in perpass.FIGURES}
+UNITS = {f.key: f.unit for f in perpass.FIGURES}
 
 MODEL_WORDS = {"coroutine": "coroutines", "virtual": "virtual threads", "platform": "platform threads"}
 
@@ -91,7 +92,8 @@ def servers_grid(passes: pd.DataFrame) -> pd.DataFrame:
 
 
 def figures_grid(passes: pd.DataFrame) -> pd.DataFrame:
-    """Rows (figure, engine), columns the models: each server's median, its range over passes and how many, or why the cell is empty."""
+    """Rows (figure's label, engine), columns the models: each server's median, its range over passes and how many, or why the cell
+    is empty."""
     summary = per_server(passes)
     rows = {}
     for figure in headlines(passes):
@@ -102,7 +104,7 @@ def figures_grid(passes: pd.DataFrame) -> pd.DataFrame:
                 cells = [_cell(r) for _, r in here.iterrows()]
                 row[model] = "; ".join(f"{s}: {c}" for s, c in zip(here["server"], cells, strict=True)) if len(cells) > 1 else "".join(cells)
                 row[model] = row[model] or _empty(engine, model)
-            rows[(figure, engine)] = row
+            rows[(perpass.label(figure), engine)] = row
     index = pd.MultiIndex.from_tuples(list(rows), names=["figure", "engine"]) if rows else pd.MultiIndex.from_tuples([], names=["figure", "engine"])
     return pd.DataFrame(list(rows.values()), index=index, columns=models(passes))
 
@@ -252,13 +254,13 @@ def effects_table(effects: pd.DataFrame) -> pd.DataFrame:
     for _, e in effects.iterrows():
         rows.append(
             {
-                "figure": e["figure"],
+                "figure": perpass.label(e["figure"]),
                 "within": e["within"],
                 "A against B": f"{e['A']} against {e['B']}",
                 "A, B (medians)": f"{number(e['A median'])}, {number(e['B median'])}",
                 "A - B": number(e["difference"]),
-                "interval": f"[{number(e['low'])}, {number(e['high'])}]" if e["low"] == e["low"] else "none",
-                "A / B": f"{number(e['ratio'])}x" if e["ratio"] == e["ratio"] else "",
+                "interval": f"[{number(e['low'])}, {number(e['high'])}]" if not math.isnan(e["low"]) else "none",
+                "A / B": f"{number(e['ratio'])}x" if not math.isnan(e["ratio"]) else "",
                 "passes": e["passes"],
                 "shows": e["shows"],
             }

@@ -3,10 +3,12 @@ effects, memory per socket split into the model's floor and the rest, and the se
 
 from __future__ import annotations
 
+import math
+
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from . import catalogue
+from . import catalogue, perpass
 from .plot_style import plain_log_axis
 
 _ENGINE_MARKERS = ["o", "s", "^", "D", "v"]
@@ -14,7 +16,7 @@ _ENGINE_MARKERS = ["o", "s", "^", "D", "v"]
 
 def _spread(values) -> bool:
     """Whether positive values span enough (50x) that a log axis shows them all."""
-    positive = [v for v in values if v == v and v > 0]
+    positive = [v for v in values if not math.isnan(v) and v > 0]
     return len(positive) >= 2 and max(positive) / min(positive) > 50
 
 
@@ -47,7 +49,7 @@ def grid_figures(per_server: pd.DataFrame, headlines: list[str], models: list[st
             ax.set_ylim(bottom=0)
         ax.set_xticks(range(len(models)), models)
         ax.set_xlim(-0.5, len(models) - 0.5)
-        ax.set_title(figure, fontsize=9)
+        ax.set_title(perpass.label(figure), fontsize=9)
         ax.grid(alpha=0.3, axis="y")
     legend = panels[len(headlines)]
     legend.axis("off")
@@ -71,7 +73,7 @@ def effects(effects: pd.DataFrame, headlines: list[str], title: str):
     for ax, figure in zip(axes[:, 0], figures, strict=True):
         rows = effects[effects["figure"] == figure].reset_index(drop=True)
         for y, r in rows.iterrows():
-            has_interval = r["low"] == r["low"]
+            has_interval = not math.isnan(r["low"])
             errors = [[r["difference"] - r["low"]], [r["high"] - r["difference"]]] if has_interval else None
             colour = "black" if has_interval else "grey"
             ax.errorbar([r["difference"]], [y], xerr=errors, fmt="o", color=colour, capsize=3, markerfacecolor=colour if has_interval else "none")
@@ -79,7 +81,7 @@ def effects(effects: pd.DataFrame, headlines: list[str], title: str):
         ax.set_yticks(range(len(rows)), [f"{r['within']}: {r['A']} less {r['B']}" for _, r in rows.iterrows()], fontsize=8)
         ax.set_ylim(-0.6, len(rows) - 0.4)
         ax.invert_yaxis()
-        ax.set_title(figure, fontsize=9)
+        ax.set_title(perpass.label(figure), fontsize=9)
         ax.grid(alpha=0.3, axis="x")
     fig.suptitle(f"{title}: A less B, whiskers the interval over passes (hollow: one pass, no interval)", fontsize=10)
     fig.tight_layout()
@@ -99,14 +101,14 @@ def decomposition(decomposed: pd.DataFrame):
         for y, r in rows.iterrows():
             colour = catalogue.colour(r["server"])
             total = r["per socket"] / 1024
-            floor = r["floor"] / 1024 if r["floor"] == r["floor"] else 0.0
+            floor = r["floor"] / 1024 if not math.isnan(r["floor"]) else 0.0
             ax.barh(y, floor, color=colour, alpha=0.35, hatch="//", edgecolor=colour)
             ax.barh(y, total - floor, left=floor, color=colour)
-            if r["per socket low"] == r["per socket low"]:
+            if not math.isnan(r["per socket low"]):
                 ax.errorbar(
                     [total], [y], xerr=[[total - r["per socket low"] / 1024], [r["per socket high"] / 1024 - total]], color="black", capsize=3
                 )
-            if r["floor at depth 20"] == r["floor at depth 20"]:
+            if not math.isnan(r["floor at depth 20"]):
                 ax.plot([r["floor at depth 20"] / 1024], [y], "|", color="black", markersize=14)
         ax.set_yticks(range(len(rows)), rows["label"], fontsize=8)
         ax.invert_yaxis()

@@ -10,6 +10,7 @@ that names the folder, its commit and the command that made it, so that a figure
 
 from __future__ import annotations
 
+import math
 import sys
 
 import pandas as pd
@@ -30,7 +31,7 @@ def markdown(frame: pd.DataFrame, index: bool = False) -> str:
         return "(no rows)"
 
     def cell(value) -> str:
-        return "" if value is None or (isinstance(value, float) and value != value) else str(value).replace("|", "\\|").replace("\n", " ")
+        return "" if value is None or (isinstance(value, float) and math.isnan(value)) else str(value).replace("|", "\\|").replace("\n", " ")
 
     lines = ["| " + " | ".join(cell(c) for c in frame.columns) + " |", "|" + "---|" * len(frame.columns)]
     lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in frame.itertuples(index=False)]

@@ -116,7 +116,7 @@ def table(io: IoRun) -> pd.DataFrame:
 
 
 def _bytes(n) -> str:
-    if n is None or n != n:
+    if pd.isna(n):
         return ""
     for unit, scale in (("MiB", 1 << 20), ("KiB", 1 << 10)):
         if n >= scale:

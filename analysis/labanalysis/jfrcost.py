@@ -42,7 +42,7 @@ def per_pass(run: Run) -> pd.DataFrame:
             perpass.JSON_ACHIEVED: achieved,
         }
         stream = WITH if server.jfr_streaming else WITHOUT
-        rows += [{**base, "stream": stream, "figure": figure.name, "value": value} for figure, value in values.items()]
+        rows += [{**base, "stream": stream, "figure": figure.key, "value": value} for figure, value in values.items()]
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
@@ -56,7 +56,7 @@ def table(run: Run) -> pd.DataFrame:
         rows.append(
             {
                 "server": label,
-                "figure": figure,
+                "figure": perpass.label(figure),
                 WITH: repeats.shown(with_),
                 WITHOUT: repeats.shown(without),
                 "with / without": with_.median / without.median if without.median else float("nan"),

@@ -186,7 +186,7 @@ def within_pass_table(runs: list[Run]) -> pd.DataFrame:
         for endpoint, samples in (("json", json_samples), ("dashboard", timed_durations(server, "dashboard"))):
             p99, low, high = percentile_interval(samples, 99)
             row[f"/{endpoint} p99 (ms)"] = p99
-            row[f"/{endpoint} p99, within this pass (95%)"] = f"{low:,.2f} to {high:,.2f}" if low == low else ""
+            row[f"/{endpoint} p99, within this pass (95%)"] = f"{low:,.2f} to {high:,.2f}" if not math.isnan(low) else ""
         row["/json p99 on the wire (ms)"] = percentile(wire_durations(server, "json"), 99)
         rows.append(row)
     return pd.DataFrame(rows)

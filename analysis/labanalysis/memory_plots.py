@@ -3,6 +3,8 @@ and memory per socket split into its parts (memory.py). One colour per server (s
 
 from __future__ import annotations
 
+import math
+
 import matplotlib.pyplot as plt
 import pandas as pd
 
@@ -23,7 +25,7 @@ def _points_and_line(ax, server, points, column: str, label: str) -> None:
         unsettled = points[~settled]
         ax.plot(unsettled["open_sockets"], unsettled[column] / MIB, "o", color=colour, markerfacecolor="none", label=f"{server.name}: not settled")
     fit = memory.per_connection(points, column)
-    if fit.slope == fit.slope:
+    if not math.isnan(fit.slope):
         xs = [0, points["open_sockets"].max()]
         ax.plot(xs, [fit.at(x) / MIB for x in xs], "-", color=colour, alpha=0.6, label=f"{server.name}: {fit.slope / 1024:.1f} KiB/socket")
 
@@ -81,7 +83,7 @@ def memory_parts(per_server: pd.DataFrame):
         rows = per_server[per_server["label"] == label].set_index("component")
         right = left = 0.0
         for component, _ in parts:
-            if component not in rows.index or rows.loc[component, "median"] != rows.loc[component, "median"]:
+            if component not in rows.index or math.isnan(rows.loc[component, "median"]):
                 continue
             kib = rows.loc[component, "median"] / 1024
             start = right if kib >= 0 else left + kib
@@ -90,10 +92,10 @@ def memory_parts(per_server: pd.DataFrame):
             drawn.add(component)
             right, left = (right + kib, left) if kib >= 0 else (right, left + kib)
         for offset, (measure, marker) in zip((-0.28, 0.28), (("RSS", "D"), ("PSS", "s")), strict=True):
-            if measure not in rows.index or rows.loc[measure, "median"] != rows.loc[measure, "median"]:
+            if measure not in rows.index or math.isnan(rows.loc[measure, "median"]):
                 continue
             r = rows.loc[measure]
-            errors = [[(r["median"] - r["low"]) / 1024], [(r["high"] - r["median"]) / 1024]] if r["low"] == r["low"] else None
+            errors = [[(r["median"] - r["low"]) / 1024], [(r["high"] - r["median"]) / 1024]] if not math.isnan(r["low"]) else None
             ax.errorbar([r["median"] / 1024], [y + offset], xerr=errors, fmt=marker, color="black", markerfacecolor="white", capsize=3,
                         label=None if measure in drawn else f"{measure} per socket (not a sum of the parts)")  # fmt: skip
             drawn.add(measure)

@@ -121,7 +121,7 @@ def extrapolation(runs: list[Run], sockets: int = EXTRAPOLATE_TO) -> pd.DataFram
 def _fits(live: repeats.Across, heap: float, fills: repeats.Across, sockets: int) -> str:
     if live.passes == 0:
         return "not in this run: no memory.csv"
-    if heap != heap:
+    if math.isnan(heap):
         return "the run does not say its heap"
     mib = heap / (1 << 20)
     if live.median > heap:
@@ -166,11 +166,11 @@ def _scaled(value: repeats.Across, factor: float) -> repeats.Across:
 
 
 def _mib(value: float) -> str:
-    return "" if value != value else f"{value:,.0f}" if abs(value) >= 10 else f"{value:.1f}"
+    return "" if math.isnan(value) else f"{value:,.0f}" if abs(value) >= 10 else f"{value:.1f}"
 
 
 def _bytes(value: float) -> str:
-    return "" if value != value else f"{value:,.0f}"
+    return "" if math.isnan(value) else f"{value:,.0f}"
 
 
 def top_classes_table(runs: list[Run], top: int = TOP_CLASSES) -> pd.DataFrame:

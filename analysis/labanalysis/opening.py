@@ -8,11 +8,13 @@ import math
 import pandas as pd
 
 from .grid import BUYS, MODEL_WORDS, PSS, RSS, UNITS, engine_effects, missing_engine_effect, missing_model_effect, model_effects
+from .perpass import label
 from .show import number
 
 
 def summary_sentence(passes: pd.DataFrame, figure: str | None = None) -> str:
-    """One sentence: what the model costs and what the engine costs in `figure`, each with its figure and how sure it is.
+    """One sentence: what the model costs and what the engine costs in `figure` (a perpass.Figure key, named by its label), each
+    with its figure and how sure it is.
 
     Without a figure: PSS per socket where the passes measured it (all the memory the process maps for a socket: heap, thread
     stacks, native; the kernel's socket buffers are not mapped and have a figure of their own), else RSS. The live heap alone would
@@ -36,15 +38,15 @@ def summary_sentence(passes: pd.DataFrame, figure: str | None = None) -> str:
             f"{MODEL_WORDS.get(model['B'], model['B'])} {number(model['B median'])} {unit} {_how_sure(model, unit)}"
         )
     else:
-        model_part = f"the model's cost is not measured: {missing_model_effect(passes) or f'no {figure} to compare'}"
+        model_part = f"the model's cost is not measured: {missing_model_effect(passes) or f'no {label(figure)} to compare'}"
     if engine is not None:
         engine_part = (
             f"the engine {verb} {number(engine['difference'])} {unit}: {MODEL_WORDS.get(engine['within'], engine['within'])} "
             f"on {engine['A']} {number(engine['A median'])} against on {engine['B']} {number(engine['B median'])} {unit} {_how_sure(engine, unit)}"
         )
     else:
-        engine_part = f"the engine's cost is not measured: {missing_engine_effect(passes) or f'no {figure} to compare'}"
-    return f"In {figure.split(' (')[0]}, {model_part}; {engine_part}."
+        engine_part = f"the engine's cost is not measured: {missing_engine_effect(passes) or f'no {label(figure)} to compare'}"
+    return f"In {label(figure).split(' (')[0]}, {model_part}; {engine_part}."
 
 
 def _largest(effects: pd.DataFrame, figure: str, by_most_models: bool = False) -> pd.Series | None:
@@ -60,13 +62,13 @@ def _largest(effects: pd.DataFrame, figure: str, by_most_models: bool = False) -
         row["A"], row["B"] = row["B"], row["A"]
         row["A median"], row["B median"] = row["B median"], row["A median"]
         row["difference"], row["low"], row["high"] = -row["difference"], -row["high"], -row["low"]
-        row["ratio"] = 1 / row["ratio"] if row["ratio"] == row["ratio"] else math.nan
+        row["ratio"] = 1 / row["ratio"] if not math.isnan(row["ratio"]) else math.nan
         row["passes"] = " and ".join(reversed(row["passes"].split(" and ")))
     return row
 
 
 def _how_sure(effect: pd.Series, unit: str) -> str:
-    if effect["low"] != effect["low"]:
+    if math.isnan(effect["low"]):
         passes = "one pass each" if effect["passes"] == "1 and 1" else f"{effect['passes']} passes"
         return f"({passes}: no interval, so no conclusion)"
     interval = f"[{number(effect['low'])}, {number(effect['high'])}] {unit}"

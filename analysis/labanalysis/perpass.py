@@ -19,7 +19,9 @@ KIB = 1 << 10
 
 @dataclass(frozen=True)
 class Figure:
-    name: str
+    # What frames and dicts are keyed by: an identifier with the unit in it. A reader sees `label` instead, in every table and plot.
+    key: str
+    label: str
     unit: str
     lower_is_better: bool = True
     # The run settings (compare.settings: the profile's, with the rate, sockets and pinning threshold the run used) the figure depends
@@ -32,23 +34,24 @@ PER_SOCKET = ("idleSockets", "heapMb", "serverCpus")
 # What a latency under load depends on besides its own rate: the sockets open meanwhile, and the server's heap and CPUs.
 UNDER_LOAD = ("idleSockets", "heapMb", "serverCpus")
 
-LIVE_HEAP = Figure("live heap per idle socket (KiB)", "KiB", settings=PER_SOCKET)
-NATIVE = Figure("native memory (NMT, not the heap) per idle socket (KiB)", "KiB", settings=PER_SOCKET)
-KERNEL = Figure("kernel memory per idle socket (KiB)", "KiB", settings=PER_SOCKET)
-RSS = Figure("RSS per idle socket (KiB)", "KiB", settings=PER_SOCKET)
-PSS = Figure("PSS per idle socket (KiB)", "KiB", settings=PER_SOCKET)
-JSON_P50 = Figure("/json p50 (ms)", "ms", settings=("jsonRatePerSecond", *UNDER_LOAD))
-JSON_P99 = Figure("/json p99 (ms)", "ms", settings=("jsonRatePerSecond", *UNDER_LOAD))
+LIVE_HEAP = Figure("live_heap_per_socket_kib", "live heap per idle socket (KiB)", "KiB", settings=PER_SOCKET)
+NATIVE = Figure("native_per_socket_kib", "native memory (NMT, not the heap) per idle socket (KiB)", "KiB", settings=PER_SOCKET)
+KERNEL = Figure("kernel_per_socket_kib", "kernel memory per idle socket (KiB)", "KiB", settings=PER_SOCKET)
+RSS = Figure("rss_per_socket_kib", "RSS per idle socket (KiB)", "KiB", settings=PER_SOCKET)
+PSS = Figure("pss_per_socket_kib", "PSS per idle socket (KiB)", "KiB", settings=PER_SOCKET)
+JSON_P50 = Figure("json_p50_ms", "/json p50 (ms)", "ms", settings=("jsonRatePerSecond", *UNDER_LOAD))
+JSON_P99 = Figure("json_p99_ms", "/json p99 (ms)", "ms", settings=("jsonRatePerSecond", *UNDER_LOAD))
 # The same requests timed on the wire: the server's share of JSON_P99, without the load generator's delays (latency.wire_durations).
-JSON_WIRE_P99 = Figure("/json p99 on the wire (ms)", "ms", settings=("jsonRatePerSecond", *UNDER_LOAD))
-DASHBOARD_P99 = Figure("/dashboard p99 (ms)", "ms", settings=("dashboardRatePerSecond", *UNDER_LOAD))
-JSON_ACHIEVED = Figure("/json achieved (req/s)", "req/s", lower_is_better=False, settings=("jsonRatePerSecond",))
-JSON_DROPPED = Figure("/json dropped iterations", "iterations", settings=("jsonRatePerSecond", "jsonSeconds", *UNDER_LOAD))
-CPU = Figure("server CPU per /json request (µs)", "µs", settings=("jsonRatePerSecond", *UNDER_LOAD))
+JSON_WIRE_P99 = Figure("json_wire_p99_ms", "/json p99 on the wire (ms)", "ms", settings=("jsonRatePerSecond", *UNDER_LOAD))
+DASHBOARD_P99 = Figure("dashboard_p99_ms", "/dashboard p99 (ms)", "ms", settings=("dashboardRatePerSecond", *UNDER_LOAD))
+JSON_ACHIEVED = Figure("json_achieved_per_s", "/json achieved (req/s)", "req/s", lower_is_better=False, settings=("jsonRatePerSecond",))
+JSON_DROPPED = Figure("json_dropped_iterations", "/json dropped iterations", "iterations", settings=("jsonRatePerSecond", "jsonSeconds", *UNDER_LOAD))
+CPU = Figure("server_cpu_per_json_request_us", "server CPU per /json request (µs)", "µs", settings=("jsonRatePerSecond", *UNDER_LOAD))
 # A thread per socket on the platform server; the pools size themselves to the CPUs.
-THREADS = Figure("peak OS threads", "threads", settings=("idleSockets", "serverCpus"))
+THREADS = Figure("peak_os_threads", "peak OS threads", "threads", settings=("idleSockets", "serverCpus"))
 # A count: how often the traps were sprung, for how long, and from what duration an event is recorded.
 PINNED = Figure(
+    "pinned_events",
     "pinned events",
     "events",
     settings=("pinTrapsPerSecond", "pinThresholdMs", "jsonSeconds", "dashboardRatePerSecond", "dashboardSeconds"),
@@ -68,11 +71,21 @@ UNDER_LOAD_CURVE = (
     "curveServerCpuBudget",
     *UNDER_LOAD,
 )
-JSON_SUSTAINED = Figure("highest sustained /json rate (req/s)", "req/s", lower_is_better=False, settings=("jsonCurveP99BoundMs", *UNDER_LOAD_CURVE))
-DASHBOARD_SUSTAINED = Figure(
-    "highest sustained /dashboard rate (req/s)", "req/s", lower_is_better=False, settings=("dashboardCurveP99BoundMs", *UNDER_LOAD_CURVE)
+JSON_SUSTAINED = Figure(
+    "json_sustained_per_s",
+    "highest sustained /json rate (req/s)",
+    "req/s",
+    lower_is_better=False,
+    settings=("jsonCurveP99BoundMs", *UNDER_LOAD_CURVE),
 )
-JSON_CPU_SLOPE = Figure("server CPU per /json request, the curve's slope (µs)", "µs", settings=UNDER_LOAD_CURVE)
+DASHBOARD_SUSTAINED = Figure(
+    "dashboard_sustained_per_s",
+    "highest sustained /dashboard rate (req/s)",
+    "req/s",
+    lower_is_better=False,
+    settings=("dashboardCurveP99BoundMs", *UNDER_LOAD_CURVE),
+)
+JSON_CPU_SLOPE = Figure("json_cpu_slope_us", "server CPU per /json request, the curve's slope (µs)", "µs", settings=UNDER_LOAD_CURVE)
 CURVE = {
     JSON_SUSTAINED: ("json", "highest_sustained_per_s"),
     DASHBOARD_SUSTAINED: ("dashboard", "highest_sustained_per_s"),
@@ -100,13 +113,19 @@ FIGURES = [
     THREADS,
     PINNED,
 ]
-BY_NAME = {f.name: f for f in FIGURES}
+BY_KEY = {f.key: f for f in FIGURES}
 # The memory measures (memory.MEASURES) each per-socket figure is.
 MEMORY = {LIVE_HEAP: "live heap", NATIVE: "native (NMT, not the heap)", KERNEL: "kernel memory", RSS: "RSS", PSS: "PSS"}
 # The latencies k6 timed, which a load generator short of CPU delays (cpu.bottleneck); a saturated server (cpu.saturated) delays
 # those and the wire's alike.
 LATENCY = [JSON_P50, JSON_P99, DASHBOARD_P99]
 SERVER_LATENCY = [*LATENCY, JSON_WIRE_P99]
+
+
+def label(key: str) -> str:
+    """What a reader sees for the figure `key`; anything that is no figure's key (a column of marks) as it is."""
+    figure = BY_KEY.get(key)
+    return figure.label if figure else key
 
 
 def table(runs: list[Run]) -> pd.DataFrame:
@@ -125,7 +144,7 @@ def table(runs: list[Run]) -> pd.DataFrame:
         under_load = curve.of_pass(run, server, base)
         values.update({figure: under_load.get(endpoint, {}).get(key, math.nan) for figure, (endpoint, key) in CURVE.items()})
         marks = {"bottleneck": cpu.bottleneck(server) or "", "saturated": cpu.saturated(server) or ""}
-        rows += [{**base, "figure": figure.name, "value": value, **marks} for figure, value in values.items()]
+        rows += [{**base, "figure": figure.key, "value": value, **marks} for figure, value in values.items()]
     return pd.DataFrame(rows, columns=[*repeats.PASS_COLUMNS, "figure", "value", "bottleneck", "saturated"])
 
 
@@ -170,7 +189,7 @@ def passes_table(per_pass: pd.DataFrame, figures: list[Figure] = FIGURES) -> pd.
     if per_pass.empty:
         return pd.DataFrame()
     wide = per_pass.pivot_table(index=["run folder", "pass", "label"], columns="figure", values="value", aggfunc="first", sort=False)
-    wide = wide.reindex(columns=[f.name for f in figures if f.name in wide.columns])
+    wide = wide.reindex(columns=[f.key for f in figures if f.key in wide.columns]).rename(columns=label)
     marks = per_pass.drop_duplicates(["run folder", "pass"]).set_index(["run folder", "pass", "label"])
     wide["load generator"] = marks["bottleneck"].map(lambda why: "the bottleneck: latency measures k6" if why else "")
     wide["server's CPUs"] = marks["saturated"].map(lambda why: "saturated: latency holds a queue" if why else "")

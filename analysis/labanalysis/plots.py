@@ -4,6 +4,8 @@ grid's grid_plots', the experiments' experiment_plots'."""
 
 from __future__ import annotations
 
+import math
+
 import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.patches import Patch
@@ -56,7 +58,7 @@ def k6_against_wire(per_pass: pd.DataFrame):
     """Each pass's /json p99 as k6 timed it against the same requests' p99 on the wire, one point per pass, on log scales. On the
     diagonal k6 saw what the server did; above it, the rest of k6's time was spent on the load generator's side."""
     wide = per_pass.pivot_table(index=["run folder", "pass", "label", "server"], columns="figure", values="value", aggfunc="first")
-    k6, wire = perpass.JSON_P99.name, perpass.JSON_WIRE_P99.name
+    k6, wire = perpass.JSON_P99.key, perpass.JSON_WIRE_P99.key
     if wire not in wide.columns or wide[wire].isna().all():
         return None
     fig, ax = plt.subplots(figsize=(5.5, 5))
@@ -179,7 +181,7 @@ def rate_curves(per_step: pd.DataFrame, endpoint: str, bound_ms: float):
         offered = sorted(values["offered_per_s"].unique())
         if figure.startswith("achieved") and offered:
             ax.plot(offered, offered, linestyle="--", color="grey", label="offered")
-        if figure.startswith("p99") and bound_ms == bound_ms:
+        if figure.startswith("p99") and not math.isnan(bound_ms):
             ax.axhline(bound_ms, linestyle="--", color="grey", label=f"bound ({bound_ms:g} ms)")
 
     panels = [("achieved (req/s)", False), ("p99 on the wire (ms)", True), ("server CPU busy (%)", False)]
@@ -190,13 +192,13 @@ def ratios(pairs: list):
     """compare.pairs as B / A on a log axis, one row per figure, one colour per server: the bar runs from B's lowest pass over A's
     highest to B's highest over A's lowest, and a filled point is one whose ranges across passes are apart. Pairs with no ratio
     (settings that differ, a server that failed) are left out; the table says why."""
-    drawn = [p for p in pairs if p.ratio == p.ratio and p.ratio > 0]
-    figures = list(dict.fromkeys(p.figure.name for p in drawn))
+    drawn = [p for p in pairs if not math.isnan(p.ratio) and p.ratio > 0]
+    figures = list(dict.fromkeys(p.figure for p in drawn))
     servers = list(dict.fromkeys(p.server for p in drawn))
     fig, ax = plt.subplots(figsize=(8, 0.45 * max(len(figures), 1) + 1.2))
     step = 0.7 / max(len(servers), 1)
     for p in drawn:
-        y = figures.index(p.figure.name) + (servers.index(p.server) - (len(servers) - 1) / 2) * step
+        y = figures.index(p.figure) + (servers.index(p.server) - (len(servers) - 1) / 2) * step
         colour = catalogue.colour(p.server)
         if p.a.has_interval and p.b.has_interval and p.a.low > 0 and p.a.high > 0:
             low, high = p.b.low / p.a.high, p.b.high / p.a.low
@@ -206,7 +208,7 @@ def ratios(pairs: list):
     ax.axvline(1.0, color="grey", linewidth=1)
     ax.set_xscale("log")
     plain_log_axis(ax.xaxis)
-    ax.set_yticks(range(len(figures)), figures)
+    ax.set_yticks(range(len(figures)), [f.label for f in figures])
     ax.invert_yaxis()
     ax.set_xlabel("B / A (median over median; below 1: B's figure is lower)")
     ax.set_title("Each figure, B against A (filled: every pass of one beyond every pass of the other)")

@@ -69,7 +69,7 @@ def separated(a: Across, b: Across) -> str:
 
 def number(x: float) -> str:
     """A figure as the report's tables write it: whole from 100 on, with thousands separated; 2 decimals from 1; 3 digits below."""
-    if x != x:
+    if math.isnan(x):
         return ""
     if float(x).is_integer() or abs(x) >= 100:
         return f"{x:,.0f}"

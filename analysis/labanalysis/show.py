@@ -62,7 +62,7 @@ def _cell(value) -> str:
 
 def number(value: float) -> str:
     """A figure in a sentence or a grid cell: three significant digits or so, thousands separated; blank for NaN."""
-    if value != value:
+    if math.isnan(value):
         return ""
     if abs(value) >= 100 or float(value).is_integer():
         return f"{value:,.0f}"

@@ -71,7 +71,7 @@ def decomposition(per_socket_table: pd.DataFrame, floor: pd.DataFrame | None, jd
     for _, s in wanted.iterrows():
         base = _floor_row(floor, jdk, s["model"], s["measure"], FLOOR_DEPTH)
         deep = _floor_row(floor, jdk, s["model"], s["measure"], DEEP_DEPTH)
-        both = s["low"] == s["low"] and base is not None and base["low"] == base["low"]
+        both = not math.isnan(s["low"]) and base is not None and not math.isnan(base["low"])
         rows.append(
             {
                 "server": s["server"],
@@ -143,7 +143,7 @@ def decomposition_table(decomposed: pd.DataFrame) -> pd.DataFrame:
     """The decomposition for a reader, in bytes: per socket, floor (depth 0 and 20), the rest, and each one's range."""
 
     def with_range(median, low, high) -> str:
-        return f"{number(median)} [{number(low)}, {number(high)}]" if low == low else number(median)
+        return f"{number(median)} [{number(low)}, {number(high)}]" if not math.isnan(low) else number(median)
 
     rows = []
     for _, d in decomposed.iterrows():

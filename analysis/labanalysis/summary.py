@@ -8,6 +8,7 @@ neither is used here; with one pass per server no comparison is concluded.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -18,7 +19,7 @@ from .repeats import Across
 
 @dataclass(frozen=True)
 class Figure:
-    name: str
+    key: str  # perpass.Figure.key; a table shows its label
     lower_is_better: bool
     values: dict[str, Across]  # by server
     # For a latency figure: by server, how many of its passes had the load generator as their bottleneck, and how many a saturated
@@ -32,29 +33,29 @@ def figures(per_pass: pd.DataFrame) -> list[Figure]:
     summary = perpass.per_server(per_pass)
     found = []
     for figure in perpass.FIGURES:
-        rows = summary[summary["figure"] == figure.name]
+        rows = summary[summary["figure"] == figure.key]
         if rows.empty or rows["median"].isna().all():
             continue  # not in these runs (a live heap per socket before memory.csv): said in its own section
         values = {r["server"]: Across(r["median"], r["low"], r["high"], r["passes"]) for _, r in rows.iterrows()}
-        passes = per_pass[per_pass["figure"] == figure.name]
+        passes = per_pass[per_pass["figure"] == figure.key]
         marked = {
             mark: passes[passes[mark] != ""].groupby("server").size().to_dict() if figure in latencies else {}
             for mark, latencies in (("bottleneck", perpass.LATENCY), ("saturated", perpass.SERVER_LATENCY))
         }
-        found.append(Figure(figure.name, figure.lower_is_better, values, marked["bottleneck"], marked["saturated"]))
+        found.append(Figure(figure.key, figure.lower_is_better, values, marked["bottleneck"], marked["saturated"]))
     return found
 
 
 def values_table(figs: list[Figure]) -> pd.DataFrame:
     """Figures as rows, servers as columns: the median across passes, and the range in brackets where there are two passes or more."""
-    return pd.DataFrame({fig.name: {name: repeats.shown(v) for name, v in fig.values.items()} for fig in figs}).T
+    return pd.DataFrame({perpass.label(fig.key): {name: repeats.shown(v) for name, v in fig.values.items()} for fig in figs}).T
 
 
 def winners(figs: list[Figure]) -> pd.DataFrame:
     """For each figure: the best server, the runner-up, by how much, and whether the ranges across passes say it is so."""
     rows = []
     for fig in figs:
-        measured = {name: v for name, v in fig.values.items() if v.median == v.median}
+        measured = {name: v for name, v in fig.values.items() if not math.isnan(v.median)}
         if len(measured) < 2:
             continue
         ranked = sorted(measured.items(), key=lambda item: item[1].median, reverse=not fig.lower_is_better)
@@ -64,7 +65,7 @@ def winners(figs: list[Figure]) -> pd.DataFrame:
         if not rest:
             rows.append(
                 {
-                    "figure": fig.name,
+                    "figure": perpass.label(fig.key),
                     "best": "all equal",
                     "value": repeats.number(best_value),
                     "runner-up": "",
@@ -85,7 +86,7 @@ def winners(figs: list[Figure]) -> pd.DataFrame:
             sure += f"; the server was saturated in {saturated} of these servers' passes, whose latency holds its queue"
         rows.append(
             {
-                "figure": fig.name,
+                "figure": perpass.label(fig.key),
                 "best": " = ".join(best),
                 "value": repeats.number(best_value),
                 "runner-up": second,

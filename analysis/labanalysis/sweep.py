@@ -18,6 +18,8 @@ A compared figure is the median across passes with the range across them (repeat
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 
@@ -55,8 +57,8 @@ def statuses(text) -> dict[str, int]:
 
 def saturated(server_busy: float, load_busy: float) -> str:
     """Which side of a step had no CPU left: the server's set, the load's (wrk and the stub), both, or neither."""
-    server_full = server_busy == server_busy and server_busy >= SATURATED_SHARE
-    load_full = load_busy == load_busy and load_busy >= SATURATED_SHARE
+    server_full = not math.isnan(server_busy) and server_busy >= SATURATED_SHARE
+    load_full = not math.isnan(load_busy) and load_busy >= SATURATED_SHARE
     return {(True, True): "both", (True, False): "server", (False, True): "load"}.get((server_full, load_full), "neither")
 
 

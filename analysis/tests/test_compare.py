@@ -124,7 +124,7 @@ def test_b_is_better_or_worse_only_where_every_pass_of_one_is_beyond_every_pass_
     ],
 )
 def test_the_verdict_comes_from_the_ranges_across_passes(a, b, lower_is_better, expected):
-    figure = perpass.Figure("a figure", "units", lower_is_better=lower_is_better)
+    figure = perpass.Figure("a_figure_units", "a figure (units)", "units", lower_is_better=lower_is_better)
     assert compare.verdict(figure, a, b) == expected
 
 

@@ -67,12 +67,14 @@ def test_a_figure_measured_for_one_server_only_has_no_winner():
 
 
 def test_the_fixtures_headline_figures_are_medians_across_passes_with_their_ranges(repeats_folder):
-    figs = {f.name: f for f in summary.figures(perpass.table([load_run(repeats_folder)]))}
+    figs = {f.key: f for f in summary.figures(perpass.table([load_run(repeats_folder)]))}
 
     # make_repeats_run.py: /json p99 vthread 5, 6, 7 ms; platform 20, 25, 22 ms.
-    assert figs["/json p99 (ms)"].values["vthread"] == Across(6.0, 5.0, 7.0, 3)
-    assert figs["/json p99 (ms)"].values["platform"] == Across(22.0, 20.0, 25.0, 3)
-    assert figs["live heap per idle socket (KiB)"].values["vthread"] == Across(2000 / 1024, 1900 / 1024, 2100 / 1024, 3)
+    assert figs[perpass.JSON_P99.key].values["vthread"] == Across(6.0, 5.0, 7.0, 3)
+    assert figs[perpass.JSON_P99.key].values["platform"] == Across(22.0, 20.0, 25.0, 3)
+    assert figs[perpass.LIVE_HEAP.key].values["vthread"] == Across(2000 / 1024, 1900 / 1024, 2100 / 1024, 3)
+    # The tables a reader sees name each figure by its label, not its key.
+    assert summary.values_table(list(figs.values())).loc["/json p99 (ms)", "vthread"] == "6 [5, 7] over 3 passes"
     table = summary.winners(list(figs.values())).set_index("figure")
     assert table.loc["live heap per idle socket (KiB)", "how sure"] == "apart across passes"
     # p50 ranges overlap (vthread 0.9 to 1.2 ms, platform 0.95 to 1.3 ms): no winner is called.
@@ -102,11 +104,11 @@ def test_a_latency_winner_says_when_a_server_behind_it_was_saturated(repeats_fol
 
 
 def test_a_run_with_one_pass_per_server_names_every_server_and_concludes_nothing(run_folder):
-    figs = {f.name: f for f in summary.figures(perpass.table([load_run(run_folder)]))}
+    figs = {f.key: f for f in summary.figures(perpass.table([load_run(run_folder)]))}
 
-    assert set(figs["/json p99 (ms)"].values) == {"coroutine", "vthread", "platform"}
-    assert figs["pinned events"].values["vthread"].median == 16
-    assert "live heap per idle socket (KiB)" not in figs, "not in a run from before memory.csv"
+    assert set(figs[perpass.JSON_P99.key].values) == {"coroutine", "vthread", "platform"}
+    assert figs[perpass.PINNED.key].values["vthread"].median == 16
+    assert perpass.LIVE_HEAP.key not in figs, "not in a run from before memory.csv"
     table = summary.winners(list(figs.values())).set_index("figure")
     assert (table.loc["pinned events", "best"], table.loc["pinned events", "by how much"]) == ("coroutine = platform", "0 against 16")
     assert set(table["how sure"]) <= {"one pass: no comparison can be concluded", "equal"}
