@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import catalogue, memory, provenance
+from . import catalogue, memory, provenance, series
 
 # The measures, by the name per_task gives them, and floor.csv's column for each.
 MEASURES = {
@@ -31,16 +31,9 @@ MEASURES = {
     "NMT thread committed": "nmt_thread_committed_bytes",
     "NMT stack committed": "nmt_stack_committed_bytes",
 }
-CSV_COLUMNS = [
-    "jdk",
-    "jdk_version",
-    "model",
-    "depth",
-    "repeat",
-    "tasks",
-    *MEASURES.values(),
-    "threads",
-]
+# floor.csv's columns, as run-folder.json declares them (the harness writes through the same declaration).
+CSV = series.EXPERIMENTS["floor"]["floor.csv"]
+CSV_COLUMNS = list(CSV.columns)
 CELL = ["jdk", "model", "depth"]
 PER_TASK_COLUMNS = [*CELL, "measure", "median", "low", "high", "repeats"]
 # Below this many repeats the report shows a median and no range: two values are not a spread.
@@ -68,19 +61,21 @@ def load(folder: str | Path) -> FloorRun:
     manifest_file = folder / "manifest.json"
     if not manifest_file.is_file() or "settings" not in (manifest := json.loads(manifest_file.read_text())):
         raise FloorFolderError(f"{folder} is not a `make floor` folder (no manifest.json with settings); pass results/<time>-floor")
+    if refused := series.refused_version(folder, manifest):
+        raise FloorFolderError(refused)
     status = provenance.status(manifest)
     problems = ([] if status == "complete" else [f"the run is {status}"]) + list(manifest.get("problems", []))
     csv = folder / "floor.csv"
     if not csv.is_file():
         problems.append("floor.csv is missing")
         return FloorRun(folder, manifest, pd.DataFrame(columns=CSV_COLUMNS), problems)
-    steps = pd.read_csv(csv, dtype={"jdk_version": str})
+    steps = pd.read_csv(csv, dtype=dict.fromkeys(CSV.text, str))
     if list(steps.columns) != CSV_COLUMNS:
         raise FloorFolderError(f"{csv} has columns {list(steps.columns)}, not {CSV_COLUMNS}")
     whole = steps.dropna()
     if len(whole) < len(steps):
         problems.append(f"floor.csv: {len(steps) - len(whole)} row(s) cut mid-write, dropped")
-    whole = whole.astype({c: "int64" for c in CSV_COLUMNS if c not in ("jdk_version", "model")})
+    whole = whole.astype({c: "int64" for c in CSV_COLUMNS if c not in CSV.text})
     problems.extend(uneven(whole))
     return FloorRun(folder, manifest, whole, problems)
 

@@ -17,10 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from . import provenance
-from .series import FORMAT_VERSION, NEWER_SERIES, SERIES, gunzip_what_is_there, read_k6_samples, whole_rows
-
-# The format of a run whose manifest does not say: the first declared, which the harness wrote before it recorded the number.
-FIRST_FORMAT = 1
+from .series import NEWER_SERIES, SERIES, gunzip_what_is_there, read_k6_samples, refused_version, whole_rows
 
 
 class RunFolderError(Exception):
@@ -248,13 +245,8 @@ def load_run(folder: str | Path) -> Run:
         raise RunFolderError(
             f"{manifest_path} is not valid JSON ({e.msg}, line {e.lineno}); the run was cut off while writing it, so there is nothing to report"
         ) from e
-    version = manifest.get("runFolderFormat", FIRST_FORMAT)
-    if version != FORMAT_VERSION:
-        commit = provenance.of(manifest)["gitCommit"] or "the commit that made it"
-        raise RunFolderError(
-            f"{folder} is in run-folder format {version}, and this analysis reads format {FORMAT_VERSION} (run-folder.json): "
-            f"render it from a checkout of {commit}"
-        )
+    if refused := refused_version(folder, manifest):
+        raise RunFolderError(refused)
     run = Run(folder, manifest)
     folders = [folder / _folder_name(outcome) for outcome in manifest.get("outcomes", [])]
     expected = frozenset(name for name in NEWER_SERIES if any((f / name).is_file() for f in folders))

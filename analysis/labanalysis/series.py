@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from . import provenance
+
 DECLARATION = Path(__file__).resolve().parents[2] / "run-folder.json"
 
 
@@ -44,8 +46,36 @@ def declared(text: str) -> tuple[int, dict[str, Series]]:
     return declaration["version"], series
 
 
-# The run-folder format this analysis reads, and every series of a pass in it.
+def experiments(text: str) -> dict[str, dict[str, Series]]:
+    """The CSVs of an experiment's folder (`sweep`, `floor`), by kind and file, from run-folder.json's text."""
+    found = {}
+    for kind, files in json.loads(text).get("experiments", {}).items():
+        found[kind] = {}
+        for name, spec in files.items():
+            columns = spec["columns"]
+            found[kind][name] = Series(tuple(columns), tuple(spec["optional"]), tuple(c for c, k in columns.items() if k == "text"))
+    return found
+
+
+# The run-folder format this analysis reads, every series of a pass in it, and the CSVs of the sweep's and the floor's folders.
 FORMAT_VERSION, SERIES = declared(DECLARATION.read_text())
+EXPERIMENTS = experiments(DECLARATION.read_text())
+# The format of a folder whose manifest does not say: the first declared, which the harness wrote before it recorded the number.
+FIRST_FORMAT = 1
+
+
+def refused_version(folder: Path, manifest: dict) -> str | None:
+    """Why the analysis cannot read `folder` (its manifest says another format than this analysis reads), or None if it can."""
+    version = manifest.get("runFolderFormat", FIRST_FORMAT)
+    if version == FORMAT_VERSION:
+        return None
+    commit = provenance.of(manifest)["gitCommit"] or "the commit that made it"
+    return (
+        f"{folder} is in run-folder format {version}, and this analysis reads format {FORMAT_VERSION} (run-folder.json): "
+        f"render it from a checkout of {commit}"
+    )
+
+
 # The series a run from before issue 16 does not have: missing, its report says the figure is not in that run. Within a run that has
 # them, a pass without one is a problem like any other missing file.
 NEWER_SERIES = ("cpu.csv", "memory.csv", "histogram.csv", "wire.csv")

@@ -12,42 +12,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import provenance
+from . import provenance, series
 
-STEP_COLUMNS = [
-    "pass",
-    "server",
-    "workload",
-    "delay_ms",
-    "concurrency",
-    "duration_us",
-    "requests",
-    "window_from_ms",
-    "answered_in_window",
-    "statuses",
-    "errors_connect",
-    "errors_read",
-    "errors_write",
-    "errors_timeout",
-    "latency_us_p50",
-    "latency_us_p90",
-    "latency_us_p99",
-    "latency_us_p999",
-    "latency_us_max",
-    "server_cpu_s",
-    "stub_cpu_s",
-    "wrk_cpu_s",
-    "server_cpus_busy",
-    "load_cpus_busy",
-    "threads_peak",
-    "threads_mean",
-    "rss_bytes_peak",
-    "server_in_flight",
-    "server_jit_cpu_s",
-]
+# sweep.csv's and memory.csv's columns, as run-folder.json declares them (the harness writes through the same declaration).
+STEPS = series.EXPERIMENTS["sweep"]["sweep.csv"]
+MEMORY = series.EXPERIMENTS["sweep"]["memory.csv"]
+STEP_COLUMNS = list(STEPS.columns)
+MEMORY_COLUMNS = list(MEMORY.columns)
 # Columns a sweep.csv from before they were recorded lacks: read as blank.
 ADDED_LATER = ["server_jit_cpu_s"]
-MEMORY_COLUMNS = ["pass", "server", "workload", "concurrency", "in_flight_before", "in_flight_after", "component", "bytes"]
 
 
 class SweepFolderError(Exception):
@@ -69,15 +42,12 @@ def load(folder: str | Path) -> SweepRun:
     manifest_file = folder / "manifest.json"
     if not manifest_file.is_file() or "highestConcurrency" not in (manifest := json.loads(manifest_file.read_text())):
         raise SweepFolderError(f"{folder} is not a `make sweep` folder (no manifest.json with highestConcurrency); pass results/<time>-sweep")
+    if refused := series.refused_version(folder, manifest):
+        raise SweepFolderError(refused)
     status = provenance.status(manifest)
     problems = ([] if status == "complete" else [f"the run is {status}"]) + list(manifest.get("problems", []))
-    steps = _csv(
-        folder / "sweep.csv",
-        STEP_COLUMNS,
-        problems,
-        keep_blank=["stub_cpu_s", "wrk_cpu_s", "server_cpus_busy", "load_cpus_busy", "server_in_flight", "statuses", *ADDED_LATER],
-    )
-    memory = _csv(folder / "memory.csv", MEMORY_COLUMNS, problems)
+    steps = _csv(folder / "sweep.csv", STEP_COLUMNS, problems, keep_blank=[*STEPS.optional, *ADDED_LATER])
+    memory = _csv(folder / "memory.csv", MEMORY_COLUMNS, problems, keep_blank=list(MEMORY.optional))
     return SweepRun(folder, manifest, steps, memory, problems)
 
 
@@ -85,7 +55,7 @@ def _csv(path: Path, columns: list[str], problems: list[str], keep_blank: list[s
     if not path.is_file():
         problems.append(f"{path.name} is missing")
         return pd.DataFrame(columns=columns)
-    frame = pd.read_csv(path, keep_default_na=True, dtype={"statuses": str})
+    frame = pd.read_csv(path, keep_default_na=True, dtype=dict.fromkeys((*STEPS.text, *MEMORY.text), str))
     for missing in [c for c in ADDED_LATER if c in columns and c not in frame.columns]:
         frame[missing] = np.nan
     if list(frame.columns) != columns:

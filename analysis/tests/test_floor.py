@@ -74,6 +74,14 @@ def test_the_folder_the_loaded_run_and_its_steps_give_the_same_figures(run, figu
     pd.testing.assert_frame_equal(floor.per_task(run.steps), expected)
 
 
+def test_a_floor_of_another_run_folder_format_is_refused_in_one_line(run_folder):
+    manifest = json.loads((run_folder / "manifest.json").read_text())
+    (run_folder / "manifest.json").write_text(json.dumps({**manifest, "runFolderFormat": 2}))
+
+    with pytest.raises(floor.FloorFolderError, match=r"is in run-folder format 2, and this analysis reads format 1"):
+        floor.load(run_folder)
+
+
 def test_a_jvm_with_a_single_step_has_no_slope_and_is_not_counted_as_a_repeat(run):
     steps = run.steps
     one_step = steps[~((steps["repeat"] == 3) & (steps["model"] == "virtual") & (steps["tasks"] > 0))]

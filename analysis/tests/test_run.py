@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 
 from labanalysis import provenance
-from labanalysis.run import FIRST_FORMAT, RunFolderError, load_run
-from labanalysis.series import FORMAT_VERSION
+from labanalysis.run import RunFolderError, load_run
+from labanalysis.series import FIRST_FORMAT, FORMAT_VERSION
 
 
 def test_a_whole_run_has_its_three_servers_and_no_problems(run_folder):

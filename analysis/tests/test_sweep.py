@@ -138,6 +138,16 @@ def test_a_folder_that_is_no_sweep_is_refused_in_one_line(tmp_path):
         sweep.load(tmp_path)
 
 
+def test_a_sweep_of_another_run_folder_format_is_refused_in_one_line_naming_its_commit(fixture_copy):
+    folder = fixture_copy("sweep", "20261126-140533-sweep")
+    manifest = json.loads((folder / "manifest.json").read_text())
+    (folder / "manifest.json").write_text(json.dumps({**manifest, "runFolderFormat": 99}))
+
+    with pytest.raises(sweep.SweepFolderError, match=r"is in run-folder format 99, and this analysis reads format 1 .*checkout of") as refused:
+        sweep.load(folder)
+    assert "\n" not in str(refused.value)
+
+
 def test_a_real_small_sweep_loads_whole_and_holds_littles_law_on_delay(fixture_copy):
     """The fixture is a real run, made small: the platform server at 20 and 200 in flight, each waiting 200 ms, one pass
     (lab.sweep.SweepMainKt --servers platform --concurrency 20,200 --delay-ms 200 --warmup-seconds 3 --seconds 3 --passes 1)."""

@@ -12,6 +12,7 @@ import com.github.ajalt.clikt.parameters.types.file
 import com.github.ajalt.clikt.parameters.types.int
 import com.github.ajalt.clikt.parameters.types.long
 import com.github.ajalt.clikt.parameters.types.restrictTo
+import lab.bench.folder.RunFolderFormat
 import lab.bench.load.BenchInputException
 import lab.bench.load.Profile
 import lab.floor.tasks.FloorDefaults
@@ -121,6 +122,7 @@ private class FloorCommand(private val argv: List<String>) : CliktCommand(name =
         heapMb: Int,
     ) = FloorManifest(
         provenance = Provenance.start("lab.floor.FloorMain " + argv.joinToString(" "), Provenance.Jdk.current(), repo),
+        runFolderFormat = RunFolderFormat.version,
         jdks = jdks,
         jdkRuntimes = runtimes,
         jvmFlags = flags,

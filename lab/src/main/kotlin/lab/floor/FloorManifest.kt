@@ -14,6 +14,8 @@ import lab.support.RunManifest
 @Serializable
 data class FloorManifest(
     override val provenance: Provenance,
+    /** The version of run-folder.json that floor.csv was written in. */
+    val runFolderFormat: Int,
     val jdks: List<Provenance.Jdk>,
     /** By JDK feature version: what each JDK says of itself (its vendor where the release file does not). */
     val jdkRuntimes: Map<String, JdkRuntime>,

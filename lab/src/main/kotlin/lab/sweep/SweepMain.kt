@@ -12,6 +12,7 @@ import com.github.ajalt.clikt.parameters.types.file
 import com.github.ajalt.clikt.parameters.types.int
 import com.github.ajalt.clikt.parameters.types.long
 import com.github.ajalt.clikt.parameters.types.restrictTo
+import lab.bench.folder.RunFolderFormat
 import lab.bench.host.CpuSplit
 import lab.bench.host.HostLimits
 import lab.bench.host.PreflightRefusal
@@ -202,6 +203,7 @@ private class SweepCommand(private val argv: List<String>) : CliktCommand(name =
 
     private fun firstManifest(setup: SweepSetup, jdk: Provenance.Jdk, servers: List<String>, highest: Map<String, Int>) = SweepManifest(
         provenance = Provenance.start("lab.sweep.SweepMainKt " + argv.joinToString(" "), Provenance.Jdk.current(), repo),
+        runFolderFormat = RunFolderFormat.version,
         serverJdk = jdk,
         jvmFlags = setup.serverFlags,
         cpuSplit = setup.cpuSplit,

@@ -9,6 +9,8 @@ import lab.support.RunManifest
 @Serializable
 data class SweepManifest(
     override val provenance: Provenance,
+    /** The version of run-folder.json that sweep.csv and memory.csv were written in. */
+    val runFolderFormat: Int,
     /** The JDK the servers ran on ([Provenance.jdk] is the harness's). */
     val serverJdk: Provenance.Jdk,
     val jvmFlags: List<String>,

@@ -1,5 +1,6 @@
 package lab.floor
 
+import lab.bench.folder.RunFolderFormat
 import lab.floor.tasks.Model
 import org.junit.jupiter.api.BeforeAll
 import org.junit.jupiter.api.Test
@@ -61,7 +62,7 @@ class FloorIT {
     @Test
     fun `floor csv holds exactly the columns the analysis reads, one row per step of every JVM`() {
         val header = File(plain.dir, "floor.csv").readLines().first()
-        assertEquals(FloorCsv.COLUMNS.joinToString(","), header)
+        assertEquals(RunFolderFormat.experiment(FloorCsv.KIND, "floor.csv").columns.keys.joinToString(","), header)
         assertEquals(
             "jdk,jdk_version,model,depth,repeat,tasks,live_heap_bytes,rss_bytes,pss_bytes,nmt_thread_committed_bytes,nmt_stack_committed_bytes,threads",
             header,

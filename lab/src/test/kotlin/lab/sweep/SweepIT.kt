@@ -1,5 +1,6 @@
 package lab.sweep
 
+import lab.bench.folder.RunFolderFormat
 import lab.support.Catalogue
 import org.junit.jupiter.api.BeforeAll
 import org.junit.jupiter.api.Test
@@ -57,7 +58,10 @@ class SweepIT {
 
     @Test
     fun `sweep csv holds the columns the analysis reads, one row a server, workload and concurrency`() {
-        assertEquals(SweepCsv.STEP_COLUMNS.joinToString(","), File(dir, SweepCsv.STEPS).readLines().first())
+        assertEquals(
+            RunFolderFormat.experiment(SweepCsv.KIND, SweepCsv.STEPS).columns.keys.joinToString(","),
+            File(dir, SweepCsv.STEPS).readLines().first(),
+        )
         assertEquals(Catalogue.servers.size * SweepWorkload.entries.size * CONCURRENCIES.size, steps.size)
         for (step in steps) {
             val (jit, all) = step.getValue("server_jit_cpu_s").toDouble() to step.getValue("server_cpu_s").toDouble()

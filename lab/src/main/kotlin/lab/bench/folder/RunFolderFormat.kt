@@ -19,12 +19,19 @@ object RunFolderFormat {
     val version: Int get() = declaration.version
 
     /** [file]'s columns, in order; a file the declaration does not name is a mistake in the harness. */
-    fun columns(file: String): List<String> =
-        declaration.series[file]?.columns?.keys?.toList() ?: error("run-folder.json declares no series $file: declare it there first")
+    fun columns(file: String): List<String> = series(file).columns.keys.toList()
+
+    /** The pass's series [file]. */
+    fun series(file: String): Series = declaration.series[file] ?: error("run-folder.json declares no series $file: declare it there first")
+
+    /** The CSV [file] of an experiment's folder ([kind]: `sweep` or `floor`). */
+    fun experiment(kind: String, file: String): Series =
+        declaration.experiments[kind]?.get(file) ?: error("run-folder.json declares no $kind file $file: declare it there first")
 
     fun parse(text: String): Declaration {
         val declared = Json.decodeFromString(Declaration.serializer(), text)
-        for ((file, series) in declared.series) {
+        val everySeries = declared.series + declared.experiments.flatMap { (kind, files) -> files.mapKeys { "$kind/${it.key}" }.toList() }
+        for ((file, series) in everySeries) {
             require(series.columns.isNotEmpty()) { "run-folder.json: $file declares no column" }
             series.columns.forEach { (column, type) ->
                 require(type in TYPES) { "run-folder.json: $file's column $column is of type '$type', none of ${TYPES.joinToString()}" }
@@ -39,7 +46,13 @@ object RunFolderFormat {
 
     /** The file's shape; `about` and `fields` document it for a reader. */
     @Serializable
-    class Declaration(val about: String, val fields: Map<String, String>, val version: Int, val series: Map<String, Series>)
+    class Declaration(
+        val about: String,
+        val fields: Map<String, String>,
+        val version: Int,
+        val series: Map<String, Series>,
+        val experiments: Map<String, Map<String, Series>> = emptyMap(),
+    )
 
     /** One CSV: its columns in order with their types, and those a row may leave empty. */
     @Serializable

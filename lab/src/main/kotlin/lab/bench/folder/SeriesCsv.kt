@@ -12,9 +12,15 @@ import java.io.Writer
  * is its value's `toString()` (a Kotlin `Double` as Kotlin prints it); null is an empty cell, which the declaration must allow.
  * LF line ends, as the lab's files have always had (fastcsv's default is CRLF). Rows may come from several threads.
  */
-class SeriesCsv(out: Writer, val name: String, private val flushEachRow: Boolean = false, header: Boolean = true) : AutoCloseable {
-    val columns: List<String> = RunFolderFormat.columns(name)
-    private val optional: Set<Int> = RunFolderFormat.declaration.series.getValue(name).optional.map(columns::indexOf).toSet()
+class SeriesCsv(
+    out: Writer,
+    val name: String,
+    private val flushEachRow: Boolean = false,
+    header: Boolean = true,
+    series: RunFolderFormat.Series = RunFolderFormat.series(name),
+) : AutoCloseable {
+    val columns: List<String> = series.columns.keys.toList()
+    private val optional: Set<Int> = series.optional.map(columns::indexOf).toSet()
     private val csv = CsvWriter.builder().lineDelimiter(LineDelimiter.LF).build(out)
 
     init {
@@ -39,15 +45,20 @@ class SeriesCsv(out: Writer, val name: String, private val flushEachRow: Boolean
     override fun close() = synchronized(csv) { csv.close() }
 
     companion object {
-        /** A new file of [dir] named as the declaration names it. */
-        fun create(dir: File, name: String, flushEachRow: Boolean = false): SeriesCsv =
-            SeriesCsv(FileWriter(File(dir, name), Charsets.UTF_8), name, flushEachRow)
+        /** A new file of [dir] named as the declaration names it: a pass's series, or [series] of an experiment's folder. */
+        fun create(dir: File, name: String, flushEachRow: Boolean = false, series: RunFolderFormat.Series = RunFolderFormat.series(name)) =
+            SeriesCsv(FileWriter(File(dir, name), Charsets.UTF_8), name, flushEachRow, series = series)
 
         /** [dir]'s file [name], appended to: its header first only if it is new (a pass that resumes a series keeps one header). */
-        fun appending(dir: File, name: String, flushEachRow: Boolean = false): SeriesCsv {
+        fun appending(
+            dir: File,
+            name: String,
+            flushEachRow: Boolean = false,
+            series: RunFolderFormat.Series = RunFolderFormat.series(name),
+        ): SeriesCsv {
             val file = File(dir, name)
             val isNew = !file.isFile || file.length() == 0L
-            return SeriesCsv(FileWriter(file, Charsets.UTF_8, true), name, flushEachRow, header = isNew)
+            return SeriesCsv(FileWriter(file, Charsets.UTF_8, true), name, flushEachRow, header = isNew, series = series)
         }
     }
 }

@@ -71,4 +71,30 @@ class SeriesCsvTest {
         val optional = assertFailsWith<IllegalArgumentException> { RunFolderFormat.parse(declared("""{"a": "text"}""", """["b"]""")) }
         assertEquals("run-folder.json: x.csv's optional columns [b] are not among its columns", optional.message)
     }
+
+    @Test
+    fun `an experiment's file is written with its declared header, and checked as a pass's series is`() {
+        val floor = RunFolderFormat.experiment("floor", "floor.csv")
+        SeriesCsv.create(dir, "floor.csv", series = floor).use { it.row(25, "25.0.3", "virtual", 0, 1, 0, 1L, 2L, 3L, 4L, 5L, 6) }
+
+        assertEquals(
+            listOf(floor.columns.keys.toList(), listOf("25", "25.0.3", "virtual", "0", "1", "0", "1", "2", "3", "4", "5", "6")),
+            records(File(dir, "floor.csv")),
+        )
+        val empty = assertFailsWith<IllegalArgumentException> {
+            SeriesCsv.create(dir, "floor.csv", series = floor).use { it.row(25, null, "virtual", 0, 1, 0, 1L, 2L, 3L, 4L, 5L, 6) }
+        }
+        assertEquals("floor.csv: jdk_version has no value, and run-folder.json does not let it be empty", empty.message)
+        val unknown = assertFailsWith<IllegalStateException> { RunFolderFormat.experiment("sweep", "floor.csv") }
+        assertEquals("run-folder.json declares no sweep file floor.csv: declare it there first", unknown.message)
+    }
+
+    @Test
+    fun `an experiment's file is held to the declaration's types too`() {
+        val text = """{"about": "", "fields": {}, "version": 1, "series": {}, "experiments": {"sweep": {"s.csv": """ +
+            """{"about": "", "columns": {"a": "float"}, "optional": []}}}}"""
+
+        val typed = assertFailsWith<IllegalArgumentException> { RunFolderFormat.parse(text) }
+        assertEquals("run-folder.json: sweep/s.csv's column a is of type 'float', none of number, text", typed.message)
+    }
 }
