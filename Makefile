@@ -90,7 +90,7 @@ else
 endif
 
 # The latency-throughput curve is the bench under the curve profile: its own target, as it takes
-# about 40 minutes here on top of the bench's 27 (issue 32, item 8).
+# about 80 minutes here (20261128-165559-curve, -200458-curve, -234511-curve).
 curve: ## each server's latency-throughput curve and highest sustained rate, /json and /dashboard, sockets open: make curve [JDK=21|25] [ONLY=<server>,...]
 	$(MAKE) --no-print-directory bench PROFILE=curve
 
@@ -158,7 +158,7 @@ floor: build ## each model's own memory per parked task, no server: make floor [
 
 # The concurrency sweep: wrk holds C requests in flight on each server, each waiting D ms; empty
 # variables keep the defaults the sweep declares (delay and dashboard, C=100,1000,2000,4000,6000,
-# D=1000 ms, 6 s warm-up and 10 s measured a step, 3 interleaved passes: about 45 minutes).
+# D=1000 ms, 6 s warm-up and 10 s measured a step, 3 interleaved passes: about 55 minutes).
 WORKLOADS ?=
 CONCURRENCY ?=
 DELAY_MS ?=
