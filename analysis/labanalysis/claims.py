@@ -42,7 +42,7 @@ class Claim:
     quoted: str
     low: float  # bytes; a single value has low == high
     high: float
-    measure: str  # "rss_at_50k" (a server's line through its plateaus) or "per_task" (make floor's table)
+    measure: str  # "rss_at_50k" (a server's RSS line through its snapshots) or "per_task" (make floor's table)
     # For a per-task claim, the floor's measures it is held to: the one the claim names (heap, stack) and RSS, what the process pays.
     floor_measures: tuple[str, ...] = ()
 
@@ -94,8 +94,7 @@ def _row(run: Run, claim: Claim, passes: list[ServerRun] | None) -> dict:
     how = "not measured in this run"
     if at.passes:
         most = max(_most_sockets(s) for s in passes)
-        what = "snapshots" if not memory.snapshots(passes[0]).empty else "step plateaus"
-        how = f"line through each pass's {what} up to {most:,} sockets" + (", extrapolated" if most < CLAIM_SOCKETS else "")
+        how = f"line through each pass's snapshots up to {most:,} sockets" + (", extrapolated" if most < CLAIM_SOCKETS else "")
         how += f"; median of {at.passes} passes" if at.has_interval else "; one pass"
     left = sorted({step.split(":")[0] for f in fits for step in f.left_out})
     if left:
@@ -118,10 +117,8 @@ def _row(run: Run, claim: Claim, passes: list[ServerRun] | None) -> dict:
 
 
 def _most_sockets(server: ServerRun) -> int:
-    """The most sockets a pass's memory line was fitted up to: its last snapshot's, or (an older run) its last plateau's."""
+    """The most sockets a pass's memory line was fitted up to: its last snapshot's."""
     points = memory.snapshots(server)
-    if points.empty:
-        points = memory.plateaus(server)
     return int(points["open_sockets"].max()) if not points.empty else 0
 
 

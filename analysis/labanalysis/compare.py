@@ -151,7 +151,7 @@ def host_speed_sentence(a: Run, b: Run) -> str:
     """The two runs' host speed side by side, and whether it moved: a timing that moved with it is not the change's doing."""
     speed_a, speed_b = host_speed(a), host_speed(b)
     if speed_a.passes == 0 or speed_b.passes == 0:
-        return "The host's speed cannot be compared: a run has no cpu.csv with k6's CPU in it (an older run, or k6 on other hosts)."
+        return "The host's speed cannot be compared: a run's cpu.csv has no k6 CPU in it (k6 ran on other hosts)."
     return (
         f"The host's speed, from k6's CPU per /json request (k6 does the same work for every server at one rate, so it moves with the "
         f"host): A {repeats.shown(speed_a)} µs, B {repeats.shown(speed_b)} µs, B / A {times(ratio(speed_a, speed_b))} "

@@ -14,7 +14,7 @@ import math
 
 import pandas as pd
 
-from . import latency, repeats, runtime
+from . import latency, repeats
 from .run import Run, ServerRun
 
 PROCESSES = ["server", "k6", "stub", "harness"]
@@ -88,16 +88,13 @@ def bottleneck_known(server: ServerRun) -> bool:
     return not server.cpu.empty and in_phase(server)["load_cpus_busy"].notna().any()
 
 
-def server_cpu_per_request(server: ServerRun, cpus: float, requests_per_second: float) -> float:
-    """The server's CPU time (seconds) per /json request answered: its mean cores over the /json phase over the rate it answered.
-
-    From cpu.csv (the process's utime + stime) where the pass has it; from JFR's JVM CPU share times the host's CPUs in a pass from
-    before cpu.csv. Either counts all the server did meanwhile, the idle sockets' pings and the GC included.
+def server_cpu_per_request(server: ServerRun, requests_per_second: float) -> float:
+    """The server's CPU time (seconds) per /json request answered: its mean cores over the /json phase (cpu.csv: the process's
+    utime + stime) over the rate it answered. It counts all the server did meanwhile, the idle sockets' pings and the GC included;
+    NaN without cpu.csv's /json seconds or an answered rate.
     """
     cores = in_phase(server)["server"].dropna() if not server.cpu.empty else pd.Series(dtype=float)
-    if cores.empty:
-        return runtime.cpu_seconds_per_request(server, PHASE, cpus, requests_per_second)
-    if not requests_per_second > 0:
+    if cores.empty or not requests_per_second > 0:
         return math.nan
     return float(cores.mean()) / requests_per_second
 

@@ -101,7 +101,7 @@ class Step:
 
 
 def steps(run: Run, server: ServerRun | None = None) -> list[Step]:
-    """The run's measured curve steps, in the order they ran; none for a run without a curve (or from before the timeline). With
+    """The run's measured curve steps, in the order they ran; none for a run without a curve. With
     `server`, that pass's own: its searched steps (from its curve-search.csv) are in, and the ladder's steps its search did not offer
     (the server resting, past its limit) and the search slots it offered nothing in are out."""
     found = []

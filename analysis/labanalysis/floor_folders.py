@@ -12,19 +12,23 @@ from pathlib import Path
 
 from .cli import OneLineParser
 
+# The run-folder format the analysis reads (series.FORMAT_VERSION, read here without pandas): a floor in another, or in none (one
+# from before run-folder.json), is not one the report can show, so make bench measures a new one.
+FORMAT_VERSION = json.loads((Path(__file__).resolve().parents[2] / "run-folder.json").read_text())["version"]
+
 FLOOR_SUFFIX = "-floor"
 
 
 def covering(results: Path, jdk_feature: int) -> list[Path]:
-    """The whole `make floor` folders in `results` (a floor.csv, a manifest that says complete) that measured JDK `jdk_feature`, oldest
-    first: their names begin with the time they started."""
+    """The whole `make floor` folders in `results` (a floor.csv, a manifest that says complete and the run-folder format the analysis
+    reads) that measured JDK `jdk_feature`, oldest first: their names begin with the time they started."""
     found = []
     for folder in sorted(results.glob(f"*{FLOOR_SUFFIX}")):
         try:
             manifest = json.loads((folder / "manifest.json").read_text())
         except (OSError, json.JSONDecodeError):
             continue
-        complete = manifest.get("provenance", {}).get("status") == "complete"
+        complete = manifest.get("provenance", {}).get("status") == "complete" and manifest.get("runFolderFormat") == FORMAT_VERSION
         if complete and (folder / "floor.csv").is_file() and any(j.get("feature") == jdk_feature for j in manifest.get("jdks", [])):
             found.append(folder)
     return found

@@ -27,8 +27,7 @@ from .show import number
 KIB = 1 << 10
 
 # The grid's headline figures, by their keys (perpass computes each, once per pass; a table shows each one's label). Memory per
-# socket is the live heap and RSS from memory.csv's snapshots after a full GC; for a run from before memory.csv, RSS through its
-# step plateaus, and no live heap.
+# socket is the live heap, RSS and PSS from memory.csv's snapshots after a full GC.
 PSS = perpass.PSS.key
 LIVE_HEAP = perpass.LIVE_HEAP.key
 RSS = perpass.RSS.key
@@ -57,7 +56,8 @@ def passes(runs: list[Run]) -> pd.DataFrame:
 
 
 def headlines(passes: pd.DataFrame) -> list[str]:
-    """The HEADLINES some pass measured: a run from before memory.csv has no live heap per socket, and the grid leaves it out."""
+    """The HEADLINES some pass measured: a run without the latency-throughput curve has no sustained rates, and the grid leaves
+    them out."""
     measured = set(passes.loc[passes["value"].notna(), "figure"])
     return [f for f in HEADLINES if f in measured]
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from . import cpu, latency, perpass, provenance, repeats
+from . import cpu, latency, perpass, repeats
 from .run import Run, ServerRun
 
 WITH, WITHOUT = "with the JFR stream", "without it"
@@ -32,12 +32,11 @@ def per_pass(run: Run) -> pd.DataFrame:
     """One row per pass that ended ok, with the stream or without, and figure (server CPU per request, /json p99, /json achieved):
     COLUMNS."""
     json_table = latency.endpoint_table(run, "json").set_index("run")
-    cpus = provenance.of(run.manifest)["host"].get("cpus")
     rows = []
     for _, server, base in repeats.each_pass([run], passes=_ended_ok):
         achieved = json_table.loc[server.name, "requests_per_second"]
         values = {
-            perpass.CPU: 1e6 * cpu.server_cpu_per_request(server, cpus, achieved),
+            perpass.CPU: 1e6 * cpu.server_cpu_per_request(server, achieved),
             perpass.JSON_P99: perpass.percentile(server, "json", 99, json_table, "p(99)"),
             perpass.JSON_ACHIEVED: achieved,
         }

@@ -62,13 +62,13 @@ def dropped_iterations(server: ServerRun, scenario: str, until: int | None = Non
     partly ramp. Where the scenario goes on past the steady phase (to the latency-throughput curve's
     steps), `until` is the second after the phase's last whole one (`phase_window`). The harness's
     calibration counts by the same rule (K6Load.droppedIterations); a shared fixture holds the two to
-    one answer. A run from before the harness recorded json's second has the harness's own count instead.
+    one answer. A pass that never reached json's steady phase (no `jsonSteadyFromEpochSecond`) has no count: NaN.
     """
     since = None
     if scenario in ("json", "dashboard"):
         since = server.outcome.get(f"{scenario}SteadyFromEpochSecond")
         if since is None and scenario == "json":
-            return server.outcome.get("jsonDroppedIterations", math.nan)
+            return math.nan
     samples = server.k6_samples
     if samples.empty:
         return math.nan
@@ -87,8 +87,8 @@ def whole_seconds(load_start_ms: float, from_s: float, to_s: float) -> tuple[int
 
 
 def phase_window(run: Run, server: ServerRun, phase: str) -> tuple[int, int] | None:
-    """`whole_seconds` of the phase named `phase` in the run's timeline (the manifest's, LoadTimeline); None for a run from before
-    the timeline was recorded, or a pass with no load start."""
+    """`whole_seconds` of the phase named `phase` in the run's timeline (the manifest's, LoadTimeline); None for a phase the
+    timeline does not have, or a pass with no load start."""
     start_ms = server.outcome.get("loadStartEpochMs")
     found = next((p for p in run.manifest.get("timeline", []) if p["name"] == phase), None)
     if start_ms is None or found is None:

@@ -1,11 +1,11 @@
 """Memory per idle connection: the line through memory against open sockets, and what it costs per socket (labanalysis.memory_tables shows it).
 
-Two sources, one statistic (`per_connection`, least squares against open sockets):
-- memory.csv (issue 16): at each socket step's end the harness forces a full GC and reads the server's memory split into its
-  parts (live heap, NMT's categories, kernel memory, RSS and PSS) and the sockets it holds open. Each component's slope over a
-  pass's snapshots is what one more open socket costs of it (`component_fits`). This is the source wherever a run has it.
-- proc.csv (older runs): RSS and PSS once a second, whose plateau per step (`plateaus`) the line is fitted through; the sockets
-  are those k6 ever opened. Kept for runs from before memory.csv, for RSS and PSS only.
+One statistic (`per_connection`, least squares against open sockets), through two sets of points:
+- memory.csv's snapshots (issue 16): at each socket step's end the harness forces a full GC and reads the server's memory split
+  into its parts (live heap, NMT's categories, kernel memory, RSS and PSS) and the sockets it holds open. Each component's slope
+  over a pass's snapshots is what one more open socket costs of it (`component_fits`). Every figure per socket comes from these.
+- proc.csv's step plateaus (`plateaus`): RSS and PSS once a second, the mean of each step's last third, against the sockets k6
+  had opened. The report shows them as a check on the snapshots, not as a figure.
 """
 
 from __future__ import annotations
@@ -223,23 +223,12 @@ def component_fits(server: ServerRun) -> dict[str, LineFit]:
 
 
 def per_socket_fit(server: ServerRun, measure: str) -> LineFit:
-    """A pass's line of `measure` (MEASURES) against open sockets: from memory.csv where the pass has it; for RSS and PSS in a pass
-    from before memory.csv, through proc.csv's step plateaus; otherwise no line (NaN): the figure is not in that run."""
+    """A pass's line of `measure` (MEASURES) against open sockets, through memory.csv's snapshots; no line (NaN) where the pass has
+    fewer than two snapshots of it (its memory.csv is missing or cut short, which its problems say)."""
     points = snapshots(server)
     if measure in points.columns and points[measure].notna().sum() >= 2:
         return per_connection(points, measure)
-    if points.empty and measure in ("RSS", "PSS"):
-        proc_points = plateaus(server)
-        if not proc_points.empty:
-            return per_connection(proc_points, {"RSS": "rss_bytes", "PSS": "pss_bytes"}[measure])
     return LineFit(math.nan, math.nan, math.nan, math.nan, math.nan, 0)
-
-
-def source(server: ServerRun) -> str:
-    """Where a pass's memory per socket comes from, in words."""
-    if not snapshots(server).empty:
-        return "memory.csv: a snapshot after a full GC at each step's end, against the sockets the server held open"
-    return "proc.csv (an older run): RSS and PSS step plateaus, against the sockets k6 had opened"
 
 
 def components_per_pass(runs: list[Run]) -> pd.DataFrame:

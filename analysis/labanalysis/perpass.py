@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from . import cpu, curve, latency, memory, pinning, provenance, repeats, runtime
+from . import cpu, curve, latency, memory, pinning, repeats, runtime
 from .run import Run, ServerRun
 
 KIB = 1 << 10
@@ -152,7 +152,6 @@ def values_of(run: Run, server: ServerRun, endpoints: dict[str, pd.DataFrame], p
     """One pass's figures."""
     json_table = endpoints["json"]
     achieved = json_table.loc[server.name, "requests_per_second"]
-    cpus = provenance.of(run.manifest)["host"].get("cpus")
     values = {figure: memory.per_socket_fit(server, measure).slope / KIB for figure, measure in MEMORY.items()}
     values.update(
         {
@@ -162,7 +161,7 @@ def values_of(run: Run, server: ServerRun, endpoints: dict[str, pd.DataFrame], p
             DASHBOARD_P99: percentile(server, "dashboard", 99, endpoints["dashboard"], "p(99)"),
             JSON_ACHIEVED: achieved,
             JSON_DROPPED: json_table.loc[server.name, "dropped_iterations"],
-            CPU: 1e6 * cpu.server_cpu_per_request(server, cpus, achieved),
+            CPU: 1e6 * cpu.server_cpu_per_request(server, achieved),
             THREADS: runtime.peak_threads(server),
             PINNED: float(pins.loc[server.name, "events"]),
         }

@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from . import provenance
-from .series import NEWER_SERIES, SERIES, gunzip_what_is_there, read_k6_samples, refused_version, whole_rows
+from .series import SERIES, gunzip_what_is_there, read_k6_samples, refused_version, whole_rows
 
 
 class RunFolderError(Exception):
@@ -35,8 +35,6 @@ class ServerRun:
     folder: Path
     outcome: dict
     problems: list[str] = field(default_factory=list)
-    # Of NEWER_SERIES, those another pass of the same run has: this pass lacking one is a problem, not an older run.
-    expected: frozenset[str] = frozenset()
 
     @property
     def name(self) -> str:
@@ -87,22 +85,23 @@ class ServerRun:
     def cpu(self) -> pd.DataFrame:
         """Once a second: time_s, phase, and the cores used by server, k6, stub and harness, steal (0..1), server_cpus_busy and
         load_cpus_busy (0..1); NaN where the harness left a cell empty (a process not on this host, a run without a CPU split)."""
-        return self._series("cpu.csv", required="cpu.csv" in self.expected)
+        return self._series("cpu.csv")
 
     @cached_property
     def memory(self) -> pd.DataFrame:
         """One row per snapshot and component: time_s, phase, sockets_open, component, bytes (see memory.COMPONENTS)."""
-        return self._series("memory.csv", required="memory.csv" in self.expected)
+        return self._series("memory.csv")
 
     @cached_property
     def histogram(self) -> pd.DataFrame:
         """The largest classes at each snapshot: time_s, sockets_open, rank, class, instances, bytes."""
-        return self._series("histogram.csv", required="histogram.csv" in self.expected)
+        return self._series("histogram.csv")
 
     @cached_property
     def wire(self) -> pd.DataFrame:
-        """Each request's response time as the wire saw it: from the request's arrival to the answer's first segment."""
-        return self._series("wire.csv", required="wire.csv" in self.expected)
+        """Each request's response time as the wire saw it: from the request's arrival to the answer's first segment. On a host that
+        lets the harness read no packets there is none, and the outcome's marks say why (so its absence is not a problem twice)."""
+        return self._series("wire.csv", required=False)
 
     @cached_property
     def vegeta(self) -> pd.DataFrame:
@@ -192,7 +191,7 @@ class Run:
     def server(self, name: str) -> ServerRun:
         return next(s for s in self.servers if s.name == name)
 
-    # The manifest's facts of how the passes ran (issue 16); None, or empty, for a run from before the harness wrote them.
+    # The manifest's facts of how the passes ran (issue 16).
 
     @property
     def pass_order(self) -> list[str]:
@@ -248,14 +247,12 @@ def load_run(folder: str | Path) -> Run:
     if refused := refused_version(folder, manifest):
         raise RunFolderError(refused)
     run = Run(folder, manifest)
-    folders = [folder / _folder_name(outcome) for outcome in manifest.get("outcomes", [])]
-    expected = frozenset(name for name in NEWER_SERIES if any((f / name).is_file() for f in folders))
     status = provenance.status(manifest)
     if status != "complete":
         run.problems.append(f"the run is {status or 'of unknown status'}: it stopped before every server had run")
     finished = set()
     for outcome in manifest.get("outcomes", []):
-        server = ServerRun(folder / _folder_name(outcome), outcome, expected=expected)
+        server = ServerRun(folder / outcome["folder"], outcome)
         finished.add(server.server)
         if not server.folder.is_dir():
             server.problems.append("its folder is missing: nothing of it can be shown")
@@ -269,22 +266,10 @@ def load_run(folder: str | Path) -> Run:
             continue
         # The harness writes an outcome when a server's run ends; a server without one was
         # running when the harness stopped (its folder holds what it got to), or never started.
-        partial = ServerRun(folder / name, {"server": name, "status": "incomplete"}, expected=expected)
+        partial = ServerRun(folder / name, {"server": name, "status": "incomplete"})
         if partial.folder.is_dir():
             partial.problems.append("incomplete: the harness stopped during its run; what it recorded is shown")
             run.servers.append(partial)
         else:
             run.problems.append(f"{name} never ran: the harness stopped before it")
     return run
-
-
-def _folder_name(outcome: dict) -> str:
-    """The folder the harness gave an outcome, as it recorded it; rebuilt as Pass.folder does for a run from before it did."""
-    if "folder" in outcome:
-        return outcome["folder"]
-    name = outcome["server"]
-    if not outcome.get("jfrStreaming", True):
-        name += "-without-jfr"
-    if outcome.get("repeat", 1) > 1:
-        name += f"-r{outcome['repeat']}"
-    return name

@@ -50,20 +50,6 @@ def peak_threads(server) -> float:
     return float(threads.max()) if len(threads) else math.nan
 
 
-def cpu_seconds_per_request(server, phase: str, cpus: float, requests_per_second: float) -> float:
-    """JVM CPU time (seconds, user plus system) per request answered in `phase`: the JVM's mean CPU share over the
-    phase's JFR samples, times the host's CPUs, over the rate the phase answered (latency.endpoint_table's).
-
-    It counts all the JVM did meanwhile, the idle sockets' pings and the GC included, which every
-    server gets alike under the same profile; NaN without samples or without an answered rate.
-    """
-    cpu = jvm_cpu(server)
-    share = cpu.loc[cpu["phase"] == phase, "cpu"]
-    if share.empty or not cpus or not requests_per_second > 0:
-        return math.nan
-    return float(share.mean()) * cpus / requests_per_second
-
-
 def threads_and_cpu(run: Run) -> pd.DataFrame:
     """One row per server run: peak and median OS threads (/proc), and median and peak JVM CPU (JFR, share of all cores)."""
     rows = []
@@ -127,8 +113,7 @@ def load_generation(manifest: dict) -> str:
 
 
 # What the harness records of each server run, facts only: how it ended and what it counted. The
-# statistics (percentiles, rates, dropped iterations, plateaus) are the report's own, elsewhere;
-# older runs also wrote the harness's readings of them, which are not shown.
+# statistics (percentiles, rates, dropped iterations, plateaus) are the report's own, elsewhere.
 OUTCOME_FACTS = [
     "server", "status", "reason", "phaseAtEnd", "seconds", "jfrStreaming", "repeat", "socketsPlanned", "socketsOpened",
     "peakOpenSockets", "peakRssBytes", "peakThreads", "jsonRequests", "failedChecks", "pinnedEvents", "marks",
@@ -136,7 +121,7 @@ OUTCOME_FACTS = [
 
 
 def outcomes(run: Run) -> pd.DataFrame:
-    """The facts of each server run's outcome, one row each (the columns an old run lacks are blank)."""
+    """The facts of each server run's outcome, one row each (blank where the harness had none: a reason for a pass that ran)."""
     rows = [dict(server.outcome, run=server.name) for server in run.servers]
     return pd.DataFrame(rows).reindex(columns=["run", *OUTCOME_FACTS])
 
@@ -148,9 +133,7 @@ KERNEL_SOURCES = {
 
 
 def pass_order(run: Run) -> str:
-    """The passes in the order they ran, and the seed that shuffled them; a run from before says the order is the outcomes'."""
-    if not run.pass_order:
-        return "not recorded (an older run): " + ", ".join(s.name for s in run.servers)
+    """The passes in the order they ran, and the seed that shuffled them."""
     seed = f" (shuffled with seed {run.pass_seed})" if run.pass_seed is not None else ""
     return " → ".join(run.pass_order) + seed
 
@@ -159,7 +142,6 @@ def cpu_split(run: Run) -> str:
     """Which CPUs the server had to itself, and which the load (k6, stub, harness) ran on."""
     split = run.cpu_split
     if not split:
-        note = "none recorded" if "cpuSplit" in run.manifest else "not recorded (an older run)"
-        return f"{note}: the server and the load shared the host's CPUs"
+        return "none: the server and the load shared the host's CPUs"
     server, load = split.get("serverCpus", []), split.get("loadCpus", [])
     return f"server on CPU {', '.join(map(str, server))} (its JVM sized to {len(server)}); k6, stub and harness on CPU {', '.join(map(str, load))}"

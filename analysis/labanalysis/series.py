@@ -60,25 +60,17 @@ def experiments(text: str) -> dict[str, dict[str, Series]]:
 # The run-folder format this analysis reads, every series of a pass in it, and the CSVs of the sweep's and the floor's folders.
 FORMAT_VERSION, SERIES = declared(DECLARATION.read_text())
 EXPERIMENTS = experiments(DECLARATION.read_text())
-# The format of a folder whose manifest does not say: the first declared, which the harness wrote before it recorded the number.
-FIRST_FORMAT = 1
 
 
 def refused_version(folder: Path, manifest: dict) -> str | None:
-    """Why the analysis cannot read `folder` (its manifest says another format than this analysis reads), or None if it can."""
-    version = manifest.get("runFolderFormat", FIRST_FORMAT)
+    """Why the analysis cannot read `folder` (its manifest says another format than this analysis reads, or none: a folder from
+    before run-folder.json), or None if it can."""
+    version = manifest.get("runFolderFormat")
     if version == FORMAT_VERSION:
         return None
     commit = provenance.of(manifest)["gitCommit"] or "the commit that made it"
-    return (
-        f"{folder} is in run-folder format {version}, and this analysis reads format {FORMAT_VERSION} (run-folder.json): "
-        f"render it from a checkout of {commit}"
-    )
-
-
-# The series a run from before issue 16 does not have: missing, its report says the figure is not in that run. Within a run that has
-# them, a pass without one is a problem like any other missing file.
-NEWER_SERIES = ("cpu.csv", "memory.csv", "histogram.csv", "wire.csv")
+    written = f"is in run-folder format {version}" if version is not None else "records no run-folder format (it predates run-folder.json)"
+    return f"{folder} {written}, and this analysis reads format {FORMAT_VERSION} (run-folder.json): render it from a checkout of {commit}"
 
 
 def whole_rows(text: str, spec: Series) -> tuple[pd.DataFrame | None, int, list[str]]:

@@ -44,7 +44,10 @@ def load_floor(folder: str | Path | None) -> tuple[pd.DataFrame | None, str]:
             "(delete the run's report-inputs.json so that the new folder is picked up)."
         )
     folder = Path(folder)
-    return floor.per_task(folder), f"The floor is `{folder.name}`'s."
+    try:
+        return floor.per_task(folder), f"The floor is `{folder.name}`'s."
+    except floor.FloorFolderError as refused:
+        return None, f"The floor beside this run cannot be shown: {refused}."
 
 
 DECOMPOSITION_COLUMNS = [

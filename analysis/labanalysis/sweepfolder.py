@@ -9,7 +9,6 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from . import provenance, series
@@ -19,8 +18,6 @@ STEPS = series.EXPERIMENTS["sweep"]["sweep.csv"]
 MEMORY = series.EXPERIMENTS["sweep"]["memory.csv"]
 STEP_COLUMNS = list(STEPS.columns)
 MEMORY_COLUMNS = list(MEMORY.columns)
-# Columns a sweep.csv from before they were recorded lacks: read as blank.
-ADDED_LATER = ["server_jit_cpu_s"]
 
 
 class SweepFolderError(Exception):
@@ -46,7 +43,7 @@ def load(folder: str | Path) -> SweepRun:
         raise SweepFolderError(refused)
     status = provenance.status(manifest)
     problems = ([] if status == "complete" else [f"the run is {status}"]) + list(manifest.get("problems", []))
-    steps = _csv(folder / "sweep.csv", STEP_COLUMNS, problems, keep_blank=[*STEPS.optional, *ADDED_LATER])
+    steps = _csv(folder / "sweep.csv", STEP_COLUMNS, problems, keep_blank=list(STEPS.optional))
     memory = _csv(folder / "memory.csv", MEMORY_COLUMNS, problems, keep_blank=list(MEMORY.optional))
     return SweepRun(folder, manifest, steps, memory, problems)
 
@@ -56,8 +53,6 @@ def _csv(path: Path, columns: list[str], problems: list[str], keep_blank: list[s
         problems.append(f"{path.name} is missing")
         return pd.DataFrame(columns=columns)
     frame = pd.read_csv(path, keep_default_na=True, dtype=dict.fromkeys((*STEPS.text, *MEMORY.text), str))
-    for missing in [c for c in ADDED_LATER if c in columns and c not in frame.columns]:
-        frame[missing] = np.nan
     if list(frame.columns) != columns:
         raise SweepFolderError(f"{path} has columns {list(frame.columns)}, not {columns}")
     whole = frame.dropna(subset=[c for c in columns if c not in keep_blank])

@@ -32,7 +32,7 @@ def cycles(server: ServerRun, metric: str = MAJOR) -> pd.DataFrame:
 
 def major_seconds_within(server: ServerRun, seconds: pd.DataFrame) -> float:
     """How many seconds of major cycles overlap `seconds` (a step's rows of cpu.csv, each the second up to its time_s). NaN without
-    the step's seconds, or for a pass whose series has no cycle at all (one from before they were recorded)."""
+    the step's seconds, or for a pass whose series has no cycle at all (none can be said to overlap)."""
     jfr = server.jfr
     if seconds.empty or jfr.empty or not jfr["metric"].isin([MAJOR, "gc_minor_cycle_s"]).any():
         return math.nan

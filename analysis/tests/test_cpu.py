@@ -9,7 +9,7 @@ import math
 import pandas as pd
 import pytest
 
-from labanalysis import cpu, runtime
+from labanalysis import cpu
 from labanalysis.run import load_run
 
 
@@ -107,8 +107,8 @@ def test_the_phase_table_gives_each_processs_mean_cores_and_how_busy_the_cpus_we
 def test_server_cpu_per_request_is_its_mean_cores_in_the_json_phase_over_the_rate_it_answered(repeats_folder):
     server = load_run(repeats_folder).server("vthread")
 
-    assert cpu.server_cpu_per_request(server, cpus=2, requests_per_second=20) == pytest.approx(0.3 / 20)
-    assert math.isnan(cpu.server_cpu_per_request(server, cpus=2, requests_per_second=0))
+    assert cpu.server_cpu_per_request(server, requests_per_second=20) == pytest.approx(0.3 / 20)
+    assert math.isnan(cpu.server_cpu_per_request(server, requests_per_second=0))
 
 
 def test_k6s_cpu_per_request_moves_with_the_host_not_the_server(repeats_folder):
@@ -122,13 +122,6 @@ def test_k6s_cpu_per_request_moves_with_the_host_not_the_server(repeats_folder):
     assert cpu.k6_cpu_per_request(run.server("platform"), requests_per_second=20) == pytest.approx(0.6 / 20)
     assert cpu.k6_cpu_per_request(run.server("vthread"), requests_per_second=20) == pytest.approx(0.45 / 20)
     assert math.isnan(cpu.k6_cpu_per_request(run.server("vthread"), requests_per_second=0))
-
-
-def test_a_run_from_before_cpu_csv_takes_the_jvms_cpu_from_jfr(run_folder):
-    server = load_run(run_folder).server("vthread")
-
-    assert cpu.server_cpu_per_request(server, 2, 100) == runtime.cpu_seconds_per_request(server, "json", 2, 100)
-    assert cpu.phase_table([load_run(run_folder)])["mark"].eq("no cpu.csv in this pass").all()
 
 
 def test_a_server_held_to_a_cpu_budget_is_as_busy_as_the_share_of_its_budget_it_used():

@@ -1,6 +1,7 @@
 """The engine x model grid: the model effect along an engine, the engine effect down a model, and memory per socket split into
 the model's floor and the rest; every compared figure a median over passes, every difference with its conservative interval."""
 
+import csv
 import json
 import math
 import shutil
@@ -252,67 +253,83 @@ def _add_pass(run_folder, copy_of: str, folder: str, name: str, engine: str, mod
     (run_folder / "manifest.json").write_text(json.dumps(manifest))
 
 
-def test_the_fixture_run_fills_three_cells_with_one_pass_each_and_has_no_engine_effect(run_folder):
+def _rss_slope(run_folder, name: str) -> float:
+    """By hand from the pass's memory.csv: its rss at startup and at the end of the two socket steps, 0, 150 and 300 sockets.
+    Least squares over three evenly spaced x has slope (y3 - y1) / (x3 - x1)."""
+    with open(run_folder / name / "memory.csv") as f:
+        rss = {int(r["sockets_open"]): float(r["bytes"]) for r in csv.DictReader(f) if r["component"] == "rss"}
+    assert sorted(rss) == [0, 150, 300]
+    return (rss[300] - rss[0]) / 300
+
+
+def test_the_fixture_run_fills_four_cells_with_one_pass_each_and_concludes_nothing(run_folder):
     passes = grid.passes([load_run(run_folder)])
 
-    assert set(passes["server"]) == {"coroutine", "vthread", "platform"}
+    assert set(passes["server"]) == {"ktor-coroutine", "jetty-virtual", "jetty-platform", "jetty-coroutine"}
+    # A format-1 pass has memory.csv (so a live heap per socket) and the smoke profile's latency-throughput curve steps.
     assert set(passes["figure"]) == set(grid.HEADLINES)
     cells = grid.servers_grid(passes)
     assert (cells.loc["ktor-netty", "coroutine"], cells.loc["jetty", "virtual"]) == ("Ktor on Netty, coroutines", "Jetty 12, virtual threads")
-    assert grid.engine_effects(passes).empty
+    assert cells.loc["jetty", "coroutine"] == "Jetty 12, coroutines"
+    # Coroutines ran on both engines: the engine effect is there, on one pass each.
+    engine = grid.engine_effects(passes)
+    assert set(zip(engine["within"], engine["A"], engine["B"], strict=True)) == {("coroutine", "ktor-netty", "jetty")}
+    assert engine["shows"].str.startswith("one pass only").all()
     effects = grid.model_effects(passes)
-    assert set(zip(effects["A"], effects["B"], strict=True)) == {("virtual", "platform")}
+    assert set(zip(effects["A"], effects["B"], strict=True)) == {("coroutine", "virtual"), ("coroutine", "platform"), ("virtual", "platform")}
     assert effects["shows"].str.startswith("one pass only").all()
     assert "(one pass each: no interval, so no conclusion)" in opening.summary_sentence(passes)
 
 
-def test_a_coroutine_server_on_jetty_gives_the_engine_effect_and_repeats_give_intervals(run_folder):
-    _add_pass(run_folder, "coroutine", "jc", "jc", "jetty", "coroutine")
-    _add_pass(run_folder, "coroutine", "coroutine-r2", "coroutine", "ktor-netty", "coroutine", repeat=2)
-    _add_pass(run_folder, "coroutine", "jc-r2", "jc", "jetty", "coroutine", repeat=2)
+def test_repeats_of_both_coroutine_servers_give_the_engine_effect_its_interval(run_folder):
+    _add_pass(run_folder, "ktor-coroutine", "ktor-coroutine-r2", "ktor-coroutine", "ktor-netty", "coroutine", repeat=2)
+    _add_pass(run_folder, "jetty-coroutine", "jetty-coroutine-r2", "jetty-coroutine", "jetty", "coroutine", repeat=2)
 
     passes = grid.passes([load_run(run_folder)])
     effects = grid.engine_effects(passes)
 
     memory = effects[effects["figure"] == grid.RSS].iloc[0]
     assert (memory["within"], memory["A"], memory["B"], memory["passes"]) == ("coroutine", "ktor-netty", "jetty", "2 and 2")
-    # The same data on both engines: nothing between them.
-    assert (memory["difference"], memory["low"], memory["high"]) == (0.0, 0.0, 0.0)
-    assert memory["shows"] == "no difference shown: the interval straddles 0"
-    assert "the engine costs 0 KiB: coroutines on ktor-netty" in opening.summary_sentence(passes)
+    # Each repeat is a copy of its server's pass: the median, and both ends of the interval [min A - max B, max A - min B], are
+    # the one difference of the two passes' RSS slopes, in KiB.
+    expected = (_rss_slope(run_folder, "ktor-coroutine") - _rss_slope(run_folder, "jetty-coroutine")) / 1024
+    assert (memory["difference"], memory["low"], memory["high"]) == pytest.approx((expected, expected, expected))
+    assert memory["shows"] == "ktor-netty higher than jetty in every pair of passes"
 
 
 def test_a_failed_pass_and_a_run_on_another_jdk_are_left_out_and_named(run_folder, tmp_path):
     manifest = json.loads((run_folder / "manifest.json").read_text())
-    manifest["outcomes"][2].update(status="failed", reason="exited with 137")
+    failed = next(o for o in manifest["outcomes"] if o["server"] == "jetty-platform")
+    failed.update(status="failed", reason="exited with 137")
     (run_folder / "manifest.json").write_text(json.dumps(manifest))
     other = tmp_path / "on-21"
     shutil.copytree(run_folder, other)
     other_manifest = json.loads((other / "manifest.json").read_text())
-    other_manifest["serverJdk"] = {"version": "21.0.8", "feature": 21}
+    other_manifest["provenance"]["jdk"] = {"version": "21.0.8", "feature": 21}
     (other / "manifest.json").write_text(json.dumps(other_manifest))
     runs = [load_run(run_folder), load_run(other)]
 
     passes = grid.passes(runs)
 
-    assert set(passes["server"]) == {"coroutine", "vthread"}
+    assert set(passes["server"]) == {"ktor-coroutine", "jetty-virtual", "jetty-coroutine"}
     assert set(passes["run folder"]) == {run_folder.name}
     assert repeats.left_out(runs) == [
-        f"{run_folder.name}/platform: failed; its figures are not compared",
+        f"{run_folder.name}/jetty-platform: failed; its figures are not compared",
         "on-21: ran on JDK 21, not 25; not pooled with it",
     ]
 
 
-def test_the_fixtures_memory_per_socket_is_the_slope_through_its_plateaus(run_folder):
+def test_the_fixtures_memory_per_socket_is_the_slope_over_its_memory_csv_snapshots(run_folder):
     run = load_run(run_folder)
 
     per_socket = socket_split.per_socket([run]).set_index(["server", "measure"])
     passes = grid.passes([run])
 
-    rss = per_socket.loc[("platform", "RSS"), "median"]
-    # The fixture's platform plateaus: 184.3, 195.0 and 207.8 MB at 100, 200 and 300 sockets.
-    assert rss == pytest.approx((207_818_752 - 184_320_000) / 200, rel=0.05)
-    headline = passes[(passes["server"] == "platform") & (passes["figure"] == grid.RSS)]["value"].iloc[0]
+    rss = per_socket.loc[("jetty-platform", "RSS"), "median"]
+    # jetty-platform's memory.csv: rss 173,768,704, 188,694,528 and 194,928,640 B at 0, 150 and 300 sockets: 70,533 B a socket.
+    assert rss == pytest.approx(_rss_slope(run_folder, "jetty-platform"))
+    assert rss == pytest.approx((194_928_640 - 173_768_704) / 300)
+    headline = passes[(passes["server"] == "jetty-platform") & (passes["figure"] == grid.RSS)]["value"].iloc[0]
     assert headline == pytest.approx(rss / 1024)
 
 
@@ -352,15 +369,6 @@ def test_where_memory_csv_exists_the_grid_compares_each_passs_live_heap_and_rss_
     assert effect["shows"] == "virtual lower than platform in every pair of passes"
     # The whole cost leads: make_repeats_run.py's PSS, platform's median 25,900 B a socket (25.3 KiB) against vthread's 4,900 (4.79).
     assert opening.summary_sentence(passes).startswith("In PSS per idle socket, the model costs up to 20.5 KiB: on jetty, platform threads 25.3")
-
-
-def test_a_run_from_before_memory_csv_has_rss_from_its_plateaus_and_no_live_heap_in_the_grid(run_folder):
-    passes = grid.passes([load_run(run_folder)])
-
-    assert grid.headlines(passes) == [grid.PSS, grid.RSS, grid.JSON_P99, grid.DASHBOARD_P99, grid.THREADS, grid.CPU]
-    assert grid.LIVE_HEAP not in set(grid.model_effects(passes)["figure"])
-    # PSS through the plateaus too, and it leads.
-    assert opening.summary_sentence(passes).startswith("In PSS per idle socket")
 
 
 def test_the_decomposition_takes_the_live_heap_per_socket_from_memory_csv(repeats_folder):

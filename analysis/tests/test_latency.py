@@ -1,6 +1,9 @@
 """Latency: k6's summary per endpoint, the raw samples behind it, and a percentile's interval.
-The fixture's values were read by hand from its k6-summary.json and k6-metrics.csv.gz."""
+The fixture's figures are recomputed here from its raw files (k6-metrics.csv.gz, k6-summary.json, wire.csv) with csv, gzip and
+numpy, not with labanalysis."""
 
+import csv
+import gzip
 import json
 import math
 from pathlib import Path
@@ -12,35 +15,61 @@ import pytest
 from labanalysis import latency
 from labanalysis.run import ServerRun, load_run
 
+SERVERS = ["ktor-coroutine", "jetty-virtual", "jetty-coroutine", "jetty-platform"]  # the manifest's pass order
+
+
+def raw_samples(run_folder: Path, name: str, metric: str, endpoint: str) -> np.ndarray:
+    """By plain means: the values of every `metric` row of the pass's k6-metrics.csv.gz that k6 tagged `endpoint=<endpoint>`."""
+    with gzip.open(run_folder / name / "k6-metrics.csv.gz", "rt") as f:
+        rows = [r for r in csv.DictReader(f) if r["metric_name"] == metric and r["extra_tags"] == f"endpoint={endpoint}"]
+    return np.array([float(r["metric_value"]) for r in rows])
+
+
+def k6_percentile(values: np.ndarray, q: float) -> float:
+    """k6's rule (latency.percentile's docstring): over the sorted values, i = q/100 * (n - 1), and a linear step between
+    x[floor(i)] and x[ceil(i)]."""
+    x = np.sort(values)
+    i = q / 100 * (len(x) - 1)
+    low, high = math.floor(i), math.ceil(i)
+    return float(x[low] + (x[high] - x[low]) * (i - low))
+
 
 def test_the_json_table_is_k6s_summary_of_the_steady_phase(run_folder):
     table = latency.endpoint_table(load_run(run_folder), "json").set_index("run")
 
-    assert table.loc["vthread", "p(99)"] == pytest.approx(4.61776657)
-    assert table.loc["platform", "p(99.9)"] == pytest.approx(4.84234328)
-    assert table.loc["coroutine", "max"] == pytest.approx(13.254537)
-    # 100 requests a second for the profile's 8 steady seconds; the warm-up is not counted.
-    assert list(table["requests"]) == [800, 800, 800]
-    assert list(table["requests_per_second"]) == [100, 100, 100]
-    assert list(table["dropped_iterations"]) == [0, 0, 0]
-    assert list(table["failed_requests"]) == [0, 0, 0]
+    # k6's summary is of the requests it tagged endpoint=json (the steady phase; the warm-up and the curve's steps have tags of
+    # their own), so its figures are those of the same raw samples by k6's rule.
+    for name in SERVERS:
+        durations = raw_samples(run_folder, name, "http_req_duration", "json")
+        assert table.loc[name, "p(99)"] == pytest.approx(k6_percentile(durations, 99)), name
+        assert table.loc[name, "p(99.9)"] == pytest.approx(k6_percentile(durations, 99.9)), name
+        assert table.loc[name, "max"] == pytest.approx(durations.max()), name
+        assert table.loc[name, "requests"] == len(durations) == 401
+        assert raw_samples(run_folder, name, "http_req_failed", "json").sum() == 0
+    # 100 requests a second for the profile's 4 steady seconds, and one more at the fourth second's end: 401 that did not fail,
+    # over the phase's declared 4 seconds.
+    assert list(table["requests_per_second"]) == [401 / 4] * 4
+    # The raw samples hold no dropped_iterations row at all.
+    assert list(table["dropped_iterations"]) == [0, 0, 0, 0]
+    assert list(table["failed_requests"]) == [0, 0, 0, 0]
 
 
 def test_a_server_without_a_k6_summary_has_blanks_not_zeros(run_folder):
-    (run_folder / "vthread" / "k6-summary.json").unlink()
+    (run_folder / "jetty-virtual" / "k6-summary.json").unlink()
 
-    row = latency.endpoint_table(load_run(run_folder), "json").set_index("run").loc["vthread"]
+    row = latency.endpoint_table(load_run(run_folder), "json").set_index("run").loc["jetty-virtual"]
 
     assert math.isnan(row["p(99)"]) and math.isnan(row["requests"])
 
 
 def test_durations_are_the_steady_phases_requests(run_folder):
-    server = load_run(run_folder).server("vthread")
+    server = load_run(run_folder).server("jetty-virtual")
+    json_raw = raw_samples(run_folder, "jetty-virtual", "http_req_duration", "json")
 
-    assert len(latency.durations(server, "json")) == 800
-    assert len(latency.durations(server, "dashboard")) == 81
-    # k6's own p(99) of the same 800 samples (its summary): one percentile rule throughout.
-    assert latency.percentile_interval(latency.timed_durations(server, "json"), 99)[0] == pytest.approx(4.61776657)
+    # The rows tagged endpoint=json and endpoint=dashboard: 401 and 40, none of the warm-ups' or the curve's.
+    assert len(latency.durations(server, "json")) == len(json_raw) == 401
+    assert len(latency.durations(server, "dashboard")) == len(raw_samples(run_folder, "jetty-virtual", "http_req_duration", "dashboard")) == 40
+    assert latency.percentile_interval(latency.timed_durations(server, "json"), 99)[0] == pytest.approx(k6_percentile(json_raw, 99))
 
 
 def test_an_empty_sample_has_no_percentile():
@@ -107,11 +136,12 @@ def test_without_bursts_the_block_interval_brackets_the_percentile_and_is_narrow
 
 
 def test_per_second_counts_every_request_and_every_socket(run_folder):
-    server = load_run(run_folder).server("platform")
+    server = load_run(run_folder).server("jetty-platform")
 
     frame = latency.per_second(server, "json")
 
-    assert frame["requests"].sum() == 800
+    # The pass's 401 rows tagged endpoint=json, and its 300 lab_sockets_opened rows of 1 each (the profile's 300 idle sockets).
+    assert frame["requests"].sum() == len(raw_samples(run_folder, "jetty-platform", "http_req_duration", "json")) == 401
     assert frame["sockets_opened"].iloc[-1] == 300
     assert frame["sockets_opened"].is_monotonic_increasing
     assert (frame.loc[frame["requests"] > 0, "p99_ms"] >= frame.loc[frame["requests"] > 0, "p50_ms"]).all()
@@ -153,11 +183,16 @@ def test_dropped_iterations_count_the_steady_json_phase_and_whole_other_scenario
     assert latency.dropped_iterations(server, scenario) == expected["dropped"][scenario]
 
 
-def test_a_run_from_before_the_steady_second_was_recorded_has_the_harness_count(run_folder):
-    server = load_run(run_folder).server("coroutine")
+def test_a_pass_that_never_reached_the_steady_json_phase_has_no_dropped_iterations_count(run_folder):
+    manifest = json.loads((run_folder / "manifest.json").read_text())
+    outcome = next(o for o in manifest["outcomes"] if o["server"] == "ktor-coroutine")
+    del outcome["jsonSteadyFromEpochSecond"]
+    (run_folder / "manifest.json").write_text(json.dumps(manifest))
 
-    assert "jsonSteadyFromEpochSecond" not in server.outcome
-    assert latency.dropped_iterations(server, "json") == server.outcome["jsonDroppedIterations"]
+    server = load_run(run_folder).server("ktor-coroutine")
+
+    # Not 0: without the phase's first second there is nothing to count from.
+    assert math.isnan(latency.dropped_iterations(server, "json"))
 
 
 # ---- the wire's response times (wire.csv) ---------------------------------------------------------------------------------------
@@ -170,7 +205,7 @@ def write_wire(folder: Path, rows: list[tuple[float, str, str, float]]) -> None:
 
 def test_wire_durations_are_the_endpoints_requests_in_its_steady_phase(run_folder):
     write_wire(
-        run_folder / "vthread",
+        run_folder / "jetty-virtual",
         [
             (70.1, "json-warmup", "json", 50.0),  # the warm-up is not the figure
             (75.0, "json", "json", 1.5),
@@ -179,16 +214,28 @@ def test_wire_durations_are_the_endpoints_requests_in_its_steady_phase(run_folde
             (101.0, "dashboard", "dashboard", 30.0),
         ],
     )
-    server = load_run(run_folder).server("vthread")
+    server = load_run(run_folder).server("jetty-virtual")
 
     assert list(latency.wire_durations(server, "json")) == [1.5, 2.5]
     assert list(latency.wire_durations(server, "dashboard")) == [30.0]
 
 
-def test_a_pass_without_wire_csv_in_a_run_whose_other_passes_have_one_says_so(run_folder):
-    write_wire(run_folder / "vthread", [(75.0, "json", "json", 1.5)])
+def test_the_fixtures_wire_durations_are_its_wire_csv_rows_of_the_json_phase_and_endpoint(run_folder):
+    with open(run_folder / "jetty-virtual" / "wire.csv") as f:
+        expected = [float(r["ms"]) for r in csv.DictReader(f) if r["phase"] == "json" and r["endpoint"] == "json"]
+
+    wire = latency.wire_durations(load_run(run_folder).server("jetty-virtual"), "json")
+
+    # 399 rows, counted in the file: the wire's count is its own (k6 tagged 401 json requests), and the figure takes the wire's.
+    assert list(wire) == expected and len(expected) == 399
+
+
+def test_a_pass_without_wire_csv_has_no_wire_durations_and_no_problem_of_its_own(run_folder):
+    # A host that lets the harness read no packets writes no wire.csv, and the pass's marks say why: its absence is not
+    # a problem twice, whatever the other passes have.
+    (run_folder / "jetty-platform" / "wire.csv").unlink()
     run = load_run(run_folder)
 
-    assert latency.wire_durations(run.server("platform"), "json").empty
-    assert any("wire.csv is missing" in p for p in run.server("platform").problems)
-    assert not latency.wire_durations(run.server("vthread"), "json").empty
+    assert latency.wire_durations(run.server("jetty-platform"), "json").empty
+    assert not any("wire.csv" in p for p in run.server("jetty-platform").problems)
+    assert not latency.wire_durations(run.server("jetty-virtual"), "json").empty

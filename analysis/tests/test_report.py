@@ -42,20 +42,41 @@ def test_a_whole_run_renders_every_section_with_embedded_plots(run_folder):
     assert offline.external_loads(html) == [], "the report loads nothing from the network"
     # A cell that raised would have stopped the render; one that wrote to stderr shows here.
     assert "Traceback" not in html and 'data-mime-type="application/vnd.jupyter.stderr"' not in html
-    assert "every file of the run was read whole" in html
-    # A run from before issue 16's files says so where their figures would be.
-    assert "Not in this run: it has no memory.csv" in html and "Not in this run: it has no cpu.csv" in html
-    assert "not recorded (an older run)" in html
+    # The fixture is whole but for the harness's marks: three of its passes ran while the host was not quiet, and the report says
+    # so of each of them, and of no other.
+    for name in ("jetty-virtual", "jetty-coroutine", "jetty-platform"):
+        assert f"{name}: the host was not quiet" in html, name
+    assert "ktor-coroutine: the host was not quiet" not in html
+    # A format-1 pass has memory.csv, histogram.csv and cpu.csv: their sections show figures, not an absence.
+    assert "No memory split to show" not in html and "No classes to show" not in html and "No CPU to show" not in html
+    # The manifest's passOrder and passSeed.
+    assert "ktor-coroutine → jetty-virtual → jetty-coroutine → jetty-platform (shuffled with seed -1730690116641681920)" in html
+
+
+def _pss_per_socket_kib(run_folder, name: str) -> float:
+    """By hand from the pass's memory.csv: its pss at 0, 150 and 300 sockets (startup and the two steps' ends); least squares
+    over three evenly spaced x has slope (y3 - y1) / (x3 - x1)."""
+    import csv
+
+    with open(run_folder / name / "memory.csv") as f:
+        pss = {int(r["sockets_open"]): float(r["bytes"]) for r in csv.DictReader(f) if r["component"] == "pss"}
+    return (pss[300] - pss[0]) / 300 / 1024
 
 
 def test_the_report_opens_with_one_sentence_on_what_the_model_and_the_engine_cost(run_folder):
     html = render.render(run_folder).read_text()
 
     opening = html[html.index("In one sentence.") : html.index(">Who wins what<")]
-    # The fixture's Jetty row: platform threads 115 KiB per idle socket against virtual threads' 36.6, one pass each.
-    assert "the model costs up to 78.2 KiB: on jetty, platform threads 115 against virtual threads 36.6 KiB" in opening
-    assert "one pass each: no interval, so no conclusion" in opening
-    assert "the engine's cost is not measured: no model ran on two engines in these runs (coroutines on ktor-netty only;" in opening
+    # PSS per idle socket leads. From memory.csv: jetty-platform (177,370,112 - 157,991,936) / 300 B = 63.1 KiB, jetty-coroutine
+    # (143,509,504 - 158,674,944) / 300 B = -49.4 KiB (this smoke run's startup snapshot held more than its steps' did), and
+    # ktor-coroutine (153,308,160 - 145,220,608) / 300 B = 26.3 KiB. The model's largest difference on jetty is platform less
+    # coroutine, 112 KiB; the engine's, coroutines on ktor-netty less on jetty, 75.7 KiB.
+    platform, jetty_coroutine, ktor = (_pss_per_socket_kib(run_folder, n) for n in ("jetty-platform", "jetty-coroutine", "ktor-coroutine"))
+    assert (round(platform, 1), round(jetty_coroutine, 1), round(ktor, 1)) == (63.1, -49.4, 26.3)
+    assert (round(platform - jetty_coroutine), round(ktor - jetty_coroutine, 1)) == (112, 75.7)
+    assert "In PSS per idle socket, the model costs up to 112 KiB: on jetty, platform threads 63.1 against coroutines -49.4 KiB" in opening
+    assert "the engine costs 75.7 KiB: coroutines on ktor-netty 26.3 against on jetty -49.4 KiB" in opening
+    assert opening.count("one pass each: no interval, so no conclusion") >= 2
 
 
 def test_without_a_floor_folder_the_decomposition_says_to_run_make_floor_and_the_claims_say_why_ktor_is_not_compared(run_folder):
@@ -71,21 +92,21 @@ def test_without_a_floor_folder_the_decomposition_says_to_run_make_floor_and_the
 
 def test_a_partial_run_renders_a_report_that_says_what_is_missing(run_folder):
     manifest = json.loads((run_folder / "manifest.json").read_text())
-    manifest["outcomes"][2].update(status="failed", reason="exited with 137 (SIGKILL) in phase json")
+    next(o for o in manifest["outcomes"] if o["server"] == "jetty-platform").update(status="failed", reason="exited with 137 (SIGKILL) in phase json")
     (run_folder / "manifest.json").write_text(json.dumps(manifest))
-    (run_folder / "vthread" / "k6-summary.json").unlink()
-    (run_folder / "coroutine" / "jfr-series.csv").unlink()
-    proc = run_folder / "platform" / "proc.csv"
+    (run_folder / "jetty-virtual" / "k6-summary.json").unlink()
+    (run_folder / "ktor-coroutine" / "jfr-series.csv").unlink()
+    proc = run_folder / "jetty-platform" / "proc.csv"
     proc.write_text(proc.read_text()[:-7])
 
     html = render.render(run_folder).read_text()
 
     assert "Traceback" not in html
     assert "This run is not whole" in html
-    assert "platform: failed: exited with 137 (SIGKILL) in phase json" in html
-    assert "vthread: k6-summary.json is missing" in html
-    assert "coroutine: jfr-series.csv is missing" in html
-    assert "platform: proc.csv has 1 cut-off line(s), left out" in html
+    assert "jetty-platform: failed: exited with 137 (SIGKILL) in phase json" in html
+    assert "jetty-virtual: k6-summary.json is missing" in html
+    assert "ktor-coroutine: jfr-series.csv is missing" in html
+    assert "jetty-platform: proc.csv has 1 cut-off line(s), left out" in html
     for section in SECTIONS:
         assert f">{section}<" in html, section
 
@@ -118,8 +139,11 @@ def test_runs_given_with_also_are_pooled_as_repeats(run_folder, tmp_path):
 
     html = render.render(run_folder, also=[second]).read_text()
 
-    # Each server twice: the copy is the same run, so each median's range is nil.
-    assert html.count("100 [100, 100] over 2 passes") == 3
+    # Each server twice: the copy is the same run, so each median's range is nil. /json achieved: each pass's 401 requests k6
+    # tagged endpoint=json, none failed, over the profile's 4 steady seconds, 100.25/s, shown as 100.
+    wins = html[html.index(">Who wins what<") : html.index(">The engine \u00d7 model grid<")]
+    rows = [row for row in wins.split("</tr>") if "/json achieved (req/s)" in row]  # the winners' row, then the values' row
+    assert [row.count("100 [100, 100] over 2 passes") for row in rows] == [0, 4]
     assert f"{second.name}</td>" in html, "the pooled run's passes are listed among the repeats"
 
 
@@ -147,7 +171,7 @@ def test_with_a_floor_folder_beside_the_run_each_servers_memory_per_socket_is_sp
 
     html = render.render(run_folder).read_text()
 
-    decomposition = html[html.index(">Per-socket decomposition<") : html.index(">Claims checked<")]
+    decomposition = html[html.index(">Per-socket decomposition<") : html.index(">Memory split into its parts<")]
     assert "The floor is <code>20261122-050000-floor</code>" in decomposition
     assert decomposition.count("data:image/png;base64,") == 1
     # The fixture run is on JDK 25: a coroutine server's RSS per socket is set against what a coroutine parked there holds.
@@ -243,8 +267,8 @@ def test_runs_that_do_not_share_their_jvm_flags_are_refused_in_one_line_and_noth
 
 
 def test_each_passs_k6_dashboard_is_linked_relative_to_the_report(run_folder):
-    (run_folder / "vthread" / "k6-dashboard.html").write_text("<html></html>")
-    segments = run_folder / "platform" / "k6-segments"
+    (run_folder / "jetty-virtual" / "k6-dashboard.html").write_text("<html></html>")
+    segments = run_folder / "jetty-platform" / "k6-segments"
     for i in ("0", "1"):
         (segments / i).mkdir(parents=True)
         (segments / i / "k6-dashboard.html").write_text("<html></html>")
@@ -252,10 +276,10 @@ def test_each_passs_k6_dashboard_is_linked_relative_to_the_report(run_folder):
     html = render.render(run_folder).read_text()
 
     the_run = _section(html, "The run", "Memory per idle connection (/proc, per pass)")
-    assert 'href="vthread/k6-dashboard.html">vthread</a>' in the_run
-    assert 'href="platform/k6-segments/0/k6-dashboard.html">platform/k6-segments/0</a>' in the_run
-    assert "platform/k6-segments/1/k6-dashboard.html" in the_run
-    assert "coroutine/k6-dashboard.html" not in the_run, "a pass without the export has no link"
+    assert 'href="jetty-virtual/k6-dashboard.html">jetty-virtual</a>' in the_run
+    assert 'href="jetty-platform/k6-segments/0/k6-dashboard.html">jetty-platform/k6-segments/0</a>' in the_run
+    assert "jetty-platform/k6-segments/1/k6-dashboard.html" in the_run
+    assert "ktor-coroutine/k6-dashboard.html" not in the_run, "a pass without the export has no link"
 
 
 def test_a_run_whose_every_pass_failed_before_its_first_socket_renders_whole(run_folder):
