@@ -139,7 +139,7 @@ def test_a_folder_that_is_no_sweep_is_refused_in_one_line(tmp_path):
 
 
 def test_a_sweep_of_another_run_folder_format_is_refused_in_one_line_naming_its_commit(fixture_copy):
-    folder = fixture_copy("sweep", "20261126-140533-sweep")
+    folder = fixture_copy("sweep", "20261129-080728-sweep")
     manifest = json.loads((folder / "manifest.json").read_text())
     (folder / "manifest.json").write_text(json.dumps({**manifest, "runFolderFormat": 99}))
 
@@ -149,34 +149,29 @@ def test_a_sweep_of_another_run_folder_format_is_refused_in_one_line_naming_its_
 
 
 def test_a_sweep_from_before_run_folder_json_is_refused_in_one_line_naming_the_commit_to_render_it_from(fixture_copy):
-    # The fixture was made before the run-folder format was declared: its manifest records none.
-    folder = fixture_copy("sweep", "20261126-140533-sweep")
+    # A sweep made before the run-folder format was declared records none in its manifest.
+    folder = fixture_copy("sweep", "20261129-080728-sweep")
+    manifest = json.loads((folder / "manifest.json").read_text())
+    (folder / "manifest.json").write_text(json.dumps({k: v for k, v in manifest.items() if k != "runFolderFormat"}))
 
     with pytest.raises(sweep.SweepFolderError, match=r"records no run-folder format \(it predates run-folder.json\).*checkout of") as refused:
         sweep.load(folder)
     assert "\n" not in str(refused.value)
 
 
-# The two tests below need a real sweep in run-folder format 1, and there is none yet: fixtures/sweep predates run-folder.json
-# (no runFolderFormat, and its sweep.csv has no server_jit_cpu_s), which the analysis refuses, and no format-1 sweep could be made
-# for this change. A small `make sweep` in format 1 (the command in the first one's docstring) replaces the fixture.
-NEEDS_FORMAT_1_SWEEP = pytest.mark.skip(reason="needs a format-1 make sweep fixture: the old one predates run-folder.json")
-
-
-@NEEDS_FORMAT_1_SWEEP
 def test_a_real_small_sweep_loads_whole_and_holds_littles_law_on_delay(fixture_copy):
-    """The fixture is a real run, made small: the platform server at 20 and 200 in flight, each waiting 200 ms, one pass
-    (lab.sweep.SweepMainKt --servers platform --concurrency 20,200 --delay-ms 200 --warmup-seconds 3 --seconds 3 --passes 1)."""
-    run = sweep.load(fixture_copy("sweep", "20261126-140533-sweep"))
+    """The fixture is a real run, made small: the platform-thread server at 20 and 200 in flight, each waiting 200 ms, one pass
+    (lab.sweep.SweepMainKt --servers jetty-platform --concurrency 20,200 --delay-ms 200 --warmup-seconds 3 --seconds 3 --passes 1,
+    at b9bfeba on 2026-11-29)."""
+    run = sweep.load(fixture_copy("sweep", "20261129-080728-sweep"))
 
     figures = sweep.per_step(run)
     assert len(figures) == 4 and run.problems == []
     assert figures[figures["workload"] == "delay"]["little"].between(0.9, 1.1).all()
 
 
-@NEEDS_FORMAT_1_SWEEP
 def test_a_sweep_renders_its_section_with_plots_and_nothing_from_the_network(fixture_copy):
-    folder = fixture_copy("sweep", "20261126-140533-sweep")
+    folder = fixture_copy("sweep", "20261129-080728-sweep")
 
     html = render.render_experiment(folder).read_text()
 
