@@ -107,6 +107,11 @@ def _declared(name: str) -> Server | None:
     return next((s for s in servers() if s.name == name), None) or next((s for s in servers() if name in s.former_names), None)
 
 
+def current(name: str) -> str:
+    """What the catalogue calls `name` now: a run folder from before a rename has the server's former name."""
+    return s.name if (s := _declared(name)) else name
+
+
 def colour(name: str) -> str:
     """The server's colour in every plot; grey for a server the catalogue no longer declares."""
     return s.colour if (s := _declared(name)) else UNKNOWN_COLOUR

@@ -84,8 +84,10 @@ def pairs(a: Run, b: Run) -> list[Pair]:
     for figure in perpass.FIGURES:
         why_figure = incomparable(figure, settings_a, settings_b)
         for server in in_both(a, b):
-            values = [figure_of(per_server[run.folder], figure, server) for run in (a, b)]
-            missing = [f"{side}: {not_measured(run, server)}" for side, run, v in zip("AB", (a, b), values, strict=True) if v.passes == 0]
+            values = [figure_of(per_server[run.folder], figure, named_in(run, server)) for run in (a, b)]
+            missing = [
+                f"{side}: {not_measured(run, named_in(run, server))}" for side, run, v in zip("AB", (a, b), values, strict=True) if v.passes == 0
+            ]
             why_not = why_figure or ("; ".join(missing) if missing else None)
             found.append(Pair(figure, server, catalogue.label(server), values[0], values[1], why_not))
     return found
@@ -109,15 +111,21 @@ def not_measured(run: Run, server: str) -> str:
     return "not measured"
 
 
+def named_in(run: Run, server: str) -> str:
+    """What `run` calls the server the catalogue now calls `server`: a run from before a rename has its former name."""
+    return next((s for s in run.manifest.get("servers", []) if catalogue.current(s) == server), server)
+
+
 def in_both(a: Run, b: Run) -> list[str]:
-    """The servers both runs ran, in A's order."""
-    theirs = set(b.manifest.get("servers", []))
-    return [s for s in a.manifest.get("servers", []) if s in theirs]
+    """The servers both runs ran, by the catalogue's names now (a run from before a rename has former ones), in A's order."""
+    theirs = {catalogue.current(s) for s in b.manifest.get("servers", [])}
+    return [catalogue.current(s) for s in a.manifest.get("servers", []) if catalogue.current(s) in theirs]
 
 
 def in_one(a: Run, b: Run) -> list[str]:
     """The servers only one run ran, one sentence each."""
-    mine, theirs = a.manifest.get("servers", []), b.manifest.get("servers", [])
+    mine = [catalogue.current(s) for s in a.manifest.get("servers", [])]
+    theirs = [catalogue.current(s) for s in b.manifest.get("servers", [])]
     only_a = [s for s in mine if s not in theirs]
     only_b = [s for s in theirs if s not in mine]
     notes = [f"only in A ({a.folder.name}): {', '.join(only_a)}"] if only_a else []

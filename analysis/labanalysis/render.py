@@ -24,7 +24,7 @@ import nbformat
 from nbclient import NotebookClient
 from nbconvert import HTMLExporter
 
-from . import audit, clients, floor, floor_folders, iobench, provenance, repeats, sweep
+from . import audit, clients, floor, floor_folders, iobench, provenance, repeats, series, sweep
 from .cli import OneLineParser
 from .folders import newest_beside
 from .run import RunFolderError, load_run
@@ -58,6 +58,8 @@ SIBLINGS = {
     # make sweep's folder: requests in flight on each server, a closed loop.
     "SWEEP": (sweep.SWEEP_SUFFIX, "sweep.csv"),
 }
+# The kinds in the declared run-folder format: a folder of another format, or from before it, is not shown, as its reader refuses it.
+IN_RUN_FOLDER_FORMAT = {"FLOOR", "SWEEP"}
 # The siblings a bench run's report shows; every kind shows beside an experiment's.
 BENCH_SIBLINGS = ["AUDIT", "CLIENTS", "IO", "FLOOR"]
 # Which sibling folders a folder's report used, written at its first render; delete it to take the newest again.
@@ -149,10 +151,16 @@ def siblings(folder: Path, wanted: list[str], jdk_feature: int | None = None) ->
     for parameter in wanted:
         if parameter not in chosen:
             of_jdk = floor_folders.covering(folder.resolve().parent, jdk_feature) if parameter == "FLOOR" and jdk_feature else []
-            found = of_jdk[-1] if of_jdk else newest_beside(folder, *SIBLINGS[parameter])
+            readable = _in_run_folder_format if parameter in IN_RUN_FOLDER_FORMAT else (lambda _: True)
+            found = of_jdk[-1] if of_jdk else newest_beside(folder, *SIBLINGS[parameter], readable=readable)
             chosen[parameter] = found.name if found else None
     recorded.write_text(json.dumps(chosen, indent=1, sort_keys=True) + "\n")
     return {parameter: str(folder.parent / chosen[parameter]) if chosen[parameter] else None for parameter in wanted}
+
+
+def _in_run_folder_format(folder: Path) -> bool:
+    manifest = folder / "manifest.json"
+    return manifest.is_file() and series.refused_version(folder, json.loads(manifest.read_text())) is None
 
 
 def _execute(notebook: Path, parameters: dict, out_folder: Path) -> Path:

@@ -35,7 +35,7 @@ def figures(per_pass: pd.DataFrame) -> list[Figure]:
     for figure in perpass.FIGURES:
         rows = summary[summary["figure"] == figure.key]
         if rows.empty or rows["median"].isna().all():
-            continue  # not in these runs (a live heap per socket before memory.csv): said in its own section
+            continue  # not in these runs (a sustained rate where no curve ran): said in its own section
         values = {r["server"]: Across(r["median"], r["low"], r["high"], r["passes"]) for _, r in rows.iterrows()}
         passes = per_pass[per_pass["figure"] == figure.key]
         marked = {

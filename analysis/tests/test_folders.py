@@ -29,15 +29,20 @@ def test_rendering_again_shows_the_same_siblings_after_a_newer_one_appears(tmp_p
     assert render.siblings(run, ["AUDIT"])["AUDIT"] == str(tmp_path / "20261122-061512-pinning")
 
 
-def test_the_newest_make_floor_folder_beside_a_run_is_its_floor(tmp_path):
+@pytest.mark.parametrize("kind, marker, parameter", [("floor", "floor.csv", "FLOOR"), ("sweep", "sweep.csv", "SWEEP")])
+def test_the_newest_whole_floor_or_sweep_in_the_run_folder_format_beside_a_run_is_shown(tmp_path, kind, marker, parameter):
     run = tmp_path / "20261122-044957-local"
     run.mkdir()
-    for name in ["20261122-050000-floor", "20261122-061512-floor", "20261122-070000-floor"]:
-        (tmp_path / name).mkdir()
-    for name in ["20261122-050000-floor", "20261122-061512-floor"]:
-        (tmp_path / name / "floor.csv").write_text("")  # the newest has no steps yet: still being written
+    formats = {"050000": 1, "061512": 1, "063000": None, "064000": 2, "070000": 1}
+    for stamp, version in formats.items():
+        folder = tmp_path / f"20261122-{stamp}-{kind}"
+        folder.mkdir()
+        (folder / "manifest.json").write_text(json.dumps({} if version is None else {"runFolderFormat": version}))
+        if stamp != "070000":  # the newest has no steps yet: still being written
+            (folder / marker).write_text("")
 
-    assert render.siblings(run, ["FLOOR"]) == {"FLOOR": str(tmp_path / "20261122-061512-floor")}
+    # 063000 predates the run-folder format and 064000 is in another: their readers would refuse them.
+    assert render.siblings(run, [parameter]) == {parameter: str(tmp_path / f"20261122-061512-{kind}")}
 
 
 def test_of_floors_the_newest_that_measured_the_runs_jdk_is_chosen_over_a_newer_one_that_did_not(tmp_path):

@@ -2,6 +2,8 @@ package lab.bench.load
 
 import org.eclipse.jetty.client.HttpClient
 import org.eclipse.jetty.client.StringRequestContent
+import org.eclipse.jetty.http.HttpHeader
+import org.eclipse.jetty.http.HttpHeaderValue
 import org.eclipse.jetty.io.Transport
 import org.eclipse.jetty.util.thread.QueuedThreadPool
 import org.eclipse.jetty.util.thread.ScheduledExecutorScheduler
@@ -38,6 +40,9 @@ object UnixSocketHttp {
             .transport(Transport.TCPUnix(socket))
             .method(method)
             .timeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
+            // One connection a request: the socket file is bound again to a new SSH forward between a segment's phases, and a
+            // pooled connection to the old forward would fail the next request, which Jetty does not retry.
+            .headers { it.put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE) }
         if (body != null) request.body(StringRequestContent("application/json", body))
         val response = try {
             request.send()

@@ -47,6 +47,7 @@ class UnixSocketHttpTest {
             )
         }
         assertTrue(received.get().startsWith("PATCH /v1/status HTTP/1.1\r\n"), received.get())
+        assertTrue("\r\nConnection: close\r\n" in received.get(), "one connection a request: ${received.get()}")
         assertTrue("\r\nContent-Length: 2\r\n" in received.get() && received.get().endsWith("\r\n\r\n{}"), received.get())
     }
 
