@@ -36,25 +36,22 @@ class Series:
         return tuple(c for c in self.columns if c not in self.optional)
 
 
+def _series(spec: dict) -> Series:
+    """One CSV's declaration (its columns with their types, and those it may leave empty) as the analysis reads it."""
+    columns = spec["columns"]
+    return Series(tuple(columns), tuple(spec["optional"]), tuple(c for c, kind in columns.items() if kind == "text"))
+
+
 def declared(text: str) -> tuple[int, dict[str, Series]]:
     """The format's version and its series, from run-folder.json's text."""
     declaration = json.loads(text)
-    series = {}
-    for name, spec in declaration["series"].items():
-        columns = spec["columns"]
-        series[name] = Series(tuple(columns), tuple(spec["optional"]), tuple(c for c, kind in columns.items() if kind == "text"))
-    return declaration["version"], series
+    return declaration["version"], {name: _series(spec) for name, spec in declaration["series"].items()}
 
 
 def experiments(text: str) -> dict[str, dict[str, Series]]:
     """The CSVs of an experiment's folder (`sweep`, `floor`), by kind and file, from run-folder.json's text."""
-    found = {}
-    for kind, files in json.loads(text).get("experiments", {}).items():
-        found[kind] = {}
-        for name, spec in files.items():
-            columns = spec["columns"]
-            found[kind][name] = Series(tuple(columns), tuple(spec["optional"]), tuple(c for c, k in columns.items() if k == "text"))
-    return found
+    declared_experiments = json.loads(text).get("experiments", {})
+    return {kind: {name: _series(spec) for name, spec in files.items()} for kind, files in declared_experiments.items()}
 
 
 # The run-folder format this analysis reads, every series of a pass in it, and the CSVs of the sweep's and the floor's folders.

@@ -43,19 +43,20 @@ def load(folder: str | Path) -> SweepRun:
         raise SweepFolderError(refused)
     status = provenance.status(manifest)
     problems = ([] if status == "complete" else [f"the run is {status}"]) + list(manifest.get("problems", []))
-    steps = _csv(folder / "sweep.csv", STEP_COLUMNS, problems, keep_blank=list(STEPS.optional))
-    memory = _csv(folder / "memory.csv", MEMORY_COLUMNS, problems, keep_blank=list(MEMORY.optional))
+    steps = _csv(folder / "sweep.csv", STEPS, problems)
+    memory = _csv(folder / "memory.csv", MEMORY, problems)
     return SweepRun(folder, manifest, steps, memory, problems)
 
 
-def _csv(path: Path, columns: list[str], problems: list[str], keep_blank: list[str] = ()) -> pd.DataFrame:
+def _csv(path: Path, spec: series.Series, problems: list[str]) -> pd.DataFrame:
+    columns = list(spec.columns)
     if not path.is_file():
         problems.append(f"{path.name} is missing")
         return pd.DataFrame(columns=columns)
-    frame = pd.read_csv(path, keep_default_na=True, dtype=dict.fromkeys((*STEPS.text, *MEMORY.text), str))
+    frame = pd.read_csv(path, keep_default_na=True, dtype=dict.fromkeys(spec.text, str))
     if list(frame.columns) != columns:
         raise SweepFolderError(f"{path} has columns {list(frame.columns)}, not {columns}")
-    whole = frame.dropna(subset=[c for c in columns if c not in keep_blank])
+    whole = frame.dropna(subset=list(spec.required))
     if len(whole) < len(frame):
         problems.append(f"{path.name}: {len(frame) - len(whole)} row(s) cut mid-write, dropped")
     return whole.reset_index(drop=True)
