@@ -49,6 +49,15 @@ object Divergences {
 
     fun of(engine: String, case: String): Divergence? = all.singleOrNull { it.engine == engine && it.case == case }
 
+    /**
+     * Where an engine's verdict on an Autobahn testsuite case ([AutobahnTest]; the case by its
+     * id, "5.19"; the answers are wstest's verdicts) is neither OK, NON-STRICT nor
+     * INFORMATIONAL. None: every server passes every case of [AutobahnRun.SECTIONS].
+     */
+    val autobahn: List<Divergence> = emptyList()
+
+    fun autobahnOf(engine: String, case: String): Divergence? = autobahn.singleOrNull { it.engine == engine && it.case == case }
+
     init {
         val names = AbuseCase.all.map { it.name }.toSet()
         all.forEach { require(it.case in names) { "a divergence for no case: ${it.case}" } }

@@ -10,6 +10,16 @@ import java.util.Base64
 object WebSocketHandshake {
     const val VERSION = "13"
 
+    /**
+     * The extensions (RFC 6455 9) every server agrees to, whatever a client offers: none.
+     * Compression is an engine's feature, not a model's: permessage-deflate keeps zlib's state
+     * for each socket (a deflater and an inflater), so a socket that negotiates it measures the
+     * engine's compression along with how its task waits. Jetty agreed to it when offered and
+     * the Ktor server's raw session applies no extension, so a client asking for it got it from
+     * three servers and not the fourth; now it gets it from none. The bench's k6 offers none.
+     */
+    val extensions: List<String> = emptyList()
+
     /** The answer to a bad handshake, or null to let the engine upgrade it (or the router answer a plain request). */
     fun refusal(path: String, httpVersion: String, header: (String) -> String?): Reply? {
         if (path != "/ws" || !hasToken(header("Upgrade"), "websocket")) return null

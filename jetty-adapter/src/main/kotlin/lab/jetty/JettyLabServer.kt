@@ -2,11 +2,13 @@ package lab.jetty
 
 import lab.handlers.Limits
 import lab.handlers.LiveCounters
+import lab.handlers.WebSocketHandshake
 import lab.support.ServerConfig
 import org.eclipse.jetty.server.HttpConfiguration
 import org.eclipse.jetty.server.Server
 import org.eclipse.jetty.server.ServerConnector
 import org.eclipse.jetty.util.thread.QueuedThreadPool
+import org.eclipse.jetty.websocket.api.ExtensionConfig
 import org.eclipse.jetty.websocket.server.WebSocketUpgradeHandler
 import java.time.Duration
 
@@ -48,7 +50,11 @@ class JettyLabServer(private val config: ServerConfig, private val model: JettyM
             container.maxBinaryMessageSize = maxFrameBytes
             // Idle sockets are the point of a run; like Ktor's, they never time out.
             container.idleTimeout = Duration.ZERO
-            container.addMapping("/ws") { _, _, _ -> model.webSocket(counters) }
+            container.addMapping("/ws") { _, response, _ ->
+                // Jetty agrees to permessage-deflate when a client offers it; every server agrees to the same extensions.
+                response.extensions = WebSocketHandshake.extensions.map(ExtensionConfig::parse)
+                model.webSocket(counters)
+            }
         }
         webSockets.handler = model.requests(config, counters, downstream, watcher)
         server.handler = HandshakeCheck(webSockets)

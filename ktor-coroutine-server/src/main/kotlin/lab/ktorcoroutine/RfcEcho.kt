@@ -63,7 +63,7 @@ private suspend fun WebSocketSession.echoUntilClose(maxMessageBytes: Int): Frame
     // Made only when a message comes in fragments: an idle socket holds no buffer.
     var fragments: ByteArrayOutputStream? = null
     for (frame in incoming) {
-        // No extension is negotiated, so no reserved bit may be set (5.2).
+        // No extension is negotiated (WebSocketHandshake.extensions: none), so no reserved bit may be set (5.2).
         if (frame.rsv1 || frame.rsv2 || frame.rsv3) return close(CloseReason.Codes.PROTOCOL_ERROR)
         when (frame) {
             is Frame.Ping -> outgoing.send(Frame.Pong(frame.data))
