@@ -9,6 +9,8 @@ import java.net.URI
  * and the HTTP request's own (request line, headers, the upgrade handshake, pipelining, a
  * request cut off). An answer is what [run] saw, as a list of events:
  * - HTTP: `status 400`, one per response, or `closed` (no response, connection closed), `silent`;
+ *   where the RFC says the server MUST close the connection after its answer, the answers are
+ *   followed by `closed` or `open` (nothing more within the read timeout);
  * - WebSocket: `text abc`, `binary 3`, `pong p`, `close 1002` (`close` without a code),
  *   then `dropped` (the server closed the connection) or `silent` (it stayed open).
  *
@@ -35,6 +37,7 @@ data class AbuseCase(
             request: String,
             cut: Boolean = false,
             alsoAllowed: List<String>? = null,
+            closes: Boolean = false,
         ) = AbuseCase(name, rfc, expected, alsoAllowed) { base ->
             RawWire(base).use { wire ->
                 wire.write(request.replace("{host}", "${base.host}:${base.port}"))
@@ -43,9 +46,29 @@ data class AbuseCase(
                     Thread.sleep(CUT_PAUSE_MS)
                     wire.endOutput()
                 }
-                wire.statuses()
+                wire.statuses(untilEnd = closes)
             }
         }
+
+        /**
+         * A request whose body's length two parsers could read differently, with a request behind it
+         * that a server which misread it would answer: RFC 9112 6 has the server refuse it, or read it
+         * by Transfer-Encoding alone, and then close the connection (MUST), so `GET /json` is never answered.
+         */
+        private fun smuggling(name: String, rfc: String, head: String, body: String, alsoAllowed: List<String>? = null) = http(
+            "smuggling: $name",
+            rfc,
+            listOf("status 400", "closed"),
+            "POST /health HTTP/1.1\r\nHost: {host}\r\n$head\r\n$body$SMUGGLED",
+            alsoAllowed = alsoAllowed,
+            closes = true,
+        )
+
+        /** A request line's shape (RFC 9112 3), with a whole head behind it. */
+        private fun requestLine(name: String, expected: List<String>, line: String, rfc: String = "9112 3") =
+            http("request line: $name", rfc, expected, "$line\r\nHost: {host}\r\n\r\n")
+
+        private const val SMUGGLED = "GET /json HTTP/1.1\r\nHost: {host}\r\n\r\n"
 
         private fun handshake(name: String, rfc: String, expected: List<String>, change: (MutableMap<String, String>) -> Unit) =
             AbuseCase(name, rfc, expected) { base ->
@@ -191,14 +214,88 @@ data class AbuseCase(
             http(
                 "http: two different Content-Lengths",
                 "9112 6.3",
-                listOf("status 400"),
+                listOf("status 400", "closed"),
                 "POST /health HTTP/1.1\r\nHost: {host}\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab",
+                closes = true,
             ),
             http(
                 "http: two pipelined requests",
                 "9112 9.3.2",
                 listOf("status 200", "status 200"),
                 "GET /health HTTP/1.1\r\nHost: {host}\r\n\r\nGET /json HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n",
+            ),
+            // --- the request line's shapes (RFC 9112 3, and HTTP/0.9's in its appendix C.1) ---
+            requestLine("two tokens, no version (HTTP/0.9's)", listOf("status 400"), "GET /health"),
+            requestLine("four tokens", listOf("status 400"), "GET /health HTTP/1.1 extra"),
+            // "recipients MAY instead parse on whitespace-delimited word boundaries": both engines take two spaces.
+            requestLine("two spaces after the method", listOf("status 200"), "GET  /health HTTP/1.1"),
+            requestLine("no space after the method", listOf("status 400"), "GET/health HTTP/1.1"),
+            requestLine("a space after the version", listOf("status 400"), "GET /health HTTP/1.1 "),
+            requestLine("a space before the method", listOf("status 400"), " GET /health HTTP/1.1"),
+            requestLine("tabs between its parts", listOf("status 400"), "GET\t/health\tHTTP/1.1"),
+            // RFC 9110 9.1: methods are case-sensitive, and one the server does not recognize gets 501.
+            requestLine("a lowercase method", listOf("status 501"), "get /health HTTP/1.1", rfc = "9110 9.1"),
+            requestLine("an unknown method", listOf("status 501"), "BREW /health HTTP/1.1", rfc = "9110 9.1"),
+            http(
+                "request line: an absolute-form target",
+                "9112 3.2.2",
+                listOf("status 200"),
+                "GET http://{host}/health HTTP/1.1\r\nHost: {host}\r\n\r\n",
+            ),
+            // The server has no options for itself as a whole: * is a target it does not have, as /nope is.
+            requestLine("an asterisk-form target, with OPTIONS", listOf("status 404"), "OPTIONS * HTTP/1.1", rfc = "9112 3.2.4"),
+            requestLine("an asterisk-form target, with GET", listOf("status 400"), "GET * HTTP/1.1", rfc = "9112 3.2.4"),
+            // "MAY recognize a single LF": neither does, since a line ending two parsers read differently smuggles requests.
+            http("request line: a bare LF ending each line", "9112 2.2", listOf("status 400"), "GET /health HTTP/1.1\nHost: {host}\n\n"),
+            // --- request smuggling (RFC 9112 6.1, 6.3): a body's length read two ways ---
+            smuggling(
+                "CL.TE, Content-Length and then chunked",
+                "9112 6.1",
+                "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n",
+                "0\r\n\r\n",
+            ),
+            smuggling(
+                "TE.CL, chunked and then Content-Length",
+                "9112 6.1",
+                "Transfer-Encoding: chunked\r\nContent-Length: 3\r\n",
+                "8\r\nSMUGGLED\r\n0\r\n\r\n",
+            ),
+            smuggling(
+                "TE.TE, chunked and then another coding",
+                "9112 6.3",
+                "Transfer-Encoding: chunked\r\nTransfer-Encoding: cow\r\n",
+                "0\r\n\r\n",
+            ),
+            smuggling(
+                "a coding that is not chunked, with a Content-Length",
+                "9112 6.3",
+                "Transfer-Encoding: xchunked\r\nContent-Length: 5\r\n",
+                "0\r\n\r\n",
+            ),
+            // RFC 9112 5.1: whitespace between a field's name and its colon MUST get 400.
+            smuggling(
+                "a space before Transfer-Encoding's colon",
+                "9112 5.1",
+                "Transfer-Encoding : chunked\r\nContent-Length: 5\r\n",
+                "0\r\n\r\n",
+            ),
+            // Framing treated as faulty, and the connection closed "after processing the message": refused, or answered by its route.
+            http(
+                "smuggling: Transfer-Encoding over HTTP/1.0",
+                "9112 6.1",
+                listOf("status 400", "closed"),
+                "POST /health HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n$SMUGGLED",
+                alsoAllowed = listOf("status 405", "closed"),
+                closes = true,
+            ),
+            // The head is whole and answered by its route (POST: 405); its chunks do not parse, so the rest of the stream is no request.
+            http(
+                "smuggling: a chunk size that is not hexadecimal",
+                "9112 7.1",
+                listOf("status 405", "closed"),
+                "POST /health HTTP/1.1\r\nHost: {host}\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n$SMUGGLED",
+                alsoAllowed = listOf("status 400", "closed"),
+                closes = true,
             ),
             // "MAY send an error response prior to closing": Jetty does or does not, by its threads' timing.
             http(
@@ -211,8 +308,11 @@ data class AbuseCase(
             ),
         )
 
-        /** The HTTP responses that come, one event each, until the server closes or falls silent. */
-        private fun RawWire.statuses(upgradeHeaders: Boolean = false): List<String> {
+        /**
+         * The HTTP responses that come, one event each, until the server closes or falls silent; and
+         * [untilEnd], which of the two it did after its responses (`closed` or `open`).
+         */
+        private fun RawWire.statuses(upgradeHeaders: Boolean = false, untilEnd: Boolean = false): List<String> {
             val events = mutableListOf<String>()
             while (true) {
                 when (val head = readHead()) {
@@ -225,8 +325,8 @@ data class AbuseCase(
                         if (head.status == 101) return events
                         runCatching { skipBody(head) }.onFailure { return events + "closed" }
                     }
-                    RawWire.Reply.Closed -> return events.ifEmpty { listOf("closed") }
-                    RawWire.Reply.Silent -> return events.ifEmpty { listOf("silent") }
+                    RawWire.Reply.Closed -> return if (untilEnd) events + "closed" else events.ifEmpty { listOf("closed") }
+                    RawWire.Reply.Silent -> return if (untilEnd) events + "open" else events.ifEmpty { listOf("silent") }
                 }
             }
         }

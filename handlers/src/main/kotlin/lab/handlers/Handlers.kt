@@ -27,6 +27,20 @@ object Handlers {
     /** RFC 9110 15.6.6: a major version other than 1 is not spoken here. */
     fun versionNotSupported(version: String): Reply = Reply.error(505, "this server speaks HTTP/1.0 and HTTP/1.1, not $version")
 
+    /** RFC 9112 3.2.4: a request target of `*` is for OPTIONS alone. */
+    fun asteriskNotForOptions(method: String): Reply = Reply.error(400, "the request target * is for OPTIONS only, not $method")
+
+    /**
+     * A request head the engine's parser could not parse, or one over its bound ([tooLarge]: RFC
+     * 6585 5's 431); the server closes the connection after it (RFC 9112 6.3: its framing cannot be trusted).
+     */
+    fun unparsableHead(tooLarge: Boolean, why: String): Reply =
+        if (tooLarge) {
+            Reply.error(431, "the request's head is larger than this server takes: $why", "Connection" to "close")
+        } else {
+            Reply.error(400, "the request could not be parsed: $why", "Connection" to "close")
+        }
+
     /** RFC 9112 3.2: an HTTP/1.1 request must name its host. */
     fun hostMissing(): Reply = Reply.error(400, "an HTTP/1.1 request needs a Host header")
 

@@ -9,6 +9,10 @@ package lab.handlers
  */
 class Router(private val limits: Limits) {
     fun route(method: String, path: String, query: (String) -> String?): Endpoint {
+        // RFC 9110 9.1: a method the server does not recognize gets 501; 405 is for one it knows and the resource does not allow.
+        if (method !in RECOGNIZED_METHODS) {
+            return Endpoint.Rejected(Reply.error(501, "this server does not implement the method $method; methods are case-sensitive"))
+        }
         val segments = path.removePrefix("/").split('/')
         val endpoint = when {
             segments.size == 1 -> when (segments[0]) {
@@ -84,5 +88,8 @@ class Router(private val limits: Limits) {
 
     private companion object {
         val USER_ID = Regex("[A-Za-z0-9_-]{1,64}")
+
+        /** The methods of RFC 9110 9 and PATCH (RFC 5789), exactly as spelt: `get` is none of them. */
+        val RECOGNIZED_METHODS = setOf("GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH")
     }
 }

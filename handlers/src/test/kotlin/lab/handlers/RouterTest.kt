@@ -78,4 +78,12 @@ class RouterTest {
         assertEquals(405 to "/json only answers GET, not POST", rejection("/json", method = "POST"))
         assertEquals(404, rejection("/nope", method = "POST").first)
     }
+
+    @Test
+    fun `a method it does not recognize is a 501 on any path, and methods are case-sensitive`() {
+        assertEquals(501, rejection("/json", method = "BREW").first)
+        assertEquals(501, rejection("/nope", method = "BREW").first)
+        assertEquals(501, rejection("/json", method = "get").first)
+        assertEquals(405, rejection("/json", method = "PATCH").first)
+    }
 }

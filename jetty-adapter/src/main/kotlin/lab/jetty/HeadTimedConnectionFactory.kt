@@ -1,7 +1,10 @@
 package lab.jetty
 
 import lab.handlers.RequestHeadTimeout
+import org.eclipse.jetty.http.ComplianceViolation
+import org.eclipse.jetty.http.HttpCompliance
 import org.eclipse.jetty.http.HttpException
+import org.eclipse.jetty.http.HttpStatus
 import org.eclipse.jetty.io.Connection
 import org.eclipse.jetty.io.EndPoint
 import org.eclipse.jetty.server.Connector
@@ -25,7 +28,8 @@ import java.util.concurrent.atomic.AtomicLong
  * request thread on any Jetty server, the platform one included: what the clock bounds is the
  * connection and its buffer. Jetty parses a connection's next request only once the last is
  * answered, so the 408 never cuts into an answer. `HttpConnection` is in Jetty's internal package
- * (12.1.12), and its request handler is the one place these two events can be seen.
+ * (12.1.12), and its request handler is the one place these two events can be seen; it is also
+ * where a request line without a version is given the Ktor server's answer (400, not 505).
  */
 internal class HeadTimedConnectionFactory(http: HttpConfiguration, private val timeoutMs: Long) : HttpConnectionFactory(http) {
     private val answer = RequestHeadTimeout.answer(timeoutMs)
@@ -96,6 +100,19 @@ internal class HeadTimedConnectionFactory(http: HttpConfiguration, private val t
             override fun headerComplete(): Boolean {
                 headEnds()
                 return super.headerComplete()
+            }
+
+            /**
+             * A request line without a version (`GET /health`, HTTP/0.9's) is one HTTP/1.1's grammar does not
+             * allow, and RFC 9112 3 answers an invalid request line with 400, as the Ktor server does; Jetty's
+             * parser answers 505 ("HTTP/0.9 not supported"), with no setting to change it. It reports the
+             * violation here first, and what is thrown here becomes the bad message's answer.
+             */
+            override fun onViolation(event: ComplianceViolation.Event) {
+                super.onViolation(event)
+                if (event.violation() == HttpCompliance.Violation.HTTP_0_9 && !event.allowed()) {
+                    throw HttpException.RuntimeException(HttpStatus.BAD_REQUEST_400, "a request line needs a version: HTTP/1.1")
+                }
             }
 
             override fun badMessage(failure: HttpException) {

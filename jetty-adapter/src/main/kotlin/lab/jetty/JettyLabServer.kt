@@ -4,6 +4,7 @@ import lab.handlers.Limits
 import lab.handlers.LiveCounters
 import lab.handlers.WebSocketHandshake
 import lab.support.ServerConfig
+import org.eclipse.jetty.http.HttpCompliance
 import org.eclipse.jetty.server.HttpConfiguration
 import org.eclipse.jetty.server.Server
 import org.eclipse.jetty.server.ServerConnector
@@ -29,6 +30,9 @@ class JettyLabServer(private val config: ServerConfig, private val model: JettyM
         val http = HttpConfiguration().apply {
             sendServerVersion = false
             sendDateHeader = false
+            // RFC 9112 2.2 lets a server take a bare LF for CRLF, and Jetty's default mode does; Netty under Ktor
+            // answers 400, and so do these servers: a line ending two parsers read differently is how requests are smuggled.
+            httpCompliance = HttpCompliance.RFC9110.without("RFC9110_CRLF", HttpCompliance.Violation.LF_HEADER_TERMINATION)
         }
         val connector = ServerConnector(server, 1, 1, HeadTimedConnectionFactory(http, config.limits.requestHeadTimeoutMs)).apply {
             host = config.host

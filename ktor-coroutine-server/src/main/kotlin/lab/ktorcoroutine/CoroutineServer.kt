@@ -6,6 +6,7 @@ import io.ktor.client.engine.cio.endpoint
 import io.ktor.client.plugins.HttpTimeout
 import io.ktor.http.ContentType
 import io.ktor.http.HttpHeaders
+import io.ktor.http.HttpMethod
 import io.ktor.http.HttpStatusCode
 import io.ktor.http.content.OutgoingContent
 import io.ktor.server.application.Application
@@ -23,6 +24,7 @@ import io.ktor.server.request.ApplicationRequest
 import io.ktor.server.request.httpMethod
 import io.ktor.server.request.httpVersion
 import io.ktor.server.request.path
+import io.ktor.server.request.uri
 import io.ktor.server.response.respond
 import io.ktor.server.response.respondBytes
 import io.ktor.server.routing.route
@@ -48,6 +50,7 @@ import lab.handlers.RequestHeadTimeout
 import lab.handlers.Router
 import lab.handlers.WebSocketHandshake
 import lab.support.ServerConfig
+import java.net.URI
 
 /**
  * The coroutine server: Ktor on Netty. Every handler is `suspend` code, and waiting
@@ -90,7 +93,11 @@ class CoroutineServer(private val config: ServerConfig) {
                 configureBootstrap = { option(ChannelOption.SO_BACKLOG, Limits.ACCEPT_BACKLOG) }
                 shutdownGracePeriod = ServerConfig.SHUTDOWN_GRACE_MS / 2
                 shutdownTimeout = ServerConfig.SHUTDOWN_GRACE_MS
-                channelPipelineConfig = { RequestHeadClock.install(this, config.limits.requestHeadTimeoutMs, headTimeoutAnswer) }
+                channelPipelineConfig = {
+                    // Installed first, so the clock's Stop ends up between the codec and it.
+                    UnparsableHead.install(this)
+                    RequestHeadClock.install(this, config.limits.requestHeadTimeoutMs, headTimeoutAnswer)
+                }
             },
             module = { labModule() },
         )
@@ -136,7 +143,7 @@ class CoroutineServer(private val config: ServerConfig) {
 
     private suspend fun serve(call: ApplicationCall) {
         val request = call.request
-        val endpoint = router.route(request.httpMethod.value, request.path()) { request.queryParameters[it] }
+        val endpoint = router.route(request.httpMethod.value, request.targetPath()) { request.queryParameters[it] }
         when (endpoint) {
             Endpoint.Health -> call.reply(Handlers.health())
             Endpoint.Hello -> call.reply(Handlers.hello())
@@ -168,8 +175,16 @@ class CoroutineServer(private val config: ServerConfig) {
     private fun refusal(request: ApplicationRequest): Reply? = when {
         request.httpVersion !in HTTP_VERSIONS -> Handlers.versionNotSupported(request.httpVersion)
         request.httpVersion == "HTTP/1.1" && request.headers[HttpHeaders.Host] == null -> Handlers.hostMissing()
-        else -> WebSocketHandshake.refusal(request.path(), request.httpVersion) { request.headers[it] }
+        request.uri == "*" && request.httpMethod != HttpMethod.Options -> Handlers.asteriskNotForOptions(request.httpMethod.value)
+        else -> WebSocketHandshake.refusal(request.targetPath(), request.httpVersion) { request.headers[it] }
     }
+
+    /**
+     * The request target's raw path. RFC 9112 3.2.2: a server MUST accept the absolute-form
+     * (`GET http://host/health`), whose path Ktor's `path()` does not take apart (it gave 404).
+     */
+    private fun ApplicationRequest.targetPath(): String =
+        if (ABSOLUTE_FORM.containsMatchIn(uri)) runCatching { URI(uri).rawPath }.getOrNull() ?: path() else path()
 
     private suspend fun ApplicationCall.reply(reply: Reply) {
         // Ktor guards Upgrade as an engine-only header; a 426 must carry it (RFC 9110 15.5.22).
@@ -179,6 +194,7 @@ class CoroutineServer(private val config: ServerConfig) {
 
     private companion object {
         val HTTP_VERSIONS = setOf("HTTP/1.0", "HTTP/1.1")
+        val ABSOLUTE_FORM = Regex("^[A-Za-z][A-Za-z0-9+.-]*://")
     }
 
     /** Streams `/bytes` with a known length, chunk by chunk, suspending while the socket is full. */
