@@ -26,7 +26,6 @@ object Divergences {
 
     private const val KTOR = "Ktor 3.5.2 on Netty 4.2.20"
     private const val JETTY = "Jetty 12.1.12"
-    private val ECHOED_THEN_CLOSED = listOf("close 1000", "dropped")
 
     val all: List<Divergence> = listOf(
         // RFC 9112 3 lets a recipient parse a request line on whitespace, and Netty does; Jetty holds to the grammar.
@@ -45,14 +44,6 @@ object Divergences {
             KTOR,
             "Netty's request decoder splits the request line on any whitespace, tabs too, as RFC 9112 3 allows (MAY), " +
                 "and hands Ktor the parts; the server's own code never sees the tabs",
-        ),
-        divergence(
-            "ktor-netty",
-            "ws: an unmasked client frame",
-            listOf("text a") + ECHOED_THEN_CLOSED,
-            KTOR,
-            "Ktor's frame reader unmasks a masked frame and takes an unmasked one as it is; " +
-                "the Frame it hands on does not say which it was",
         ),
     )
 

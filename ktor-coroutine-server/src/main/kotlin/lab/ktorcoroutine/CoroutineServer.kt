@@ -96,6 +96,7 @@ class CoroutineServer(private val config: ServerConfig) {
                 channelPipelineConfig = {
                     // Installed first, so the clock's Stop ends up between the codec and it.
                     UnparsableHead.install(this)
+                    ClientFrameMasks.install(this)
                     RequestHeadClock.install(this, config.limits.requestHeadTimeoutMs, headTimeoutAnswer)
                 }
             },
