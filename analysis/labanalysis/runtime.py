@@ -84,6 +84,7 @@ def run_facts(run: Run) -> dict[str, str]:
         ),
         "server JDK": f"{jdk.get('version', '?')} ({jdk.get('home', '?')}); the harness ran on {m.get('harnessJdk', '?')}",
         "JVM flags (every server)": " ".join(m.get("jvmFlags", [])),
+        "what the lab changed in each engine": engine_changes(m),
         "k6": m.get("k6Version", "?"),
         "load generation": load_generation(m),
         "git commit": git,
@@ -98,6 +99,17 @@ def run_facts(run: Run) -> dict[str, str]:
         **({"stopped because": m["reason"]} if m.get("reason") else {}),
         "host limits read by the preflight": ", ".join(f"{k} {v:,}" if isinstance(v, int) else f"{k} {v}" for k, v in m.get("limits", {}).items()),
     }
+
+
+def engine_changes(manifest: dict) -> str:
+    """What the lab changed in each engine of the run, as servers.json declared it when the run started (the manifest's `engines`)."""
+    engines = manifest.get("engines")
+    if not engines:
+        return "not recorded: the run was made before its manifest recorded them (2026-11-29)"
+    return "; ".join(
+        f"{engine['label']}: " + ", ".join(f"{change['name']} ({change['kind']}: {change['what']})" for change in engine["changes"])
+        for engine in engines.values()
+    )
 
 
 def load_generation(manifest: dict) -> str:

@@ -30,6 +30,7 @@ import lab.bench.load.Profile
 import lab.bench.load.SshHost
 import lab.bench.load.VegetaCurve
 import lab.handlers.Limits
+import lab.support.Catalogue
 import lab.support.FutexHash
 import lab.support.JvmFlags
 import lab.support.LabMain
@@ -203,6 +204,7 @@ private class BenchCommand : CliktCommand(name = "bench") {
         vegeta = vegeta?.takeIf { profile.curveGenerator == Profile.VEGETA }?.path.orEmpty(),
         servers = servers.map { it.name },
         catalogue = servers,
+        engines = Catalogue.engines.filterKeys { engine -> servers.any { it.engine == engine } },
         pinThresholdMs = pinThresholdMs,
         bindAddress = bindAddress,
         loadGenerators = generators?.describe().orEmpty(),

@@ -8,6 +8,7 @@ import lab.bench.host.QuietHost
 import lab.bench.load.LoadGenerators
 import lab.bench.load.LoadPhase
 import lab.bench.load.Profile
+import lab.support.EngineEntry
 import lab.support.Provenance
 import lab.support.RunManifest
 import lab.support.ServerEntry
@@ -49,6 +50,8 @@ data class Manifest(
     val servers: List<String>,
     /** What each of [servers] is (engine, model, traits), as servers.json declared it when the run started. */
     val catalogue: List<ServerEntry> = emptyList(),
+    /** The engines of [catalogue]'s servers, with what the lab changed in each, as servers.json declared them when the run started. */
+    val engines: Map<String, EngineEntry> = emptyMap(),
     /** The shortest virtual-thread pinning JFR recorded, in ms (`--pin-threshold-ms`). */
     val pinThresholdMs: Long? = null,
     /** The /json rate every server ran at: the profile's, `--json-rate`'s, or the one [calibration] found. */

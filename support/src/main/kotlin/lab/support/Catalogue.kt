@@ -12,19 +12,27 @@ object Catalogue {
     /** The three ways a task can wait, which the lab compares. */
     val MODELS = listOf("coroutine", "virtual", "platform")
 
-    val servers: List<ServerEntry> by lazy {
+    private val declaration: Declaration by lazy {
         val text = Catalogue::class.java.getResource("/servers.json")?.readText()
             ?: error("servers.json is not on the classpath: rebuild with `make build`")
-        parse(text)
+        read(text)
     }
+
+    val servers: List<ServerEntry> get() = declaration.servers
+
+    /** Each engine, by the name servers give as theirs, with what the lab changed in it. */
+    val engines: Map<String, EngineEntry> get() = declaration.engines
 
     val names: List<String> get() = servers.map { it.name }
 
     fun named(name: String): ServerEntry = servers.firstOrNull { it.name == name } ?: throw UnknownServer(name)
 
     /** Reads and checks a catalogue's text: a typo fails here, before any server starts. */
-    fun parse(text: String): List<ServerEntry> {
-        val servers = Json.decodeFromString(Declaration.serializer(), text).servers
+    fun parse(text: String): List<ServerEntry> = read(text).servers
+
+    private fun read(text: String): Declaration {
+        val declaration = Json.decodeFromString(Declaration.serializer(), text)
+        val servers = declaration.servers
         require(servers.isNotEmpty()) { "servers.json declares no server" }
         servers.groupBy { it.name }.filterValues { it.size > 1 }.keys.firstOrNull()?.let {
             throw IllegalArgumentException("servers.json declares $it twice")
@@ -39,15 +47,31 @@ object Catalogue {
                 throw IllegalArgumentException("servers.json: ${s.name}'s former name $it is another server's name")
             }
             require(s.jar.startsWith("${s.module}/")) { "servers.json: ${s.name}'s jar ${s.jar} is not in its module ${s.module}" }
+            require(s.engine in declaration.engines) { "servers.json: ${s.name}'s engine ${s.engine} is not under engines" }
         }
-        return servers
+        for ((engine, entry) in declaration.engines) {
+            entry.changes.groupBy { it.name }.filterValues { it.size > 1 }.keys.firstOrNull()?.let {
+                throw IllegalArgumentException("servers.json: engine $engine declares the change $it twice")
+            }
+            entry.changes.firstOrNull { it.kind !in EngineEntry.KINDS }?.let {
+                throw IllegalArgumentException(
+                    "servers.json: engine $engine's change ${it.name} has kind '${it.kind}', not one of ${EngineEntry.KINDS}",
+                )
+            }
+        }
+        return declaration
     }
 
     private val NAME = Regex("[a-z][a-z0-9-]*")
 
     /** The file's shape; `about` and `fields` document it for a reader. */
     @Serializable
-    private class Declaration(val about: String, val fields: Map<String, String>, val servers: List<ServerEntry>)
+    private class Declaration(
+        val about: String,
+        val fields: Map<String, String>,
+        val engines: Map<String, EngineEntry>,
+        val servers: List<ServerEntry>,
+    )
 }
 
 /** A server name the catalogue does not declare; a former name is answered with the server's name now. */

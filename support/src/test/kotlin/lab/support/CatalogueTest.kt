@@ -51,4 +51,20 @@ class CatalogueTest {
         val error = assertFailsWith<IllegalArgumentException> { Catalogue.parse(clash) }
         assertEquals("servers.json: jetty-virtual's former name jetty-platform is another server's name", error.message)
     }
+
+    @Test
+    fun `a server's engine must be declared with what the lab changed in it`() {
+        val undeclared = text.replace("\"engine\": \"jetty\"", "\"engine\": \"undertow\"")
+        val error = assertFailsWith<IllegalArgumentException> { Catalogue.parse(undeclared) }
+        assertEquals("servers.json: jetty-virtual's engine undertow is not under engines", error.message)
+    }
+
+    @Test
+    fun `every engine of a server is declared, and every change is a patch or a setting`() {
+        Catalogue.servers.forEach { assertTrue(it.engine in Catalogue.engines, "${it.name}'s engine ${it.engine}") }
+        val kinds = Catalogue.engines.values.flatMap { it.changes }.map { it.kind }.toSet()
+        assertTrue(kinds.all { it in EngineEntry.KINDS }, "kinds: $kinds")
+        val wrongKind = text.replaceFirst("\"kind\": \"setting\"", "\"kind\": \"tweak\"")
+        assertFailsWith<IllegalArgumentException> { Catalogue.parse(wrongKind) }
+    }
 }
