@@ -24,8 +24,8 @@ object ConformanceLab {
 
     fun server(name: String): LabProcess = servers.computeIfAbsent(name) { freshServer(name) }
 
-    /** A server of its own for a test that needs one just started, with the same options as the shared ones; the test stops it. */
-    fun freshServer(name: String): LabProcess = Catalogue.named(name).start(
+    /** A server of its own for a test that needs one just started, with the same options as the shared ones and [more]; the test stops it. */
+    fun freshServer(name: String, vararg more: String): LabProcess = Catalogue.named(name).start(
         "--downstream-url",
         stub.baseUrl.toString(),
         "--max-frame-bytes",
@@ -34,5 +34,6 @@ object ConformanceLab {
         DOWNSTREAM_TIMEOUT_MS.toString(),
         "--request-head-timeout-ms",
         REQUEST_HEAD_TIMEOUT_MS.toString(),
+        *more,
     )
 }

@@ -1,6 +1,7 @@
 package lab.jetty
 
 import lab.handlers.RequestHeadTimeout
+import lab.support.EngineChanges
 import org.eclipse.jetty.http.ComplianceViolation
 import org.eclipse.jetty.http.HttpCompliance
 import org.eclipse.jetty.http.HttpException
@@ -31,7 +32,14 @@ import java.util.concurrent.atomic.AtomicLong
  * (12.1.12), and its request handler is the one place these two events can be seen; it is also
  * where a request line without a version is given the Ktor server's answer (400, not 505).
  */
-internal class HeadTimedConnectionFactory(http: HttpConfiguration, private val timeoutMs: Long) : HttpConnectionFactory(http) {
+internal class HeadTimedConnectionFactory(
+    http: HttpConfiguration,
+    private val timeoutMs: Long,
+    private val changes: EngineChanges,
+) : HttpConnectionFactory(http) {
+    private val clocked = changes.on("request-head-clock")
+    private val versionLessLine400 = changes.on("version-less-line-400")
+
     private val answer = RequestHeadTimeout.answer(timeoutMs)
 
     override fun newConnection(connector: Connector, endPoint: EndPoint): Connection {
@@ -41,7 +49,7 @@ internal class HeadTimedConnectionFactory(http: HttpConfiguration, private val t
     }
 
     private inner class HeadTimedConnection(http: HttpConfiguration, connector: Connector, endPoint: EndPoint) :
-        SerialHttpConnection(http, connector, endPoint) {
+        SerialHttpConnection(http, connector, endPoint, serial = changes.on("fill-lock")) {
         private val heads = AtomicLong()
 
         /** The number of the head arriving; 0 while none is, [TIMED_OUT] once one has been answered 408. */
@@ -60,6 +68,7 @@ internal class HeadTimedConnectionFactory(http: HttpConfiguration, private val t
         override fun newRequestHandler(): RequestHandler = HeadEvents()
 
         override fun afterFill() {
+            if (!clocked) return
             val head = arriving.get()
             if (head <= 0L) return
             if (parser.isStart) {
@@ -110,7 +119,7 @@ internal class HeadTimedConnectionFactory(http: HttpConfiguration, private val t
              */
             override fun onViolation(event: ComplianceViolation.Event) {
                 super.onViolation(event)
-                if (event.violation() == HttpCompliance.Violation.HTTP_0_9 && !event.allowed()) {
+                if (versionLessLine400 && event.violation() == HttpCompliance.Violation.HTTP_0_9 && !event.allowed()) {
                     throw HttpException.RuntimeException(HttpStatus.BAD_REQUEST_400, "a request line needs a version: HTTP/1.1")
                 }
             }

@@ -32,9 +32,16 @@ class JettyLabServer(private val config: ServerConfig, private val model: JettyM
             sendDateHeader = false
             // RFC 9112 2.2 lets a server take a bare LF for CRLF, and Jetty's default mode does; Netty under Ktor
             // answers 400, and so do these servers: a line ending two parsers read differently is how requests are smuggled.
-            httpCompliance = HttpCompliance.RFC9110.without("RFC9110_CRLF", HttpCompliance.Violation.LF_HEADER_TERMINATION)
+            if (config.changes.on("no-bare-lf")) {
+                httpCompliance = HttpCompliance.RFC9110.without("RFC9110_CRLF", HttpCompliance.Violation.LF_HEADER_TERMINATION)
+            }
         }
-        val connector = ServerConnector(server, 1, 1, HeadTimedConnectionFactory(http, config.limits.requestHeadTimeoutMs)).apply {
+        val connector = ServerConnector(
+            server,
+            1,
+            1,
+            HeadTimedConnectionFactory(http, config.limits.requestHeadTimeoutMs, config.changes),
+        ).apply {
             host = config.host
             port = config.port
             // Netty under Ktor closes no idle connection by default; Jetty's 30 s default would
@@ -56,7 +63,9 @@ class JettyLabServer(private val config: ServerConfig, private val model: JettyM
             container.idleTimeout = Duration.ZERO
             container.addMapping("/ws") { _, response, _ ->
                 // Jetty agrees to permessage-deflate when a client offers it; every server agrees to the same extensions.
-                response.extensions = WebSocketHandshake.extensions.map(ExtensionConfig::parse)
+                if (config.changes.on("no-websocket-extensions")) {
+                    response.extensions = WebSocketHandshake.extensions.map(ExtensionConfig::parse)
+                }
                 model.webSocket(counters)
             }
         }

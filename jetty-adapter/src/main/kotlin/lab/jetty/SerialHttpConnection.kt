@@ -33,12 +33,22 @@ import kotlin.concurrent.withLock
  * the lock; the lab's requests have none past their head. Subclasses add their work to each
  * fill in [afterFill], under the same lock.
  */
-internal open class SerialHttpConnection(http: HttpConfiguration, connector: Connector, endPoint: EndPoint) :
-    HttpConnection(http, connector, endPoint) {
+internal open class SerialHttpConnection(
+    http: HttpConfiguration,
+    connector: Connector,
+    endPoint: EndPoint,
+    /** Whether fills take the lock: false runs Jetty as shipped (`--as-shipped fill-lock`), to measure what the lock costs. */
+    private val serial: Boolean = true,
+) : HttpConnection(http, connector, endPoint) {
     // Reentrant: where the pool refuses to dispatch the next fill, Jetty runs it on the thread already here.
     private val filling = ReentrantLock()
 
-    final override fun onFillable() = filling.withLock {
+    final override fun onFillable() {
+        if (!serial) return fillAndAfter()
+        filling.withLock { fillAndAfter() }
+    }
+
+    private fun fillAndAfter() {
         super.onFillable()
         afterFill()
     }

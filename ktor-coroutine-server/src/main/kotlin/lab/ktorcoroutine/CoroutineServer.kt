@@ -30,6 +30,7 @@ import io.ktor.server.response.respondBytes
 import io.ktor.server.routing.route
 import io.ktor.server.routing.routing
 import io.ktor.server.websocket.WebSockets
+import io.ktor.server.websocket.webSocket
 import io.ktor.server.websocket.webSocketRaw
 import io.ktor.utils.io.ByteWriteChannel
 import io.ktor.utils.io.writeFully
@@ -60,6 +61,7 @@ import java.net.URI
 class CoroutineServer(private val config: ServerConfig) {
     private val counters = LiveCounters(config.socketBallast)
     private val router = Router(config.limits)
+    private val changes = config.changes
 
     private val client = HttpClient(CIO) {
         expectSuccess = false
@@ -95,9 +97,14 @@ class CoroutineServer(private val config: ServerConfig) {
                 shutdownTimeout = ServerConfig.SHUTDOWN_GRACE_MS
                 channelPipelineConfig = {
                     // Installed first, so the clock's Stop ends up between the codec and it.
-                    UnparsableHead.install(this)
-                    ClientFrameMasks.install(this)
-                    RequestHeadClock.install(this, config.limits.requestHeadTimeoutMs, headTimeoutAnswer)
+                    if (changes.on("unparsable-head")) UnparsableHead.install(this)
+                    if (changes.on("client-frame-masks")) ClientFrameMasks.install(this)
+                    if (changes.on(
+                            "request-head-clock",
+                        )
+                    ) {
+                        RequestHeadClock.install(this, config.limits.requestHeadTimeoutMs, headTimeoutAnswer)
+                    }
                 }
             },
             module = { labModule() },
@@ -118,9 +125,11 @@ class CoroutineServer(private val config: ServerConfig) {
             maxFrameSize = config.limits.maxFrameBytes.toLong()
             // Ktor's default queues are unlimited: they kept every echo a client would not take (130 MiB of 128 sent,
             // SlowReaderTest).
-            channels {
-                incoming = bounded(Limits.WEB_SOCKET_FRAMES_QUEUED, ChannelOverflow.SUSPEND)
-                outgoing = bounded(Limits.WEB_SOCKET_FRAMES_QUEUED, ChannelOverflow.SUSPEND)
+            if (changes.on("bounded-queues")) {
+                channels {
+                    incoming = bounded(Limits.WEB_SOCKET_FRAMES_QUEUED, ChannelOverflow.SUSPEND)
+                    outgoing = bounded(Limits.WEB_SOCKET_FRAMES_QUEUED, ChannelOverflow.SUSPEND)
+                }
             }
         }
         // What Netty and Ktor let through and the RFCs refuse, refused before routing, with the core's answers.
@@ -131,10 +140,17 @@ class CoroutineServer(private val config: ServerConfig) {
             }
         }
         routing {
-            webSocketRaw("/ws") {
-                // This coroutine *is* the socket's task: it suspends until the next frame.
-                counters.openSocket().use { echoPerRfc(config.limits.maxFrameBytes) }
-                letLastFrameOut()
+            if (changes.on("raw-session")) {
+                webSocketRaw("/ws") {
+                    // This coroutine *is* the socket's task: it suspends until the next frame.
+                    counters.openSocket().use { echoPerRfc(config.limits.maxFrameBytes) }
+                    if (changes.on("close-linger")) letLastFrameOut()
+                }
+            } else {
+                // Ktor's own session, as its guide writes an echo: it answers pings and closes itself, and hands on data frames.
+                webSocket("/ws") {
+                    counters.openSocket().use { for (frame in incoming) outgoing.send(frame.copy()) }
+                }
             }
             route("{...}") {
                 handle { counters.inFlight { serve(call) } }

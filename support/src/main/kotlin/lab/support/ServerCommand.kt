@@ -2,6 +2,7 @@ package lab.support
 
 import com.github.ajalt.clikt.core.CliktCommand
 import com.github.ajalt.clikt.core.Context
+import com.github.ajalt.clikt.parameters.options.convert
 import com.github.ajalt.clikt.parameters.options.default
 import com.github.ajalt.clikt.parameters.options.option
 import com.github.ajalt.clikt.parameters.types.choice
@@ -53,6 +54,18 @@ abstract class ServerCommand(private val engine: String, private val model: Stri
         help = "the kernel's hash for this process's waiting threads: global (as before Linux 6.16), or the kernel's own choice",
     ).choice(FutexHash.Choice.entries.associateBy { it.slug }).default(FutexHash.Choice.GLOBAL)
 
+    private val asShipped by option(
+        "--as-shipped",
+        help = "leave out these of the lab's changes to the engine (comma-separated names from servers.json's engines, or all), " +
+            "to run the engine as shipped",
+    ).convert { names ->
+        try {
+            EngineChanges.parse(engine, names)
+        } catch (e: IllegalArgumentException) {
+            fail(e.message ?: "unknown change")
+        }
+    }.default(EngineChanges(engine))
+
     final override fun run() {
         // Before the server starts threads of its own; the kernel moves the JVM's few (GC, JIT) across.
         val futexHashNow = FutexHash.apply(futexHash)
@@ -65,6 +78,7 @@ abstract class ServerCommand(private val engine: String, private val model: Stri
             limits = Limits(maxDelayMs, maxCpuIterations, maxBytes, maxFrameBytes, downstreamTimeoutMs, requestHeadTimeoutMs),
             socketBallast = SocketBallast(socketBallastBytes, socketBallastKind),
             futexHash = futexHashNow,
+            changes = asShipped,
         )
         serve(config)
     }
@@ -85,10 +99,14 @@ data class ServerConfig(
     val socketBallast: SocketBallast = SocketBallast.NONE,
     /** The futex hash the process has ([FutexHash.describe]), on its READY line as `futexHash`. */
     val futexHash: String = FutexHash.describe(),
+    /** Which of the lab's changes to the engine it runs with; those left out are on its READY line as `asShipped`. */
+    val changes: EngineChanges = EngineChanges(engine),
 ) {
     /** Prints the server's [ReadyLine] once it accepts connections on [boundPort]. */
     fun announceReady(boundPort: Int) {
-        println(ReadyLine.format(model, "http://$host:$boundPort", "engine" to engine, "jdk" to Runtime.version(), FUTEX_HASH to futexHash))
+        val shipped = listOfNotNull(changes.asShipped.sorted().joinToString(",").takeIf { it.isNotEmpty() }?.let { AS_SHIPPED to it })
+        val facts = listOf("engine" to engine, "jdk" to Runtime.version(), FUTEX_HASH to futexHash) + shipped
+        println(ReadyLine.format(model, "http://$host:$boundPort", *facts.toTypedArray()))
         System.out.flush()
     }
 
@@ -98,5 +116,8 @@ data class ServerConfig(
 
         /** The READY line's fact naming the process's futex hash ([FutexHash]). */
         const val FUTEX_HASH = "futexHash"
+
+        /** The READY line's fact naming the engine changes left out (`--as-shipped`); absent when none was. */
+        const val AS_SHIPPED = "asShipped"
     }
 }
