@@ -41,7 +41,7 @@ MAIN_SOURCES := $(shell find . -path ./.tools -prune -o -path '*/src/main/*' -ty
 JARS_STAMP := .tools/jars.stamp
 LOCKED := $(if $(shell command -v flock),flock .tools/build.lock,)
 
-.PHONY: help servers build test smoke bench curve bench-vps report compare headline audit-pinning clients io-bench floor sweep experiment-report serve stub format clean
+.PHONY: help servers build test smoke bench curve bench-vps report compare headline audit-pinning clients io-bench floor sweep autobahn-perf experiment-report serve stub format clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -169,6 +169,19 @@ sweep: build ## C requests in flight on each server (closed loop, wrk): throughp
 	  $(if $(WORKLOADS),--workloads $(WORKLOADS),) $(if $(CONCURRENCY),--concurrency $(CONCURRENCY),) \
 	  $(if $(DELAY_MS),--delay-ms $(DELAY_MS),) $(if $(PASSES),--passes $(PASSES),) || status=$$?; \
 	latest="$$(ls -d results/*-sweep 2>/dev/null | tail -n 1)"; \
+	if [ $$status -le 1 ] && [ -n "$$latest" ]; then $(MAKE) --no-print-directory experiment-report FOLDER="$$latest"; fi; exit $$status
+
+# The Autobahn testsuite's section 9 (large messages and many frames, timed by wstest) on each server alone, on CPUs of its
+# own, in interleaved passes: a WebSocket echo comparison on a peer's workload. An arm is a server, or a server without some
+# of the lab's changes to its engine (servers.json's engines): ARMS=ktor-coroutine,ktor-coroutine:close-linger. About 15 s
+# an arm and pass, plus each server's start: some 4 minutes for the four servers and 3 passes.
+ARMS ?=
+CASES ?=
+autobahn-perf: build ## Autobahn's section 9 timed by wstest on each server alone: make autobahn-perf [ARMS=server[:change+change],...] [CASES=9.*] [PASSES=3] [JDK=21|25]
+	status=0; "$$(setup/jdk.sh 25)/bin/java" --enable-native-access=ALL-UNNAMED -cp lab/target/lab.jar lab.autobahn.AutobahnPerfMainKt \
+	  --jdk "$$(setup/jdk.sh $(or $(JDK),25))" --wstest "$$(setup/autobahn.sh)" $(if $(ARMS),--arms '$(ARMS)',) \
+	  $(if $(CASES),--cases '$(CASES)',) $(if $(PASSES),--passes $(PASSES),) || status=$$?; \
+	latest="$$(ls -d results/*-autobahn 2>/dev/null | tail -n 1)"; \
 	if [ $$status -le 1 ] && [ -n "$$latest" ]; then $(MAKE) --no-print-directory experiment-report FOLDER="$$latest"; fi; exit $$status
 
 # Renders a clients, IO or floor folder's report.html, with the newest folder of each other kind beside it.

@@ -3,6 +3,7 @@ package lab.conformance
 import kotlinx.serialization.json.Json
 import kotlinx.serialization.json.jsonObject
 import kotlinx.serialization.json.jsonPrimitive
+import lab.autobahn.FuzzingClientSpec
 import lab.support.Catalogue
 import lab.support.Children
 import java.io.File
@@ -55,12 +56,7 @@ object AutobahnRun {
 
     private fun start(name: String, server: LabProcess): Process {
         val folder = File(reports, name).apply { deleteRecursively() }.apply { mkdirs() }
-        val spec = File(folder, "fuzzingclient.json")
-        val url = "ws://${server.baseUrl.host}:${server.baseUrl.port}/ws"
-        val cases = (SECTIONS + OFFER_CASES).joinToString(",") { "\"$it\"" }
-        spec.writeText(
-            """{"outdir": "${folder.path}", "servers": [{"agent": "$name", "url": "$url"}], "cases": [$cases], "exclude-cases": [], "exclude-agent-cases": {}}""",
-        )
+        val spec = FuzzingClientSpec.write(folder, name, server.baseUrl, SECTIONS + OFFER_CASES)
         return Children.start(listOf(wstest, "-m", "fuzzingclient", "-s", spec.path), File(folder, "wstest.log"), directory = folder)
     }
 
@@ -70,7 +66,7 @@ object AutobahnRun {
             Children.stop(run, graceSeconds = 0)
             error("wstest against $name took over $RUN_TIMEOUT_MINUTES minutes; see ${folder.path}/wstest.log")
         }
-        val index = File(folder, "index.json")
+        val index = File(folder, FuzzingClientSpec.INDEX)
         check(index.isFile) { "wstest wrote no index.json for $name (exit code ${run.exitValue()}); see ${folder.path}/wstest.log" }
         val byAgent = Json.parseToJsonElement(index.readText()).jsonObject
         val cases = byAgent[name]?.jsonObject ?: error("$index has no results for $name")

@@ -1,0 +1,28 @@
+package lab.autobahn
+
+import lab.support.Catalogue
+import lab.support.EngineChanges
+import lab.support.ServerEntry
+
+/**
+ * One arm of `make autobahn-perf`: a catalogue server, run with all of the lab's changes to its
+ * engine or without some of them (`--as-shipped`). Written `server` or `server:change+change` on
+ * the command line; named `server` or `server-without-change-and-change` in the run folder.
+ */
+data class AutobahnArm(val server: ServerEntry, val asShipped: List<String>) {
+    val name: String get() = if (asShipped.isEmpty()) server.name else "${server.name}-without-${asShipped.joinToString("-and-")}"
+
+    /** The server's own options for this arm. */
+    val serverArgs: List<String> get() = if (asShipped.isEmpty()) emptyList() else listOf("--as-shipped", asShipped.joinToString(","))
+
+    companion object {
+        /** Reads `server` or `server:change+change`; a server or change servers.json does not declare is refused by name. */
+        fun parse(text: String): AutobahnArm {
+            val (name, changes) = text.trim().split(':', limit = 2).let { it[0] to it.getOrNull(1) }
+            val server = Catalogue.named(name.trim())
+            val asShipped = changes?.split('+')?.map { it.trim() }?.filter { it.isNotEmpty() }.orEmpty()
+            EngineChanges(server.engine, asShipped.toSet())
+            return AutobahnArm(server, asShipped)
+        }
+    }
+}
