@@ -1,5 +1,5 @@
 """The experiments report's plots (experiments.ipynb): make floor's memory per parked task, make clients' threads and downloads,
-make io-bench's paths, and make sweep's curves. Each with a title, axis units and a legend."""
+make io-bench's paths, make sweep's curves and make autobahn-perf's times. Each with a title, axis units and a legend."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.patches import Patch
 
-from . import catalogue, sweep
+from . import autobahnperf, catalogue, sweep
 from .plot_style import MIB, medians_panels, model_colour
 
 
@@ -166,3 +166,28 @@ def sweep_curves(run, workload: str):
 
     panels = [("throughput (/s)", True), ("latency p99 (ms)", True), ("threads (peak)", True)]
     return medians_panels(panels, values_of, "concurrency", "requests in flight (C)", f"/{workload}", log_x=True, reference=reference)
+
+
+def autobahn_totals(run):
+    """Autobahn's section 9 per arm (autobahnperf.summary's order, top down): each pass's cases summed (s) a dot, the median
+    across passes a bar, in the arm's server's colour; an arm without some of the lab's changes hatched."""
+    values = autobahnperf.summary(run)
+    per_pass = autobahnperf.totals(run)
+    fig, ax = plt.subplots(figsize=(8, 0.5 * len(values) + 1.4))
+    ys = list(range(len(values)))[::-1]
+    for y, row in zip(ys, values.itertuples(), strict=True):
+        colour = autobahnperf.colour(run, row.arm)
+        without = any(a["name"] == row.arm and a.get("asShipped") for a in run.arms)
+        ax.barh(y, row.median_ms / 1000, height=0.6, color=colour, alpha=0.45, edgecolor=colour, hatch="//" if without else None)
+        passes = per_pass[per_pass["arm"] == row.arm]
+        ax.scatter(passes["total_ms"] / 1000, [y] * len(passes), color=colour, edgecolor="black", linewidth=0.5, zorder=3, s=22)
+    a_pass = ax.scatter([], [], color="grey", edgecolor="black", linewidth=0.5, s=22, label="a pass")
+    handles = [a_pass, Patch(facecolor="grey", alpha=0.45, label="median across passes")]
+    ax.set_yticks(ys, values["label"])
+    ax.set_xlim(left=0)
+    ax.set_xlabel("section 9's cases, their durations summed (s; lower is faster)")
+    ax.set_title("Autobahn section 9: large messages and many frames, echoed")
+    ax.legend(handles=handles, loc="lower right", fontsize=7)
+    ax.grid(alpha=0.3, axis="x")
+    fig.tight_layout()
+    return fig

@@ -1,7 +1,7 @@
 """Renders the lab's notebooks into self-contained report.html files: a bench run's, an experiment folder's, and two runs compared.
 
     python -m labanalysis.render results/<run> [results/<another run> ...]
-    python -m labanalysis.render --experiment results/<clients, io, floor or sweep folder>
+    python -m labanalysis.render --experiment results/<clients, io, floor, sweep or autobahn folder>
     python -m labanalysis.render --compare results/<run A> results/<run B>
 
 The notebook runs headless (nbclient) with the folders injected as its parameters, and is exported
@@ -24,7 +24,7 @@ import nbformat
 from nbclient import NotebookClient
 from nbconvert import HTMLExporter
 
-from . import audit, clients, floor, floor_folders, iobench, provenance, repeats, series, sweep
+from . import audit, autobahnperf, clients, floor, floor_folders, iobench, provenance, repeats, series, sweep
 from .cli import OneLineParser
 from .folders import newest_beside
 from .run import RunFolderError, load_run
@@ -57,9 +57,11 @@ SIBLINGS = {
     "FLOOR": (floor_folders.FLOOR_SUFFIX, "floor.csv"),
     # make sweep's folder: requests in flight on each server, a closed loop.
     "SWEEP": (sweep.SWEEP_SUFFIX, "sweep.csv"),
+    # make autobahn-perf's folder: Autobahn's section 9 timed by wstest on each server, its passes interleaved.
+    "AUTOBAHN": (autobahnperf.AUTOBAHN_SUFFIX, "manifest.json"),
 }
 # The kinds in the declared run-folder format: a folder of another format, or from before it, is not shown, as its reader refuses it.
-IN_RUN_FOLDER_FORMAT = {"FLOOR", "SWEEP"}
+IN_RUN_FOLDER_FORMAT = {"FLOOR", "SWEEP", "AUTOBAHN"}
 # The siblings a bench run's report shows; every kind shows beside an experiment's.
 BENCH_SIBLINGS = ["AUDIT", "CLIENTS", "IO", "FLOOR"]
 # Which sibling folders a folder's report used, written at its first render; delete it to take the newest again.
@@ -83,6 +85,7 @@ EXPERIMENT_KINDS = [
     Experiment("IO", iobench.load),
     Experiment("FLOOR", floor.load),
     Experiment("SWEEP", sweep.load),
+    Experiment("AUTOBAHN", autobahnperf.load),
 ]
 
 
@@ -205,7 +208,7 @@ def main(argv: list[str]) -> int:
     )
     parser.add_argument("folders", nargs="*", help="a run folder, and any more to pool with it as repeats")
     parser.add_argument("--compare", nargs=2, metavar=("A", "B"), help="two run folders: B against A")
-    parser.add_argument("--experiment", metavar="FOLDER", help="a clients, io, floor or sweep folder")
+    parser.add_argument("--experiment", metavar="FOLDER", help="a clients, io, floor, sweep or autobahn folder")
     args = parser.parse(argv)
     if isinstance(args, int):
         return args
@@ -218,7 +221,14 @@ def main(argv: list[str]) -> int:
             print(render_compare(*args.compare))
         else:
             print(render(args.folders[0], also=args.folders[1:]))
-    except (RunFolderError, clients.ClientsFolderError, iobench.IoFolderError, floor.FloorFolderError, sweep.SweepFolderError) as e:
+    except (
+        RunFolderError,
+        clients.ClientsFolderError,
+        iobench.IoFolderError,
+        floor.FloorFolderError,
+        sweep.SweepFolderError,
+        autobahnperf.AutobahnFolderError,
+    ) as e:
         print(f"make report: {e}", file=sys.stderr)
         return 2
     except SectionFailed as e:

@@ -36,6 +36,7 @@ def test_an_io_run_alone_says_which_command_measures_the_clients(fixture_copy):
     html = render.render_experiment(fixture_copy("io", "20261122-074453-io")).read_text()
 
     assert "run <code>make clients</code>" in html or "run `make clients`" in html
+    assert "No Autobahn timing here" in html
     assert "Traceback" not in html
 
 
