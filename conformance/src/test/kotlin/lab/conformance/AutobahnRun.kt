@@ -57,7 +57,11 @@ object AutobahnRun {
     private fun start(name: String, server: LabProcess): Process {
         val folder = File(reports, name).apply { deleteRecursively() }.apply { mkdirs() }
         val spec = FuzzingClientSpec.write(folder, name, server.baseUrl, SECTIONS + OFFER_CASES)
-        return Children.start(listOf(wstest, "-m", "fuzzingclient", "-s", spec.path), File(folder, "wstest.log"), directory = folder)
+        return Children.start(
+            listOf(wstest, "-m", "fuzzingclient", "-s", spec.absolutePath),
+            File(folder, "wstest.log"),
+            directory = folder,
+        )
     }
 
     private fun finish(name: String, run: Process): Map<String, Verdict> {

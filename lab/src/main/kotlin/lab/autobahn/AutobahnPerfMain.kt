@@ -174,15 +174,28 @@ private class AutobahnPerfCommand(private val argv: List<String>) : CliktCommand
         folder.mkdirs()
         val serverLog = File(folder, "server.log")
         val command = split?.serverCommandPrefix().orEmpty() + listOf(File(jdk.home, "bin/java").path) + flags +
-            listOf("-jar", arm.server.jarIn(repo).path, "--host", "127.0.0.1", "--port", "0", "--max-frame-bytes", "$MAX_FRAME_BYTES") +
+            listOf(
+                "-jar",
+                arm.server.jarIn(repo.absoluteFile).path,
+                "--host",
+                "127.0.0.1",
+                "--port",
+                "0",
+                "--max-frame-bytes",
+                "$MAX_FRAME_BYTES",
+            ) +
             arm.serverArgs
         val server = Children.start(command, serverLog, directory = folder)
         try {
             val url = Children.awaitReadyOrNull(server, serverLog, READY_TIMEOUT_S)
-                ?: return "the server printed no READY line within $READY_TIMEOUT_S s; see ${folder.name}/server.log"
+                ?: return if (server.isAlive) {
+                    "the server printed no READY line within $READY_TIMEOUT_S s; see ${folder.name}/server.log"
+                } else {
+                    "the server exited (code ${server.waitFor()}) before it was ready; see ${folder.name}/server.log"
+                }
             val spec = FuzzingClientSpec.write(folder, arm.name, URI(url), cases)
             val run = Children.start(
-                listOf(wstest.path, "-m", "fuzzingclient", "-s", spec.path),
+                listOf(wstest.path, "-m", "fuzzingclient", "-s", spec.absolutePath),
                 File(folder, "wstest.log"),
                 directory = folder,
             )
