@@ -39,7 +39,8 @@ def label(run: AutobahnRun, arm: str) -> str:
     """How a reader is told which arm it is: its server's label, and the lab's changes it runs without."""
     entry = _arm(run, arm)
     without = entry.get("asShipped") or []
-    if "all" in without:
+    engine = run.manifest.get("engines", {}).get(catalogue.engine_in(run.manifest, entry["server"]), {})
+    if without and set(without) == {change["name"] for change in engine.get("changes", [])}:
         return f"{catalogue.label(entry['server'])} as shipped"
     return catalogue.label(entry["server"]) + (f" without {', '.join(without)}" if without else "")
 
@@ -134,13 +135,11 @@ def excess(run: AutobahnRun, arm: str, reference: str) -> pd.DataFrame:
     return out[["pass", "excess_ms", "cases"]]
 
 
-def fastest(run: AutobahnRun, engine: str | None = None) -> str | None:
-    """The arm with the lowest median total, of those whose server is on `engine` (any engine if None); None if there is none."""
+def fastest(run: AutobahnRun) -> str | None:
+    """The reference arm: the lowest median total of the arms that run their server with all of the lab's changes; None if none has a total."""
     values = summary(run)
-    on_engine = pd.Series(
-        [engine is None or catalogue.engine_in(run.manifest, s) == engine for s in values["server"]], index=values.index, dtype=bool
-    )
-    values = values[on_engine].dropna(subset=["median_ms"])
+    whole = [arm for arm in values["arm"] if not _arm(run, arm).get("asShipped")]
+    values = values[values["arm"].isin(whole)].dropna(subset=["median_ms"])
     return None if values.empty else values.sort_values("median_ms", kind="stable")["arm"].iloc[0]
 
 

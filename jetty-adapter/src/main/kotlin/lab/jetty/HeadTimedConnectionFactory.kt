@@ -39,6 +39,7 @@ internal class HeadTimedConnectionFactory(
 ) : HttpConnectionFactory(http) {
     private val clocked = changes.on("request-head-clock")
     private val versionLessLine400 = changes.on("version-less-line-400")
+    private val serialFills = changes.on("fill-lock")
 
     private val answer = RequestHeadTimeout.answer(timeoutMs)
 
@@ -49,7 +50,7 @@ internal class HeadTimedConnectionFactory(
     }
 
     private inner class HeadTimedConnection(http: HttpConfiguration, connector: Connector, endPoint: EndPoint) :
-        SerialHttpConnection(http, connector, endPoint, serial = changes.on("fill-lock")) {
+        SerialHttpConnection(http, connector, endPoint, serial = serialFills) {
         private val heads = AtomicLong()
 
         /** The number of the head arriving; 0 while none is, [TIMED_OUT] once one has been answered 408. */

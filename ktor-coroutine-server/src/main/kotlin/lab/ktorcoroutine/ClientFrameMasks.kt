@@ -22,8 +22,12 @@ import io.netty.util.ReferenceCountUtil
  * connection's pipeline, ahead of Ktor, walks the client's frames from the answered upgrade on,
  * reading each frame's header and skipping its payload, and passes the bytes on untouched. At
  * the first frame without a mask it closes the socket with 1002 (protocol error), as Jetty does,
- * and Ktor sees no more. It costs an upgraded socket a few fields, and each read a walk over
- * the frame headers in it. A client that sends frames before the server's 101 has come breaks
+ * and Ktor sees nothing more of that read: masked frames that came in the same read ahead of the
+ * unmasked one get no echo, where Jetty echoes them before it closes (handing them to Ktor would
+ * not help: the close would still go out before their echoes). RFC 6455 asks only for the close.
+ * Every connection carries the two handlers and a few fields; an upgraded socket's reads each
+ * cost a walk over the frame headers in them. The close goes out at the front of the pipeline,
+ * so it could follow part of a large frame Ktor is still writing; the connection ends there. A client that sends frames before the server's 101 has come breaks
  * RFC 6455 4.1 already: bytes that arrive with the handshake reach Ktor unwalked.
  */
 internal class ClientFrameMasks private constructor() {

@@ -42,6 +42,9 @@ internal class UnparsableHead private constructor() : ChannelDuplexHandler() {
     private var closeWhenAnswered = false
     private var closing = false
 
+    /** The answer to a failed head that came behind requests still being answered: it goes out after theirs (RFC 9112 9.3.2). */
+    private var answerWhenAnswered: Reply? = null
+
     override fun channelRead(ctx: ChannelHandlerContext, msg: Any) {
         if (closing) {
             // The decoder discards what follows a failure; anything that still comes is not a request.
@@ -54,7 +57,8 @@ internal class UnparsableHead private constructor() : ChannelDuplexHandler() {
                 ReferenceCountUtil.release(msg)
                 closing = true
                 val reply = Handlers.unparsableHead(tooLarge = failure is TooLongHttpHeaderException, why = reason(failure))
-                ctx.writeAndFlush(response(reply)).addListener(ChannelFutureListener.CLOSE)
+                // Ktor answers pipelined requests in order; this answer must not overtake theirs.
+                if (answersOwed == 0) answerAndClose(ctx, reply) else answerWhenAnswered = reply
             }
             failure != null && msg is HttpContent -> {
                 ReferenceCountUtil.release(msg)
@@ -73,7 +77,16 @@ internal class UnparsableHead private constructor() : ChannelDuplexHandler() {
         val answered = msg is LastHttpContent && !informational && answersOwed > 0
         if (answered) answersOwed--
         ctx.write(msg, promise)
-        if (answered && answersOwed == 0 && closeWhenAnswered) promise.addListener(ChannelFutureListener.CLOSE)
+        if (!answered || answersOwed > 0) return
+        answerWhenAnswered?.let { reply ->
+            answerWhenAnswered = null
+            answerAndClose(ctx, reply)
+        }
+        if (closeWhenAnswered) promise.addListener(ChannelFutureListener.CLOSE)
+    }
+
+    private fun answerAndClose(ctx: ChannelHandlerContext, reply: Reply) {
+        ctx.writeAndFlush(response(reply)).addListener(ChannelFutureListener.CLOSE)
     }
 
     private fun reason(failure: Throwable): String =

@@ -6,8 +6,8 @@ import lab.support.ServerEntry
 
 /**
  * One arm of `make autobahn-perf`: a catalogue server, run with all of the lab's changes to its
- * engine or without some of them (`--as-shipped`). Written `server` or `server:change+change` on
- * the command line; named `server` or `server-without-change-and-change` in the run folder.
+ * engine or without some of them (`--as-shipped`). Written `server`, `server:change+change` or
+ * `server:all` on the command line; named `server` or `server-without-change-and-change` in the run folder.
  */
 data class AutobahnArm(val server: ServerEntry, val asShipped: List<String>) {
     val name: String get() = if (asShipped.isEmpty()) server.name else "${server.name}-without-${asShipped.joinToString("-and-")}"
@@ -20,9 +20,8 @@ data class AutobahnArm(val server: ServerEntry, val asShipped: List<String>) {
         fun parse(text: String): AutobahnArm {
             val (name, changes) = text.trim().split(':', limit = 2).let { it[0] to it.getOrNull(1) }
             val server = Catalogue.named(name.trim())
-            val asShipped = changes?.split('+')?.map { it.trim() }?.filter { it.isNotEmpty() }.orEmpty()
-            EngineChanges(server.engine, asShipped.toSet())
-            return AutobahnArm(server, asShipped)
+            val asShipped = EngineChanges.parse(server.engine, changes.orEmpty().replace('+', ',')).asShipped
+            return AutobahnArm(server, asShipped.sorted())
         }
     }
 }

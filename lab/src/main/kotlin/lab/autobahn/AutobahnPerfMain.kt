@@ -109,7 +109,7 @@ private class AutobahnPerfCommand(private val argv: List<String>) : CliktCommand
             cpuSplit = split,
             arms = arms.map { AutobahnManifest.Arm(it.name, it.server.name, it.asShipped) },
             catalogue = servers,
-            engines = Catalogue.engines.filterKeys { engine -> servers.any { it.engine == engine } },
+            engines = Catalogue.enginesOf(servers),
         )
         val manifest = ManifestFile(File(dir, "manifest.json"), AutobahnManifest.serializer(), first) {
             System.err.println("stopped: ${dir.path} is marked incomplete")

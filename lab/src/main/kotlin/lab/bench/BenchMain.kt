@@ -204,7 +204,7 @@ private class BenchCommand : CliktCommand(name = "bench") {
         vegeta = vegeta?.takeIf { profile.curveGenerator == Profile.VEGETA }?.path.orEmpty(),
         servers = servers.map { it.name },
         catalogue = servers,
-        engines = Catalogue.engines.filterKeys { engine -> servers.any { it.engine == engine } },
+        engines = Catalogue.enginesOf(servers),
         pinThresholdMs = pinThresholdMs,
         bindAddress = bindAddress,
         loadGenerators = generators?.describe().orEmpty(),

@@ -23,6 +23,11 @@ object Catalogue {
     /** Each engine, by the name servers give as theirs, with what the lab changed in it. */
     val engines: Map<String, EngineEntry> get() = declaration.engines
 
+    /** The engines [servers] run on, as a run's manifest records them. */
+    fun enginesOf(
+        servers: List<ServerEntry>,
+    ): Map<String, EngineEntry> = engines.filterKeys { engine -> servers.any { it.engine == engine } }
+
     val names: List<String> get() = servers.map { it.name }
 
     fun named(name: String): ServerEntry = servers.firstOrNull { it.name == name } ?: throw UnknownServer(name)

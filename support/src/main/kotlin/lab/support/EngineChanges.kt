@@ -33,8 +33,9 @@ class EngineChanges(private val engine: String, val asShipped: Set<String> = emp
         /** The changes `--as-shipped` names: a comma-separated list, or [ALL]. */
         fun parse(engine: String, names: String): EngineChanges {
             val listed = names.split(',').map { it.trim() }.filter { it.isNotEmpty() }.toSet()
-            val all = Catalogue.engines[engine]?.changes?.map { it.name }.orEmpty().toSet()
-            return EngineChanges(engine, if (ALL in listed) all else listed)
+            // Checked as listed first, so a misspelt name beside `all` is refused too.
+            val named = EngineChanges(engine, listed - ALL)
+            return if (ALL in listed) EngineChanges(engine, named.declared.toSet()) else named
         }
     }
 }

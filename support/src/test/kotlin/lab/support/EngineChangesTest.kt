@@ -1,0 +1,33 @@
+package lab.support
+
+import org.junit.jupiter.api.Test
+import kotlin.test.assertEquals
+import kotlin.test.assertFailsWith
+import kotlin.test.assertFalse
+import kotlin.test.assertTrue
+
+/** `--as-shipped`: the names of servers.json's engine changes, or all of them, and nothing it does not declare. */
+class EngineChangesTest {
+    private val jetty = Catalogue.engines.getValue("jetty").changes.map { it.name }
+
+    @Test
+    fun `a server runs with every change unless told otherwise`() {
+        val changes = EngineChanges("jetty")
+        assertTrue(jetty.all { changes.on(it) })
+    }
+
+    @Test
+    fun `named changes are left out, and all leaves out every one`() {
+        val one = EngineChanges.parse("jetty", "fill-lock")
+        assertFalse(one.on("fill-lock"))
+        assertTrue(one.on("no-bare-lf"))
+        assertEquals(jetty.toSet(), EngineChanges.parse("jetty", "all").asShipped)
+    }
+
+    @Test
+    fun `a change the engine does not declare is refused by name, beside all too`() {
+        val error = assertFailsWith<IllegalArgumentException> { EngineChanges.parse("jetty", "all,close-linger") }
+        assertTrue(error.message!!.startsWith("jetty has no change called close-linger; servers.json declares fill-lock"), error.message)
+        assertFailsWith<IllegalArgumentException> { EngineChanges("jetty").on("close-linger") }
+    }
+}
