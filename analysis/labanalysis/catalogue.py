@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -49,6 +49,9 @@ class Server:
     thread_per_socket: bool
     can_pin: bool
     bounded_pool: bool
+    # An arm (`make bench ONLY=server:change`): the server it was made from, and the lab's changes to its engine it ran without.
+    arm_of: str | None = None
+    as_shipped: tuple[str, ...] = ()
 
 
 def parse(text: str) -> list[Server]:
@@ -89,6 +92,44 @@ def servers() -> tuple[Server, ...]:
     return tuple(parse(CATALOGUE.read_text()))
 
 
+@lru_cache(maxsize=1)
+def engine_changes() -> dict[str, tuple[str, ...]]:
+    """Each engine's changes by the lab (servers.json's engines), in their declared order."""
+    engines = json.loads(CATALOGUE.read_text()).get("engines", {})
+    return {engine: tuple(c["name"] for c in entry.get("changes", [])) for engine, entry in engines.items()}
+
+
+# An arm's colour, by the place of the first change it runs without in its engine's list: not one of a catalogue server's.
+ARM_COLOURS = ("tab:cyan", "tab:olive", "tab:brown", "tab:pink", "gold", "black")
+ARM_WORD = "-without-"
+
+
+def _arm(name: str) -> Server | None:
+    """The arm `name` is, `server-without-a-and-b` as the harness names it (lab.support.ServerEntry.without), or None: its
+    engine, model and traits are its server's, its label says what it ran without."""
+    base_name, _, rest = name.partition(ARM_WORD)
+    base = next((s for s in servers() if s.name == base_name), None)
+    declared = engine_changes().get(base.engine, ()) if base else ()
+    left_out = tuple(rest.split("-and-")) if rest else ()
+    if base is None or not left_out or any(c not in declared for c in left_out):
+        return None
+    every = set(left_out) == set(declared)
+    return replace(
+        base,
+        name=name,
+        former_names=(),
+        label=f"{base.label}, as shipped" if every else f"{base.label}, without {', '.join(left_out)}",
+        colour=ARM_COLOURS[declared.index(left_out[0]) % len(ARM_COLOURS)],
+        arm_of=base.name,
+        as_shipped=left_out,
+    )
+
+
+def arm_of(name: str) -> str | None:
+    """The catalogue server `name` is an arm of, or None for a server itself (or a name the catalogue does not know)."""
+    return s.arm_of if (s := _arm(name)) else None
+
+
 def names() -> list[str]:
     return [s.name for s in servers()]
 
@@ -104,7 +145,7 @@ def server(name: str) -> Server:
 
 def _declared(name: str) -> Server | None:
     """The server `name` is, by its name or a former one (a run folder from before a rename); None if neither."""
-    return next((s for s in servers() if s.name == name), None) or next((s for s in servers() if name in s.former_names), None)
+    return next((s for s in servers() if s.name == name), None) or next((s for s in servers() if name in s.former_names), None) or _arm(name)
 
 
 def current(name: str) -> str:
@@ -154,7 +195,13 @@ def run_servers(manifest: dict) -> list[dict]:
 def order(names_seen: list[str]) -> list[str]:
     """`names_seen`, each once, in the catalogue's order, with names it does not declare after them."""
     position = {s.name: i for i, s in enumerate(servers())}
-    declared = sorted((n for n in dict.fromkeys(names_seen) if _declared(n)), key=lambda n: position[_declared(n).name])
+
+    def place(n: str) -> tuple[int, str]:
+        found = _declared(n)
+        # An arm right after its server, arms of one server by name.
+        return (position[found.arm_of or found.name], n if found.arm_of else "")
+
+    declared = sorted((n for n in dict.fromkeys(names_seen) if _declared(n)), key=place)
     return declared + sorted(set(names_seen) - set(declared))
 
 

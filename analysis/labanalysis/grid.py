@@ -10,6 +10,9 @@ Every figure here is per pass (perpass: one server run with the JFR stream that 
 median over the passes with their range as the interval (repeats.across). A difference is A's median less B's, with the
 conservative interval [min A - max B, max A - min B]; with one pass on either side there is no interval and no conclusion.
 Servers are told apart by the engine and model their run recorded, never by name.
+
+An arm (a server run without some of the lab's changes to its engine, `make bench ONLY=server:change`) is left out of the grid and
+its effects, which compare engines as the lab runs them; change_effects compares each arm with its own server instead.
 """
 
 from __future__ import annotations
@@ -80,8 +83,14 @@ def models(passes: pd.DataFrame) -> list[str]:
     return [*catalogue.MODELS, *sorted(set(passes["model"]) - set(catalogue.MODELS))]
 
 
+def catalogue_only(passes: pd.DataFrame) -> pd.DataFrame:
+    """`passes` without the arms' rows (catalogue.arm_of)."""
+    return passes[[catalogue.arm_of(s) is None for s in passes["server"]]] if len(passes) else passes
+
+
 def servers_grid(passes: pd.DataFrame) -> pd.DataFrame:
     """Engines as rows, models as columns: which server fills each cell, or why none does."""
+    passes = catalogue_only(passes)
     table = pd.DataFrame("", index=pd.Index(engines(passes), name="engine"), columns=models(passes))
     servers = passes.drop_duplicates("server")
     for engine in table.index:
@@ -94,6 +103,7 @@ def servers_grid(passes: pd.DataFrame) -> pd.DataFrame:
 def figures_grid(passes: pd.DataFrame) -> pd.DataFrame:
     """Rows (figure's label, engine), columns the models: each server's median, its range over passes and how many, or why the cell
     is empty."""
+    passes = catalogue_only(passes)
     summary = per_server(passes)
     rows = {}
     for figure in headlines(passes):
@@ -193,6 +203,7 @@ def model_effects(passes: pd.DataFrame, figures: list[str] | None = None) -> pd.
 
     `within` is the engine; `A` and `B` are the models. Empty when no engine runs two models.
     """
+    passes = catalogue_only(passes)
     rows = []
     for engine in engines(passes):
         here = passes[passes["engine"] == engine]
@@ -208,12 +219,37 @@ def engine_effects(passes: pd.DataFrame, figures: list[str] | None = None) -> pd
 
     `within` is the model; `A` and `B` are the engines. Empty when no model runs on two engines.
     """
+    passes = catalogue_only(passes)
     rows = []
     for model in models(passes):
         here = passes[passes["model"] == model]
         present = [e for e in engines(passes) if (here["engine"] == e).any()]
         for a, b in itertools.combinations(present, 2):
             rows += _effects(passes, model, a, b, here[here["engine"] == a], here[here["engine"] == b], figures)
+    return pd.DataFrame(rows, columns=EFFECT_COLUMNS)
+
+
+# How the change effects name the server as the lab runs it, with all of its engine's changes.
+EVERY_CHANGE = "every change"
+
+
+def change_effects(passes: pd.DataFrame, figures: list[str] | None = None) -> pd.DataFrame:
+    """Each arm against the server it was made from, every figure of `figures` (the headline figures unless told): what the lab's
+    changes to the engine that the arm ran without do to the figure, A the arm (the engine with fewer of the lab's changes), B the
+    server as the lab runs it.
+
+    `within` is the server's label; `A` says what the arm ran without, `B` is "every change". Empty when no arm ran beside its
+    server.
+    """
+    rows = []
+    servers = set(passes["server"]) if len(passes) else set()
+    for arm in catalogue.order(list(servers)):
+        base = catalogue.arm_of(arm)
+        if base is None or base not in servers:
+            continue
+        a, b = passes[passes["server"] == arm], passes[passes["server"] == base]
+        without = catalogue.label(arm).removeprefix(f"{catalogue.label(base)}, ")
+        rows += _effects(passes, catalogue.label(base), without, EVERY_CHANGE, a, b, figures)
     return pd.DataFrame(rows, columns=EFFECT_COLUMNS)
 
 

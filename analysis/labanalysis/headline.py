@@ -47,7 +47,10 @@ def source(run: Run) -> str:
 
 def tables(runs: list[Run]) -> list[tuple[str, pd.DataFrame]]:
     """(title, table) in the report's order: who wins what, then the curve's summary and its step tables, where there is a curve."""
-    found = [("Who wins what", summary.winners(summary.figures(perpass.table(runs))))]
+    found = [("Who wins what", summary.winners(summary.figures(grid.catalogue_only(perpass.table(runs)))))]
+    changes = grid.change_effects(grid.passes(runs))
+    if not changes.empty:
+        found.append(("What the lab's changes to each engine do: each arm against its server", grid.effects_table(changes)))
     if curve.has_curve(runs):
         steps = curve.per_step(runs)
         found.append(("Highest sustained rate", curve_tables.summary(steps)))
@@ -71,7 +74,7 @@ def picture(runs: list[Run], path: str) -> None:
     if curve.has_curve(runs):
         figure = plots.rate_curves(curve.per_step(runs), "dashboard", curve.bound_ms(runs[0], "dashboard"))
     else:
-        passes = grid.passes(runs)
+        passes = grid.catalogue_only(grid.passes(runs))
         figure = grid_plots.grid_figures(grid.per_server(passes), grid.headlines(passes), grid.models(passes), grid.engines(passes))
     figure.savefig(path, dpi=72, bbox_inches="tight")
 

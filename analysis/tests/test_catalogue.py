@@ -155,3 +155,24 @@ def test_no_other_source_lists_the_servers_or_tests_a_name():
             if listed or compared.search(line) or re.search(r"\$\w*\(?\w*\)?-server/target", line):
                 found.append(f"{path.relative_to(REPO)}:{number}: {line.strip()}")
     assert found == [], "read servers.json (labanalysis.catalogue, lab.support.Catalogue) instead:\n" + "\n".join(found)
+
+
+def test_an_arm_is_its_server_without_the_changes_its_name_lists():
+    assert catalogue.arm_of("jetty-virtual-without-fill-lock") == "jetty-virtual"
+    assert catalogue.label("jetty-virtual-without-fill-lock") == f"{catalogue.label('jetty-virtual')}, without fill-lock"
+    assert catalogue.engine_in({}, "jetty-virtual-without-fill-lock") == "jetty"
+    assert catalogue.model_in({}, "jetty-virtual-without-fill-lock") == "virtual"
+    assert catalogue.colour("jetty-virtual-without-fill-lock") not in {s.colour for s in catalogue.servers()}
+    every = "-and-".join(catalogue.engine_changes()["jetty"])
+    assert catalogue.label(f"jetty-virtual-without-{every}") == f"{catalogue.label('jetty-virtual')}, as shipped"
+    # An arm is drawn right after its server.
+    assert catalogue.order(["jetty-platform", "jetty-virtual-without-fill-lock", "jetty-virtual"]) == [
+        "jetty-virtual",
+        "jetty-virtual-without-fill-lock",
+        "jetty-platform",
+    ]
+
+
+@pytest.mark.parametrize("name", ["jetty-virtual-without-jfr", "jetty-virtual-without-close-linger", "fibers-without-fill-lock", "jetty-virtual"])
+def test_a_name_is_no_arm_unless_its_server_and_every_change_it_lists_are_declared(name):
+    assert catalogue.arm_of(name) is None

@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from labanalysis import floor, grid, opening, repeats, socket_split
+from labanalysis import catalogue, floor, grid, opening, repeats, socket_split
 from labanalysis.run import load_run
 
 COLUMNS = ["run folder", "pass", "server", "label", "engine", "model", "jdk", "figure", "value"]
@@ -376,3 +376,45 @@ def test_the_decomposition_takes_the_live_heap_per_socket_from_memory_csv(repeat
 
     assert tuple(per_socket.loc[("vthread", "live heap"), ["median", "low", "high"]]) == pytest.approx((2000, 1900, 2100))
     assert per_socket.loc[("platform", "RSS"), "median"] == pytest.approx(26000)
+
+
+# ---- the lab's changes to an engine: an arm against its server ------------------------------------
+
+
+def test_an_arm_is_set_against_its_own_server_and_stays_out_of_the_grid_and_its_effects():
+    cells = dict(THREE_ON_JETTY)
+    cells[("jetty-virtual", "jetty", "virtual")] = [20.0, 22.0, 23.0]
+    cells[("jetty-virtual-without-fill-lock", "jetty", "virtual")] = [15.0, 16.0, 18.0]
+    del cells[("jv", "jetty", "virtual")]
+    passes = synthetic(cells)
+
+    changes = grid.change_effects(passes)
+    assert len(changes) == 1
+    row = changes.iloc[0]
+    assert (row["A server"], row["B server"]) == ("jetty-virtual-without-fill-lock", "jetty-virtual")
+    assert (row["within"], row["A"], row["B"]) == (catalogue.label("jetty-virtual"), "without fill-lock", "every change")
+    assert row["shows"] == "without fill-lock lower than every change in every pair of passes"
+    assert row["difference"] == 16.0 - 22.0
+    assert (row["low"], row["high"]) == (15.0 - 23.0, 18.0 - 20.0)
+    # The grid compares engines as the lab runs them: the arm fills no cell and enters no model or engine effect.
+    assert "jetty-virtual-without-fill-lock" not in set(grid.model_effects(passes)["A server"]) | set(grid.model_effects(passes)["B server"])
+    assert grid.servers_grid(passes).loc["jetty", "virtual"] == "jetty x virtual"
+
+
+def test_an_arm_without_its_server_in_the_run_has_nothing_to_be_set_against():
+    passes = synthetic({("jetty-virtual-without-fill-lock", "jetty", "virtual"): [18.0, 19.0]})
+
+    assert grid.change_effects(passes).empty
+
+
+def test_an_arm_in_a_real_run_is_read_as_its_server_without_the_change(run_folder):
+    _add_pass(run_folder, "jetty-virtual", "jetty-virtual-without-fill-lock", "jetty-virtual-without-fill-lock", "jetty", "virtual")
+
+    passes = grid.passes([load_run(run_folder)])
+    changes = grid.change_effects(passes)
+    assert set(changes["A server"]) == {"jetty-virtual-without-fill-lock"}
+    assert set(changes["figure"]) == set(grid.headlines(passes))
+    # A copy of the server's own pass: every difference is 0, on one pass each.
+    assert (changes["difference"].dropna() == 0).all()
+    assert changes["shows"].str.startswith("one pass only").all()
+    assert "jetty-virtual-without-fill-lock" not in set(grid.model_effects(passes)["A server"])

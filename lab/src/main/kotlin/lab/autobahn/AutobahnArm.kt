@@ -1,7 +1,6 @@
 package lab.autobahn
 
 import lab.support.Catalogue
-import lab.support.EngineChanges
 import lab.support.ServerEntry
 
 /**
@@ -16,12 +15,7 @@ data class AutobahnArm(val server: ServerEntry, val asShipped: List<String>) {
     val serverArgs: List<String> get() = if (asShipped.isEmpty()) emptyList() else listOf("--as-shipped", asShipped.joinToString(","))
 
     companion object {
-        /** Reads `server` or `server:change+change`; a server or change servers.json does not declare is refused by name. */
-        fun parse(text: String): AutobahnArm {
-            val (name, changes) = text.trim().split(':', limit = 2).let { it[0] to it.getOrNull(1) }
-            val server = Catalogue.named(name.trim())
-            val asShipped = EngineChanges.parse(server.engine, changes.orEmpty().replace('+', ',')).asShipped
-            return AutobahnArm(server, asShipped.sorted())
-        }
+        /** Reads `server`, `server:change+change` or `server:all` ([Catalogue.arm]); a server or change servers.json does not declare is refused by name. */
+        fun parse(text: String): AutobahnArm = Catalogue.arm(text).let { AutobahnArm(Catalogue.named(it.armOf ?: it.name), it.asShipped) }
     }
 }

@@ -256,7 +256,7 @@ class ServerRun(
             setup.serverPort.toString(),
             "--downstream-url",
             stubUrl,
-        ) + setup.serverArgs
+        ) + server.asShippedArgs + setup.serverArgs
         return Children.start(kernel.launch(budget?.launch(command) ?: command), File(dir, "server.log"), directory = dir)
     }
 

@@ -24,7 +24,8 @@ import lab.support.ManifestFile
 import lab.support.NotAJdk
 import lab.support.Provenance
 import lab.support.RunFolder
-import lab.support.UnknownServer
+import lab.support.ServerEntry
+import lab.support.serversOption
 import java.io.File
 import java.util.Locale
 
@@ -46,7 +47,7 @@ private class SweepCommand(private val argv: List<String>) : CliktCommand(name =
     private val repo by option("--repo", help = "the lab's repository root").file().default(File("."))
     private val resultsDir by option("--results", help = "where run folders go").file().default(File("results"))
     private val wrkBinary by option("--wrk", help = "wrk's path (setup/wrk.sh prints it)").file().default(File("/usr/bin/wrk"))
-    private val serverNames by option("--servers", help = "servers of servers.json, comma-separated; all by default").split(",")
+    private val servers by serversOption()
     private val workloadSlugs by option("--workloads", help = "delay, dashboard or both, comma-separated").split(",")
         .default(SweepWorkload.entries.map { it.slug })
     private val concurrencies by option("--concurrency", help = "requests in flight at each step, comma-separated, rising")
@@ -78,11 +79,6 @@ private class SweepCommand(private val argv: List<String>) : CliktCommand(name =
             21
         ) {
             throw UsageError("--jdk: ${jdk.home} is JDK ${jdk.version}; virtual threads need 21 or later (setup/jdk.sh 25)")
-        }
-        val servers = try {
-            serverNames?.map { Catalogue.named(it.trim()) } ?: Catalogue.servers
-        } catch (e: UnknownServer) {
-            throw UsageError("--servers: ${e.message}")
         }
         val workloads = try {
             workloadSlugs.map { SweepWorkload.bySlug(it.trim()) }.distinct()
@@ -121,14 +117,7 @@ private class SweepCommand(private val argv: List<String>) : CliktCommand(name =
             ManifestFile(
                 File(dir, "manifest.json"),
                 SweepManifest.serializer(),
-                firstManifest(
-                    setup,
-                    jdk,
-                    servers.map {
-                        it.name
-                    },
-                    highest,
-                ),
+                firstManifest(setup, jdk, servers, highest),
             ) {
                 System.err.println("stopped: ${dir.path} is marked incomplete")
             }
@@ -201,7 +190,12 @@ private class SweepCommand(private val argv: List<String>) : CliktCommand(name =
         }
     }
 
-    private fun firstManifest(setup: SweepSetup, jdk: Provenance.Jdk, servers: List<String>, highest: Map<String, Int>) = SweepManifest(
+    private fun firstManifest(
+        setup: SweepSetup,
+        jdk: Provenance.Jdk,
+        servers: List<ServerEntry>,
+        highest: Map<String, Int>,
+    ) = SweepManifest(
         provenance = Provenance.start("lab.sweep.SweepMainKt " + argv.joinToString(" "), Provenance.Jdk.current(), repo),
         runFolderFormat = RunFolderFormat.version,
         serverJdk = jdk,
@@ -222,7 +216,9 @@ private class SweepCommand(private val argv: List<String>) : CliktCommand(name =
                 "which every process of a step (server, stub, wrk) is under",
         ),
         wrk = RunFolder.commandText(wrkBinary.path, "--version").lines().firstOrNull { it.startsWith("wrk") }?.trim() ?: "unknown",
-        servers = servers,
+        servers = servers.map { it.name },
+        catalogue = servers,
+        engines = Catalogue.enginesOf(servers),
         highestConcurrency = highest,
     )
 

@@ -2,8 +2,10 @@ package lab.sweep
 
 import kotlinx.serialization.Serializable
 import lab.bench.host.CpuSplit
+import lab.support.EngineEntry
 import lab.support.Provenance
 import lab.support.RunManifest
+import lab.support.ServerEntry
 
 /** `manifest.json` of a `make sweep` run, beside its `sweep.csv` and `memory.csv`: what ran, on what, and what failed. */
 @Serializable
@@ -19,6 +21,10 @@ data class SweepManifest(
     /** wrk's version line, as it prints it. */
     val wrk: String,
     val servers: List<String>,
+    /** Each server as servers.json declared it when the run started; an arm (`server:change`) with the changes it ran without. */
+    val catalogue: List<ServerEntry> = emptyList(),
+    /** The engines of [catalogue]'s servers, with what the lab changed in each. */
+    val engines: Map<String, EngineEntry> = emptyMap(),
     /**
      * The concurrencies each workload was swept to, and what stopped it: a step is left out when a
      * process of it would need more open files than [Settings.openFilesLimit] allows.

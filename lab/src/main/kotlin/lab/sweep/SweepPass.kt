@@ -217,7 +217,7 @@ class SweepPass(
             "0",
             "--downstream-url",
             stubUrl,
-        )
+        ) + server.asShippedArgs
 
     /** The server's threads and RSS every [PERIOD_MS] through a measured window: their peak and mean. */
     private class ThreadWatch(private val server: ProcView) {

@@ -32,6 +32,19 @@ object Catalogue {
 
     fun named(name: String): ServerEntry = servers.firstOrNull { it.name == name } ?: throw UnknownServer(name)
 
+    /**
+     * A server or an arm, as a command line writes it: `server`, `server:change+change` or `server:all` (every change of its
+     * engine left out; [ServerEntry.without]). A server or change servers.json does not declare is refused by name.
+     */
+    fun arm(text: String): ServerEntry {
+        val (name, changes) = text.trim().split(':', limit = 2).let { it[0].trim() to it.getOrNull(1) }
+        val server = named(name)
+        val leftOut = EngineChanges.parse(server.engine, changes.orEmpty().replace('+', ',')).asShipped
+        val declared = engines[server.engine]?.changes?.map { it.name }.orEmpty()
+        // The engine's order, so that one arm has one name however its changes were listed.
+        return server.without(declared.filter { it in leftOut }, everyChange = leftOut.size == declared.size)
+    }
+
     /** Reads and checks a catalogue's text: a typo fails here, before any server starts. */
     fun parse(text: String): List<ServerEntry> = read(text).servers
 

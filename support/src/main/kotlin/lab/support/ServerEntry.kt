@@ -25,6 +25,14 @@ data class ServerEntry(
     val label: String,
     /** A matplotlib colour, the same in every plot. */
     val colour: String,
+    /**
+     * The lab's changes to its engine ([EngineEntry.changes]) this server runs without (`--as-shipped`): empty as servers.json
+     * declares a server, and for an arm made by [without] the changes left out, so that one run can hold a server beside itself
+     * as shipped. Written to a manifest only when not empty.
+     */
+    val asShipped: List<String> = emptyList(),
+    /** The catalogue server an arm was made from; null for the server itself. */
+    val armOf: String? = null,
 ) {
     /** What the tests and tools need to know of a server beyond its engine and model; each is held to the server by a test. */
     @Serializable
@@ -38,4 +46,23 @@ data class ServerEntry(
     )
 
     fun jarIn(repo: File): File = File(repo, jar)
+
+    /** The server's own options for running it as this entry: `--as-shipped` with the changes an arm leaves out. */
+    val asShippedArgs: List<String> get() = if (asShipped.isEmpty()) emptyList() else listOf("--as-shipped", asShipped.joinToString(","))
+
+    /**
+     * This server without some of the lab's changes to its engine: an arm, named `server-without-a-and-b` (the changes in
+     * the order given) and labelled so in plots. Its engine, model and traits are the server's; [armOf] names it.
+     */
+    fun without(changes: List<String>, everyChange: Boolean): ServerEntry {
+        require(armOf == null) { "$name is an arm already" }
+        if (changes.isEmpty()) return this
+        return copy(
+            name = "$name-without-${changes.joinToString("-and-")}",
+            formerNames = emptyList(),
+            label = if (everyChange) "$label, as shipped" else "$label, without ${changes.joinToString(", ")}",
+            asShipped = changes,
+            armOf = name,
+        )
+    }
 }
