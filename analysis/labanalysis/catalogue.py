@@ -13,6 +13,7 @@ is also make's and bench-vps's reader, with the standard library only, so that `
 from __future__ import annotations
 
 import json
+import re
 import sys
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -93,33 +94,49 @@ def servers() -> tuple[Server, ...]:
 
 
 @lru_cache(maxsize=1)
+def _engines() -> dict:
+    return json.loads(CATALOGUE.read_text()).get("engines", {})
+
+
 def engine_changes() -> dict[str, tuple[str, ...]]:
     """Each engine's changes by the lab (servers.json's engines), in their declared order."""
-    engines = json.loads(CATALOGUE.read_text()).get("engines", {})
-    return {engine: tuple(c["name"] for c in entry.get("changes", [])) for engine, entry in engines.items()}
+    return {engine: tuple(c["name"] for c in entry.get("changes", [])) for engine, entry in _engines().items()}
 
 
-# An arm's colour, by the place of the first change it runs without in its engine's list: not one of a catalogue server's.
+def engine_alternatives() -> dict[str, dict[str, str]]:
+    """Each engine's alternatives (servers.json's engines): each one's name, and the change it runs in place of."""
+    return {engine: {a["name"]: a["insteadOf"] for a in entry.get("alternatives", [])} for engine, entry in _engines().items()}
+
+
+# An arm's colour, by the place of the first change it runs without in its engine's list (shifted for an arm with an
+# alternative): not one of a catalogue server's.
 ARM_COLOURS = ("tab:cyan", "tab:olive", "tab:brown", "tab:pink", "gold", "black")
-ARM_WORD = "-without-"
+# server-without-a-and-b-with-c, as lab.support.ServerEntry.arm names an arm.
+_ARM_NAME = re.compile(r"(?:-without-(?P<without>.+?))?(?:-with-(?P<alternatives>.+))?")
 
 
 def _arm(name: str) -> Server | None:
-    """The arm `name` is, `server-without-a-and-b` as the harness names it (lab.support.ServerEntry.without), or None: its
-    engine, model and traits are its server's, its label says what it ran without."""
-    base_name, _, rest = name.partition(ARM_WORD)
-    base = next((s for s in servers() if s.name == base_name), None)
-    declared = engine_changes().get(base.engine, ()) if base else ()
-    left_out = tuple(rest.split("-and-")) if rest else ()
-    if base is None or not left_out or any(c not in declared for c in left_out):
+    """The arm `name` is, `server-without-a-and-b-with-c` as the harness names it (lab.support.ServerEntry.arm), or None: its
+    engine, model and traits are its server's, its label says what it ran without and with."""
+    base = next((s for s in servers() if name.startswith(s.name + "-with")), None)
+    found = _ARM_NAME.fullmatch(name[len(base.name) :]) if base else None
+    if base is None or found is None:
         return None
-    every = set(left_out) == set(declared)
+    declared, alternatives = engine_changes().get(base.engine, ()), engine_alternatives().get(base.engine, {})
+    without = tuple(found["without"].split("-and-")) if found["without"] else ()
+    chosen = tuple(found["alternatives"].split("-and-")) if found["alternatives"] else ()
+    if not (without or chosen) or any(c not in declared for c in without) or any(a not in alternatives for a in chosen):
+        return None
+    left_out = tuple(c for c in declared if c in without or c in {alternatives[a] for a in chosen})
+    said = ["as shipped"] if set(left_out) == set(declared) else [f"without {', '.join(without)}"] if without else []
+    said += [f"with {', '.join(f'{a} instead of {alternatives[a]}' for a in chosen)}"] if chosen else []
+    shift = len(ARM_COLOURS) // 2 if chosen else 0
     return replace(
         base,
         name=name,
         former_names=(),
-        label=f"{base.label}, as shipped" if every else f"{base.label}, without {', '.join(left_out)}",
-        colour=ARM_COLOURS[declared.index(left_out[0]) % len(ARM_COLOURS)],
+        label=f"{base.label}, {', '.join(said)}",
+        colour=ARM_COLOURS[(declared.index(left_out[0]) + shift) % len(ARM_COLOURS)],
         arm_of=base.name,
         as_shipped=left_out,
     )

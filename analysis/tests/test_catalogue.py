@@ -173,6 +173,17 @@ def test_an_arm_is_its_server_without_the_changes_its_name_lists():
     ]
 
 
-@pytest.mark.parametrize("name", ["jetty-virtual-without-jfr", "jetty-virtual-without-close-linger", "fibers-without-fill-lock", "jetty-virtual"])
+def test_an_arm_with_an_alternative_runs_it_in_place_of_the_change_it_replaces():
+    alternatives = catalogue.engine_alternatives()["jetty"]
+    alternative, replaced = next(iter(alternatives.items()))
+    arm = f"jetty-virtual-with-{alternative}"
+    assert catalogue.arm_of(arm) == "jetty-virtual"
+    assert catalogue.label(arm) == f"{catalogue.label('jetty-virtual')}, with {alternative} instead of {replaced}"
+    assert catalogue.colour(arm) != catalogue.colour(f"jetty-virtual-without-{replaced}")
+    other = next(c for c in catalogue.engine_changes()["jetty"] if c != replaced)
+    assert catalogue.label(f"jetty-virtual-without-{other}-with-{alternative}").endswith(f"without {other}, with {alternative} instead of {replaced}")
+
+
+@pytest.mark.parametrize("name", ["jetty-virtual-with-fill-lock", "jetty-virtual-without-jfr", "jetty-virtual-without-close-linger", "fibers-without-fill-lock", "jetty-virtual"])
 def test_a_name_is_no_arm_unless_its_server_and_every_change_it_lists_are_declared(name):
     assert catalogue.arm_of(name) is None

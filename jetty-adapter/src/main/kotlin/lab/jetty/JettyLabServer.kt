@@ -5,6 +5,7 @@ import lab.handlers.LiveCounters
 import lab.handlers.WebSocketHandshake
 import lab.support.ServerConfig
 import org.eclipse.jetty.http.HttpCompliance
+import org.eclipse.jetty.io.ByteBufferPool
 import org.eclipse.jetty.server.HttpConfiguration
 import org.eclipse.jetty.server.Server
 import org.eclipse.jetty.server.ServerConnector
@@ -26,7 +27,10 @@ class JettyLabServer(private val config: ServerConfig, private val model: JettyM
     private val counters = LiveCounters(config.socketBallast)
 
     fun serveUntilStopped() {
-        val server = Server(QueuedThreadPool(ENGINE_THREADS, 4).apply { name = "jetty-engine" })
+        val threads = QueuedThreadPool(ENGINE_THREADS, 4).apply { name = "jetty-engine" }
+        // The alternative to the fill lock (servers.json): a pool that reuses no buffer, so a buffer two threads of one
+        // connection both hold is never another connection's. A null scheduler is Jetty's default one.
+        val server = if (config.changes.on("non-pooling-buffers")) Server(threads, null, ByteBufferPool.NonPooling()) else Server(threads)
         val http = HttpConfiguration().apply {
             sendServerVersion = false
             sendDateHeader = false

@@ -5,17 +5,25 @@ import lab.support.ServerEntry
 
 /**
  * One arm of `make autobahn-perf`: a catalogue server, run with all of the lab's changes to its
- * engine or without some of them (`--as-shipped`). Written `server`, `server:change+change` or
- * `server:all` on the command line; named `server` or `server-without-change-and-change` in the run folder.
+ * engine, without some of them (`--as-shipped`), or with an alternative in place of one
+ * ([Catalogue.arm]). Written `server`, `server:change+change` or `server:all` on the command
+ * line; named `server` or `server-without-change-and-change` in the run folder.
  */
-data class AutobahnArm(val server: ServerEntry, val asShipped: List<String>) {
-    val name: String get() = if (asShipped.isEmpty()) server.name else "${server.name}-without-${asShipped.joinToString("-and-")}"
+data class AutobahnArm(val entry: ServerEntry) {
+    val name: String get() = entry.name
+
+    /** The catalogue server the arm runs. */
+    val server: ServerEntry get() = Catalogue.named(entry.armOf ?: entry.name)
+
+    val asShipped: List<String> get() = entry.asShipped
+
+    val alternatives: List<String> get() = entry.alternatives
 
     /** The server's own options for this arm. */
-    val serverArgs: List<String> get() = if (asShipped.isEmpty()) emptyList() else listOf("--as-shipped", asShipped.joinToString(","))
+    val serverArgs: List<String> get() = entry.asShippedArgs
 
     companion object {
-        /** Reads `server`, `server:change+change` or `server:all` ([Catalogue.arm]); a server or change servers.json does not declare is refused by name. */
-        fun parse(text: String): AutobahnArm = Catalogue.arm(text).let { AutobahnArm(Catalogue.named(it.armOf ?: it.name), it.asShipped) }
+        /** Reads `server`, `server:change+change` or `server:all`; a server or change servers.json does not declare is refused by name. */
+        fun parse(text: String): AutobahnArm = AutobahnArm(Catalogue.arm(text))
     }
 }

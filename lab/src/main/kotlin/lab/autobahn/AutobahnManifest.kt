@@ -37,7 +37,13 @@ data class AutobahnManifest(
     override fun with(provenance: Provenance) = copy(provenance = provenance)
 
     @Serializable
-    data class Arm(val name: String, val server: String, val asShipped: List<String>)
+    data class Arm(
+        val name: String,
+        val server: String,
+        val asShipped: List<String>,
+        /** The alternatives the arm ran, each in place of a change of [asShipped] (servers.json's engines). */
+        val alternatives: List<String> = emptyList(),
+    )
 
     @Serializable
     data class Pass(val arm: String, val pass: Int, val folder: String)

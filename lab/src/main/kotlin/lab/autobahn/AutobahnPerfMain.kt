@@ -69,7 +69,7 @@ private class AutobahnPerfCommand(private val argv: List<String>) : CliktCommand
         if (jdk.feature < 21) throw UsageError("--jdk: ${jdk.home} is JDK ${jdk.version}; the lab's servers need 21 or later")
         if (!wstest.canExecute()) throw UsageError("--wstest: ${wstest.path} is not an executable; setup/autobahn.sh installs it")
         val arms = try {
-            armTexts?.map(AutobahnArm::parse) ?: Catalogue.servers.map { AutobahnArm(it, emptyList()) }
+            armTexts?.map(AutobahnArm::parse) ?: Catalogue.servers.map(::AutobahnArm)
         } catch (e: UnknownServer) {
             throw UsageError("--arms: ${e.message}")
         } catch (e: IllegalArgumentException) {
@@ -107,7 +107,7 @@ private class AutobahnPerfCommand(private val argv: List<String>) : CliktCommand
             serverJdk = jdk,
             jvmFlags = flags,
             cpuSplit = split,
-            arms = arms.map { AutobahnManifest.Arm(it.name, it.server.name, it.asShipped) },
+            arms = arms.map { AutobahnManifest.Arm(it.name, it.server.name, it.asShipped, it.alternatives) },
             catalogue = servers,
             engines = Catalogue.enginesOf(servers),
         )

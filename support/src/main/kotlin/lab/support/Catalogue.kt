@@ -34,15 +34,21 @@ object Catalogue {
 
     /**
      * A server or an arm, as a command line writes it: `server`, `server:change+change` or `server:all` (every change of its
-     * engine left out; [ServerEntry.without]). A server or change servers.json does not declare is refused by name.
+     * engine left out), where an alternative named runs in place of its change ([ServerEntry.arm]). A server or change
+     * servers.json does not declare is refused by name.
      */
     fun arm(text: String): ServerEntry {
         val (name, changes) = text.trim().split(':', limit = 2).let { it[0].trim() to it.getOrNull(1) }
         val server = named(name)
-        val leftOut = EngineChanges.parse(server.engine, changes.orEmpty().replace('+', ',')).asShipped
-        val declared = engines[server.engine]?.changes?.map { it.name }.orEmpty()
+        val chosen = EngineChanges.parse(server.engine, changes.orEmpty().replace('+', ','))
+        val engine = engines[server.engine]
+        val declared = engine?.changes?.map { it.name }.orEmpty()
         // The engine's order, so that one arm has one name however its changes were listed.
-        return server.without(declared.filter { it in leftOut }, everyChange = leftOut.size == declared.size)
+        return server.arm(
+            leftOut = declared.filter { it in chosen.asShipped },
+            alternatives = engine?.alternatives.orEmpty().filter { it.name in chosen.alternatives }.associate { it.name to it.insteadOf },
+            everyChange = chosen.asShipped.size == declared.size,
+        )
     }
 
     /** Reads and checks a catalogue's text: a typo fails here, before any server starts. */
@@ -75,6 +81,21 @@ object Catalogue {
                 throw IllegalArgumentException(
                     "servers.json: engine $engine's change ${it.name} has kind '${it.kind}', not one of ${EngineEntry.KINDS}",
                 )
+            }
+            for (alternative in entry.alternatives) {
+                require(
+                    entry.changes.none {
+                        it.name == alternative.name
+                    } && entry.alternatives.count { it.name == alternative.name } == 1,
+                ) {
+                    "servers.json: engine $engine declares ${alternative.name} twice"
+                }
+                require(entry.changes.any { it.name == alternative.insteadOf }) {
+                    "servers.json: engine $engine's alternative ${alternative.name} is instead of ${alternative.insteadOf}, which it does not declare"
+                }
+                require(alternative.kind in EngineEntry.KINDS) {
+                    "servers.json: engine $engine's alternative ${alternative.name} has kind '${alternative.kind}', not one of ${EngineEntry.KINDS}"
+                }
             }
         }
         return declaration

@@ -2,9 +2,11 @@ package lab.support
 
 import com.github.ajalt.clikt.core.CliktCommand
 import com.github.ajalt.clikt.core.Context
+import com.github.ajalt.clikt.core.UsageError
 import com.github.ajalt.clikt.parameters.options.convert
 import com.github.ajalt.clikt.parameters.options.default
 import com.github.ajalt.clikt.parameters.options.option
+import com.github.ajalt.clikt.parameters.options.split
 import com.github.ajalt.clikt.parameters.types.choice
 import com.github.ajalt.clikt.parameters.types.int
 import com.github.ajalt.clikt.parameters.types.long
@@ -59,12 +61,18 @@ abstract class ServerCommand(private val engine: String, private val model: Stri
         help = "leave out these of the lab's changes to the engine (comma-separated names from servers.json's engines, or all), " +
             "to run the engine as shipped",
     ).convert { names ->
-        try {
+        val parsed = try {
             EngineChanges.parse(engine, names)
         } catch (e: IllegalArgumentException) {
             fail(e.message ?: "unknown change")
         }
+        parsed.alternatives.firstOrNull()?.let { fail("$it is an alternative to one of the lab's changes: name it with --alternatives") }
+        parsed
     }.default(EngineChanges(engine))
+    private val alternatives by option(
+        "--alternatives",
+        help = "run these alternatives (servers.json's engines), each in place of the lab's change it is instead of",
+    ).split(",").default(emptyList())
 
     final override fun run() {
         // Before the server starts threads of its own; the kernel moves the JVM's few (GC, JIT) across.
@@ -78,7 +86,11 @@ abstract class ServerCommand(private val engine: String, private val model: Stri
             limits = Limits(maxDelayMs, maxCpuIterations, maxBytes, maxFrameBytes, downstreamTimeoutMs, requestHeadTimeoutMs),
             socketBallast = SocketBallast(socketBallastBytes, socketBallastKind),
             futexHash = futexHashNow,
-            changes = asShipped,
+            changes = try {
+                EngineChanges(engine, asShipped.asShipped, alternatives.map { it.trim() }.toSet())
+            } catch (e: IllegalArgumentException) {
+                throw UsageError("--alternatives: ${e.message}")
+            },
         )
         serve(config)
     }
@@ -104,7 +116,8 @@ data class ServerConfig(
 ) {
     /** Prints the server's [ReadyLine] once it accepts connections on [boundPort]. */
     fun announceReady(boundPort: Int) {
-        val shipped = listOfNotNull(changes.asShipped.sorted().joinToString(",").takeIf { it.isNotEmpty() }?.let { AS_SHIPPED to it })
+        val shipped = listOf(AS_SHIPPED to changes.asShipped, ALTERNATIVES to changes.alternatives)
+            .filter { it.second.isNotEmpty() }.map { (fact, names) -> fact to names.sorted().joinToString(",") }
         val facts = listOf("engine" to engine, "jdk" to Runtime.version(), FUTEX_HASH to futexHash) + shipped
         println(ReadyLine.format(model, "http://$host:$boundPort", *facts.toTypedArray()))
         System.out.flush()
@@ -119,5 +132,8 @@ data class ServerConfig(
 
         /** The READY line's fact naming the engine changes left out (`--as-shipped`); absent when none was. */
         const val AS_SHIPPED = "asShipped"
+
+        /** The READY line's fact naming the alternatives run (`--alternatives`); absent when none was. */
+        const val ALTERNATIVES = "alternatives"
     }
 }

@@ -31,6 +31,8 @@ data class ServerEntry(
      * as shipped. Written to a manifest only when not empty.
      */
     val asShipped: List<String> = emptyList(),
+    /** The alternatives ([EngineEntry.alternatives]) an arm runs, each in place of a change of [asShipped]. */
+    val alternatives: List<String> = emptyList(),
     /** The catalogue server an arm was made from; null for the server itself. */
     val armOf: String? = null,
 ) {
@@ -47,21 +49,38 @@ data class ServerEntry(
 
     fun jarIn(repo: File): File = File(repo, jar)
 
-    /** The server's own options for running it as this entry: `--as-shipped` with the changes an arm leaves out. */
-    val asShippedArgs: List<String> get() = if (asShipped.isEmpty()) emptyList() else listOf("--as-shipped", asShipped.joinToString(","))
+    /** The server's own options for running it as this entry: the changes an arm leaves out, and the alternatives it runs. */
+    val asShippedArgs: List<String>
+        get() = listOf("--as-shipped" to asShipped, "--alternatives" to alternatives)
+            .filter { it.second.isNotEmpty() }
+            .flatMap { (option, names) -> listOf(option, names.joinToString(",")) }
 
     /**
-     * This server without some of the lab's changes to its engine: an arm, named `server-without-a-and-b` (the changes in
-     * the order given) and labelled so in plots. Its engine, model and traits are the server's; [armOf] names it.
+     * This server without some of the lab's changes to its engine ([leftOut]), or with an alternative in place of one
+     * ([alternatives], alternative to the change it replaces): an arm. It is named `server-without-a-and-b-with-c` (a change
+     * an alternative replaces is not named twice) and labelled so in plots; its engine, model and traits are the server's,
+     * and [armOf] names it.
      */
-    fun without(changes: List<String>, everyChange: Boolean): ServerEntry {
+    fun arm(leftOut: List<String>, alternatives: Map<String, String>, everyChange: Boolean): ServerEntry {
         require(armOf == null) { "$name is an arm already" }
-        if (changes.isEmpty()) return this
+        val without = leftOut - alternatives.values.toSet()
+        if (without.isEmpty() && alternatives.isEmpty()) return this
+        val named = listOfNotNull(
+            without.takeIf { it.isNotEmpty() }?.let { "-without-" + it.joinToString("-and-") },
+            alternatives.keys.takeIf { it.isNotEmpty() }?.let { "-with-" + it.joinToString("-and-") },
+        )
+        val said = listOfNotNull(
+            if (everyChange) "as shipped" else without.takeIf { it.isNotEmpty() }?.let { "without " + it.joinToString(", ") },
+            alternatives.takeIf { it.isNotEmpty() }?.entries?.joinToString(", ") { (alternative, replaced) ->
+                "$alternative instead of $replaced"
+            }?.let { "with $it" },
+        )
         return copy(
-            name = "$name-without-${changes.joinToString("-and-")}",
+            name = name + named.joinToString(""),
             formerNames = emptyList(),
-            label = if (everyChange) "$label, as shipped" else "$label, without ${changes.joinToString(", ")}",
-            asShipped = changes,
+            label = "$label, ${said.joinToString(", ")}",
+            asShipped = leftOut,
+            alternatives = alternatives.keys.toList(),
             armOf = name,
         )
     }

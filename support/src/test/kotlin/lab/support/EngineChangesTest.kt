@@ -25,6 +25,16 @@ class EngineChangesTest {
     }
 
     @Test
+    fun `an alternative is off unless named, and named it takes the place of its change`() {
+        val alternative = Catalogue.engines.getValue("jetty").alternatives.first()
+        assertFalse(EngineChanges("jetty").on(alternative.name))
+        val chosen = EngineChanges.parse("jetty", alternative.name)
+        assertTrue(chosen.on(alternative.name))
+        assertFalse(chosen.on(alternative.insteadOf))
+        assertEquals(setOf(alternative.insteadOf), chosen.asShipped)
+    }
+
+    @Test
     fun `a change the engine does not declare is refused by name, beside all too`() {
         val error = assertFailsWith<IllegalArgumentException> { EngineChanges.parse("jetty", "all,close-linger") }
         assertTrue(error.message!!.startsWith("jetty has no change called close-linger; servers.json declares fill-lock"), error.message)

@@ -48,6 +48,19 @@ class ServerArmTest {
     }
 
     @Test
+    fun `an alternative runs in place of the change it replaces, and the arm is named for the alternative`() {
+        val alternative = Catalogue.engines.getValue("jetty").alternatives.first()
+        val arm = Catalogue.arm("jetty-virtual:${alternative.name}")
+        assertEquals("jetty-virtual-with-${alternative.name}", arm.name)
+        assertEquals(listOf(alternative.insteadOf), arm.asShipped)
+        assertEquals(
+            listOf("--as-shipped", alternative.insteadOf, "--alternatives", alternative.name),
+            arm.asShippedArgs,
+        )
+        assertEquals("${jetty.label}, with ${alternative.name} instead of ${alternative.insteadOf}", arm.label)
+    }
+
+    @Test
     fun `an unknown server or change is refused by name`() {
         assertFailsWith<UnknownServer> { Catalogue.arm("fibers:fill-lock") }
         val error = assertFailsWith<IllegalArgumentException> { Catalogue.arm("jetty-virtual:close-linger") }
