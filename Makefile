@@ -91,7 +91,7 @@ endif
 
 # The latency-throughput curve is the bench under the curve profile: its own target, as it takes
 # about 80 minutes here (20261128-165559-curve, -200458-curve, -234511-curve).
-curve: ## each server's latency-throughput curve and highest sustained rate, /json and /dashboard, sockets open: make curve [JDK=21|25] [ONLY=<server>[:<change>],...]
+curve: ## each server's latency-throughput curve and highest sustained rate, /json and /dashboard, sockets open: make curve [JDK=21|25] [ONLY=<server>[:<change>+<change>|:all],...]
 	$(MAKE) --no-print-directory bench PROFILE=curve
 
 # The same harness on a rented host (infra/README.md, "Run it on a Hetzner host"); infra/bench-vps.sh
@@ -163,7 +163,7 @@ WORKLOADS ?=
 CONCURRENCY ?=
 DELAY_MS ?=
 PASSES ?=
-sweep: build ## C requests in flight on each server (closed loop, wrk): throughput, latency, threads, memory: make sweep [SERVERS=<server>[:<change>],...] [WORKLOADS=delay,dashboard] [CONCURRENCY=100,1000] [DELAY_MS=1000] [PASSES=3] [JDK=21|25]
+sweep: build ## C requests in flight on each server (closed loop, wrk): throughput, latency, threads, memory: make sweep [SERVERS=<server>[:<change>+<change>|:all],...] [WORKLOADS=delay,dashboard] [CONCURRENCY=100,1000] [DELAY_MS=1000] [PASSES=3] [JDK=21|25]
 	status=0; "$$(setup/jdk.sh 25)/bin/java" --enable-native-access=ALL-UNNAMED --add-exports jdk.attach/sun.tools.attach=ALL-UNNAMED -cp lab/target/lab.jar lab.sweep.SweepMainKt \
 	  --jdk "$$(setup/jdk.sh $(or $(JDK),25))" --wrk "$$(setup/wrk.sh)" $(if $(SERVERS),--servers $(SERVERS),) \
 	  $(if $(WORKLOADS),--workloads $(WORKLOADS),) $(if $(CONCURRENCY),--concurrency $(CONCURRENCY),) \

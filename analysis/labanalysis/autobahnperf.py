@@ -36,8 +36,11 @@ def server_of(run: AutobahnRun, arm: str) -> str:
 
 
 def label(run: AutobahnRun, arm: str) -> str:
-    """How a reader is told which arm it is: its server's label, and the lab's changes it runs without."""
+    """How a reader is told which arm it is: its server's label, and the lab's changes it runs without (catalogue's, for an arm
+    named as the harness names one; from the manifest for a run folder whose arms were named otherwise)."""
     entry = _arm(run, arm)
+    if catalogue.arm_of(arm) == entry["server"]:
+        return catalogue.label(arm)
     without = entry.get("asShipped") or []
     engine = run.manifest.get("engines", {}).get(catalogue.engine_in(run.manifest, entry["server"]), {})
     if without and set(without) == {change["name"] for change in engine.get("changes", [])}:
@@ -46,7 +49,7 @@ def label(run: AutobahnRun, arm: str) -> str:
 
 
 def colour(run: AutobahnRun, arm: str) -> str:
-    return catalogue.colour(server_of(run, arm))
+    return catalogue.colour(arm) if catalogue.arm_of(arm) == server_of(run, arm) else catalogue.colour(server_of(run, arm))
 
 
 def arm_order(run: AutobahnRun, arms) -> list[str]:

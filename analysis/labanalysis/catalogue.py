@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+import zlib
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
@@ -50,7 +51,8 @@ class Server:
     thread_per_socket: bool
     can_pin: bool
     bounded_pool: bool
-    # An arm (`make bench ONLY=server:change`): the server it was made from, and the lab's changes to its engine it ran without.
+    # An arm (`make bench ONLY=server:change`): the server it was made from, and the lab's changes to its engine it ran without
+    # (those an alternative it ran replaced among them).
     arm_of: str | None = None
     as_shipped: tuple[str, ...] = ()
 
@@ -95,7 +97,13 @@ def servers() -> tuple[Server, ...]:
 
 @lru_cache(maxsize=1)
 def _engines() -> dict:
-    return json.loads(CATALOGUE.read_text()).get("engines", {})
+    engines = json.loads(CATALOGUE.read_text()).get("engines", {})
+    for engine, entry in engines.items():
+        for change in [*entry.get("changes", []), *entry.get("alternatives", [])]:
+            # An arm's name is made of its changes' names (lab.support.Catalogue says the same).
+            if change["name"] == "all" or {"and", "with", "without"} & set(change["name"].split("-")):
+                raise CatalogueError(f"servers.json: engine {engine}'s change {change['name']!r} cannot be read back from an arm's name")
+    return engines
 
 
 def engine_changes() -> dict[str, tuple[str, ...]]:
@@ -108,9 +116,9 @@ def engine_alternatives() -> dict[str, dict[str, str]]:
     return {engine: {a["name"]: a["insteadOf"] for a in entry.get("alternatives", [])} for engine, entry in _engines().items()}
 
 
-# An arm's colour, by the place of the first change it runs without in its engine's list (shifted for an arm with an
-# alternative): not one of a catalogue server's.
-ARM_COLOURS = ("tab:cyan", "tab:olive", "tab:brown", "tab:pink", "gold", "black")
+# An arm's colour, none of a catalogue server's: picked by its whole name, so that it is the same in every run and plot
+# (two arms may still share one; their labels tell them apart).
+ARM_COLOURS = ("tab:cyan", "tab:olive", "tab:brown", "tab:pink", "gold", "black", "darkblue", "lime")
 # server-without-a-and-b-with-c, as lab.support.ServerEntry.arm names an arm.
 _ARM_NAME = re.compile(r"(?:-without-(?P<without>.+?))?(?:-with-(?P<alternatives>.+))?")
 
@@ -128,15 +136,16 @@ def _arm(name: str) -> Server | None:
     if not (without or chosen) or any(c not in declared for c in without) or any(a not in alternatives for a in chosen):
         return None
     left_out = tuple(c for c in declared if c in without or c in {alternatives[a] for a in chosen})
-    said = ["as shipped"] if set(left_out) == set(declared) else [f"without {', '.join(without)}"] if without else []
+    # "As shipped" only for an arm without every change and with no alternative of the lab's: ServerEntry.arm's words.
+    every = set(left_out) == set(declared) and not chosen
+    said = ["as shipped"] if every else [f"without {', '.join(without)}"] if without else []
     said += [f"with {', '.join(f'{a} instead of {alternatives[a]}' for a in chosen)}"] if chosen else []
-    shift = len(ARM_COLOURS) // 2 if chosen else 0
     return replace(
         base,
         name=name,
         former_names=(),
         label=f"{base.label}, {', '.join(said)}",
-        colour=ARM_COLOURS[(declared.index(left_out[0]) + shift) % len(ARM_COLOURS)],
+        colour=ARM_COLOURS[zlib.crc32(name.encode()) % len(ARM_COLOURS)],
         arm_of=base.name,
         as_shipped=left_out,
     )
@@ -155,13 +164,15 @@ def server(name: str) -> Server:
     for s in servers():
         if s.name == name:
             return s
+    if (arm := _arm(name)) is not None:
+        raise CatalogueError(f"{name!r} is an arm of {arm.arm_of!r}, not a server: run {arm.arm_of!r} with --as-shipped (see servers.json's engines)")
     if (now := _declared(name)) is not None:
         raise CatalogueError(f"server {name!r} is called {now.name!r} since 2026-11-29: use that name")
     raise CatalogueError(f"unknown server {name!r}; choose from {', '.join(names())}")
 
 
 def _declared(name: str) -> Server | None:
-    """The server `name` is, by its name or a former one (a run folder from before a rename); None if neither."""
+    """The server `name` is, by its name or a former one (a run folder from before a rename), or the arm it names; None if none."""
     return next((s for s in servers() if s.name == name), None) or next((s for s in servers() if name in s.former_names), None) or _arm(name)
 
 

@@ -234,12 +234,12 @@ EVERY_CHANGE = "every change"
 
 
 def change_effects(passes: pd.DataFrame, figures: list[str] | None = None) -> pd.DataFrame:
-    """Each arm against the server it was made from, every figure of `figures` (the headline figures unless told): what the lab's
-    changes to the engine that the arm ran without do to the figure, A the arm (the engine with fewer of the lab's changes), B the
-    server as the lab runs it.
+    """Each arm against the server it was made from, every figure of `figures` (the headline figures unless told): A the arm (the
+    engine without some of the lab's changes, or with an alternative in place of one), B the server as the lab runs it, so A less B
+    is what the arm's difference does to the figure.
 
-    `within` is the server's label; `A` says what the arm ran without, `B` is "every change". Empty when no arm ran beside its
-    server.
+    `within` is the server's label; `A` says how the arm differs ("without fill-lock", "with non-pooling-buffers instead of
+    fill-lock"), `B` is "every change". Empty when no arm ran beside its server (arms_alone names those).
     """
     rows = []
     servers = set(passes["server"]) if len(passes) else set()
@@ -251,6 +251,12 @@ def change_effects(passes: pd.DataFrame, figures: list[str] | None = None) -> pd
         without = catalogue.label(arm).removeprefix(f"{catalogue.label(base)}, ")
         rows += _effects(passes, catalogue.label(base), without, EVERY_CHANGE, a, b, figures)
     return pd.DataFrame(rows, columns=EFFECT_COLUMNS)
+
+
+def arms_alone(passes: pd.DataFrame) -> list[str]:
+    """The arms of `passes` whose server did not run beside them: nothing to set them against."""
+    servers = set(passes["server"]) if len(passes) else set()
+    return [arm for arm in catalogue.order(list(servers)) if (base := catalogue.arm_of(arm)) is not None and base not in servers]
 
 
 def _effects(

@@ -7,7 +7,7 @@ import math
 
 import pandas as pd
 
-from .grid import BUYS, MODEL_WORDS, PSS, RSS, UNITS, engine_effects, missing_engine_effect, missing_model_effect, model_effects
+from .grid import BUYS, MODEL_WORDS, PSS, RSS, UNITS, catalogue_only, engine_effects, missing_engine_effect, missing_model_effect, model_effects
 from .perpass import label
 from .show import number
 
@@ -24,6 +24,8 @@ def summary_sentence(passes: pd.DataFrame, figure: str | None = None) -> str:
     two of them; the engine's as the largest difference between two engines under one model. A cost this
     data cannot show is said to be missing, and why.
     """
+    # What a model and an engine cost is read on the servers as the lab runs them; an arm is set against its own server apart.
+    passes = catalogue_only(passes)
     if figure is None:
         figure = PSS if passes.loc[passes["figure"] == PSS, "value"].notna().any() else RSS
     unit = UNITS.get(figure, "")

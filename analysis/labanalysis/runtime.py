@@ -106,6 +106,7 @@ def engine_changes(manifest: dict) -> str:
     engines = manifest.get("engines")
     if not engines:
         return "not recorded: the run was made before its manifest recorded them (2026-11-29)"
+
     def alternatives(engine: dict) -> str:
         found = engine.get("alternatives") or []
         return "".join(f"; could run instead of {a['insteadOf']}: {a['name']} ({a['kind']}: {a['what']})" for a in found)

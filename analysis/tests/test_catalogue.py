@@ -184,6 +184,14 @@ def test_an_arm_with_an_alternative_runs_it_in_place_of_the_change_it_replaces()
     assert catalogue.label(f"jetty-virtual-without-{other}-with-{alternative}").endswith(f"without {other}, with {alternative} instead of {replaced}")
 
 
-@pytest.mark.parametrize("name", ["jetty-virtual-with-fill-lock", "jetty-virtual-without-jfr", "jetty-virtual-without-close-linger", "fibers-without-fill-lock", "jetty-virtual"])
+@pytest.mark.parametrize(
+    "name",
+    ["jetty-virtual-with-fill-lock", "jetty-virtual-without-jfr", "jetty-virtual-without-close-linger", "fibers-without-fill-lock", "jetty-virtual"],
+)
 def test_a_name_is_no_arm_unless_its_server_and_every_change_it_lists_are_declared(name):
     assert catalogue.arm_of(name) is None
+
+
+def test_an_arm_asked_for_as_a_server_is_told_to_run_its_server_with_as_shipped():
+    with pytest.raises(CatalogueError, match="'jetty-virtual-without-fill-lock' is an arm of 'jetty-virtual', not a server"):
+        catalogue.server("jetty-virtual-without-fill-lock")

@@ -7,7 +7,7 @@ import lab.support.ServerEntry
  * One arm of `make autobahn-perf`: a catalogue server, run with all of the lab's changes to its
  * engine, without some of them (`--as-shipped`), or with an alternative in place of one
  * ([Catalogue.arm]). Written `server`, `server:change+change` or `server:all` on the command
- * line; named `server` or `server-without-change-and-change` in the run folder.
+ * line; named `server`, `server-without-change-and-change` or `server-with-alternative` in the run folder.
  */
 data class AutobahnArm(val entry: ServerEntry) {
     val name: String get() = entry.name

@@ -47,7 +47,7 @@ object Catalogue {
         return server.arm(
             leftOut = declared.filter { it in chosen.asShipped },
             alternatives = engine?.alternatives.orEmpty().filter { it.name in chosen.alternatives }.associate { it.name to it.insteadOf },
-            everyChange = chosen.asShipped.size == declared.size,
+            everyChange = chosen.asShipped.size == declared.size && chosen.alternatives.isEmpty(),
         )
     }
 
@@ -74,6 +74,12 @@ object Catalogue {
             require(s.engine in declaration.engines) { "servers.json: ${s.name}'s engine ${s.engine} is not under engines" }
         }
         for ((engine, entry) in declaration.engines) {
+            (entry.changes.map { it.name } + entry.alternatives.map { it.name }).firstOrNull { !it.isChangeName() }?.let {
+                throw IllegalArgumentException(
+                    "servers.json: engine $engine's change '$it' must be lowercase words joined by dashes, " +
+                        "none of them 'and', 'with' or 'without', and not '${EngineChanges.ALL}' (an arm's name is made of them)",
+                )
+            }
             entry.changes.groupBy { it.name }.filterValues { it.size > 1 }.keys.firstOrNull()?.let {
                 throw IllegalArgumentException("servers.json: engine $engine declares the change $it twice")
             }
@@ -102,6 +108,10 @@ object Catalogue {
     }
 
     private val NAME = Regex("[a-z][a-z0-9-]*")
+
+    /** A change's name, which an arm's name (`server-without-a-and-b-with-c`) must still be read back from. */
+    private fun String.isChangeName() =
+        matches(NAME) && this != EngineChanges.ALL && split('-').none { it in listOf("and", "with", "without") }
 
     /** The file's shape; `about` and `fields` document it for a reader. */
     @Serializable

@@ -23,11 +23,11 @@ data class ServerEntry(
     val traits: Traits,
     /** How plots and tables name the server to a reader. */
     val label: String,
-    /** A matplotlib colour, the same in every plot. */
+    /** A matplotlib colour, the same in every plot (an arm's is its server's here; the analysis gives it one of its own). */
     val colour: String,
     /**
      * The lab's changes to its engine ([EngineEntry.changes]) this server runs without (`--as-shipped`): empty as servers.json
-     * declares a server, and for an arm made by [without] the changes left out, so that one run can hold a server beside itself
+     * declares a server, and for an arm made by [arm] the changes left out (those its alternatives replace among them), so that one run can hold a server beside itself
      * as shipped. Written to a manifest only when not empty.
      */
     val asShipped: List<String> = emptyList(),

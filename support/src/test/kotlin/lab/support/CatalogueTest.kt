@@ -34,6 +34,13 @@ class CatalogueTest {
     }
 
     @Test
+    fun `a change whose name an arm's name could not be read back from is refused`() {
+        val mixed = text.replaceFirst("\"name\": \"fill-lock\"", "\"name\": \"lock-with-fill\"")
+        val error = assertFailsWith<IllegalArgumentException> { Catalogue.parse(mixed) }
+        assertTrue("change 'lock-with-fill' must be lowercase words joined by dashes" in error.message.orEmpty(), error.message)
+    }
+
+    @Test
     fun `an unknown server name is refused with the names to choose from`() {
         val error = assertFailsWith<UnknownServer> { Catalogue.named("fibers") }
         assertEquals("unknown server fibers; choose from ${Catalogue.names.joinToString()}", error.message)
