@@ -11,12 +11,12 @@ import math
 
 import pandas as pd
 
-from . import curve, grid, repeats
+from . import arms, curve, grid, repeats
 
 
 def effects(per_step: pd.DataFrame, endpoint: str, figure: str) -> pd.DataFrame:
     """grid.EFFECT_COLUMNS for `figure` (a curve.FIGURES name) at each step of `endpoint`, its figure named by the rate (`800/s`):
-    the model effects, the engine effects, then each arm against its server (grid.change_effects)."""
+    the model effects, the engine effects, then each arm against its server (arms.change_effects)."""
     column, _ = curve.FIGURES[figure]
     here = per_step[per_step["endpoint"] == endpoint]
     # The ladder's rates only: each pass searched at rates of its own (curve.across_passes).
@@ -27,7 +27,7 @@ def effects(per_step: pd.DataFrame, endpoint: str, figure: str) -> pd.DataFrame:
     passes = here[repeats.PASS_COLUMNS].assign(figure=[_rate(r) for r in here["offered_per_s"]], value=here[column].astype(float))
     rates = [_rate(r) for r in sorted(here["offered_per_s"].unique())]
     # An empty side (no engine runs two models, or no model two engines) is left out: pandas would otherwise guess its dtypes.
-    effects = (grid.model_effects(passes, rates), grid.engine_effects(passes, rates), grid.change_effects(passes, rates))
+    effects = (grid.model_effects(passes, rates), grid.engine_effects(passes, rates), arms.change_effects(passes, rates))
     found = [f for f in effects if not f.empty]
     return pd.concat(found, ignore_index=True) if found else pd.DataFrame(columns=grid.EFFECT_COLUMNS)
 

@@ -12,7 +12,7 @@ conservative interval [min A - max B, max A - min B]; with one pass on either si
 Servers are told apart by the engine and model their run recorded, never by name.
 
 An arm (a server run without some of the lab's changes to its engine, `make bench ONLY=server:change`) is left out of the grid and
-its effects, which compare engines as the lab runs them; change_effects compares each arm with its own server instead.
+its effects, which compare engines as the lab runs them; arms.change_effects compares each arm with its own server instead.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from . import catalogue, perpass
+from . import arms, catalogue, perpass
 from .run import Run
 from .show import number
 
@@ -83,14 +83,9 @@ def models(passes: pd.DataFrame) -> list[str]:
     return [*catalogue.MODELS, *sorted(set(passes["model"]) - set(catalogue.MODELS))]
 
 
-def catalogue_only(passes: pd.DataFrame) -> pd.DataFrame:
-    """`passes` without the arms' rows (catalogue.arm_of)."""
-    return passes[[catalogue.arm_of(s) is None for s in passes["server"]]] if len(passes) else passes
-
-
 def servers_grid(passes: pd.DataFrame) -> pd.DataFrame:
     """Engines as rows, models as columns: which server fills each cell, or why none does."""
-    passes = catalogue_only(passes)
+    passes = arms.catalogue_only(passes)
     table = pd.DataFrame("", index=pd.Index(engines(passes), name="engine"), columns=models(passes))
     servers = passes.drop_duplicates("server")
     for engine in table.index:
@@ -103,7 +98,7 @@ def servers_grid(passes: pd.DataFrame) -> pd.DataFrame:
 def figures_grid(passes: pd.DataFrame) -> pd.DataFrame:
     """Rows (figure's label, engine), columns the models: each server's median, its range over passes and how many, or why the cell
     is empty."""
-    passes = catalogue_only(passes)
+    passes = arms.catalogue_only(passes)
     summary = per_server(passes)
     rows = {}
     for figure in headlines(passes):
@@ -203,13 +198,13 @@ def model_effects(passes: pd.DataFrame, figures: list[str] | None = None) -> pd.
 
     `within` is the engine; `A` and `B` are the models. Empty when no engine runs two models.
     """
-    passes = catalogue_only(passes)
+    passes = arms.catalogue_only(passes)
     rows = []
     for engine in engines(passes):
         here = passes[passes["engine"] == engine]
         present = [m for m in models(passes) if (here["model"] == m).any()]
         for a, b in itertools.combinations(present, 2):
-            rows += _effects(passes, engine, a, b, here[here["model"] == a], here[here["model"] == b], figures)
+            rows += effects(passes, engine, a, b, here[here["model"] == a], here[here["model"] == b], figures)
     return pd.DataFrame(rows, columns=EFFECT_COLUMNS)
 
 
@@ -219,47 +214,17 @@ def engine_effects(passes: pd.DataFrame, figures: list[str] | None = None) -> pd
 
     `within` is the model; `A` and `B` are the engines. Empty when no model runs on two engines.
     """
-    passes = catalogue_only(passes)
+    passes = arms.catalogue_only(passes)
     rows = []
     for model in models(passes):
         here = passes[passes["model"] == model]
         present = [e for e in engines(passes) if (here["engine"] == e).any()]
         for a, b in itertools.combinations(present, 2):
-            rows += _effects(passes, model, a, b, here[here["engine"] == a], here[here["engine"] == b], figures)
+            rows += effects(passes, model, a, b, here[here["engine"] == a], here[here["engine"] == b], figures)
     return pd.DataFrame(rows, columns=EFFECT_COLUMNS)
 
 
-# How the change effects name the server as the lab runs it, with all of its engine's changes.
-EVERY_CHANGE = "every change"
-
-
-def change_effects(passes: pd.DataFrame, figures: list[str] | None = None) -> pd.DataFrame:
-    """Each arm against the server it was made from, every figure of `figures` (the headline figures unless told): A the arm (the
-    engine without some of the lab's changes, or with an alternative in place of one), B the server as the lab runs it, so A less B
-    is what the arm's difference does to the figure.
-
-    `within` is the server's label; `A` says how the arm differs ("without fill-lock", "with non-pooling-buffers instead of
-    fill-lock"), `B` is "every change". Empty when no arm ran beside its server (arms_alone names those).
-    """
-    rows = []
-    servers = set(passes["server"]) if len(passes) else set()
-    for arm in catalogue.order(list(servers)):
-        base = catalogue.arm_of(arm)
-        if base is None or base not in servers:
-            continue
-        a, b = passes[passes["server"] == arm], passes[passes["server"] == base]
-        without = catalogue.label(arm).removeprefix(f"{catalogue.label(base)}, ")
-        rows += _effects(passes, catalogue.label(base), without, EVERY_CHANGE, a, b, figures)
-    return pd.DataFrame(rows, columns=EFFECT_COLUMNS)
-
-
-def arms_alone(passes: pd.DataFrame) -> list[str]:
-    """The arms of `passes` whose server did not run beside them: nothing to set them against."""
-    servers = set(passes["server"]) if len(passes) else set()
-    return [arm for arm in catalogue.order(list(servers)) if (base := catalogue.arm_of(arm)) is not None and base not in servers]
-
-
-def _effects(
+def effects(
     passes: pd.DataFrame, within: str, a: str, b: str, a_passes: pd.DataFrame, b_passes: pd.DataFrame, figures: list[str] | None
 ) -> list[dict]:
     rows = []

@@ -15,7 +15,7 @@ import sys
 
 import pandas as pd
 
-from . import compare, curve, curve_tables, grid, grid_plots, perpass, plots, provenance, summary
+from . import arms, compare, curve, curve_tables, grid, grid_plots, perpass, plots, provenance, summary
 from .cli import OneLineParser
 from .run import Run, RunFolderError, load_run
 
@@ -47,8 +47,8 @@ def source(run: Run) -> str:
 
 def tables(runs: list[Run]) -> list[tuple[str, pd.DataFrame]]:
     """(title, table) in the report's order: who wins what, then the curve's summary and its step tables, where there is a curve."""
-    found = [("Who wins what", summary.winners(summary.figures(grid.catalogue_only(perpass.table(runs)))))]
-    changes = grid.change_effects(grid.passes(runs))
+    found = [("Who wins what", summary.winners(summary.figures(arms.catalogue_only(perpass.table(runs)))))]
+    changes = arms.change_effects(grid.passes(runs))
     if not changes.empty:
         found.append(("What the lab's changes to each engine do: each arm against its server", grid.effects_table(changes)))
     if curve.has_curve(runs):
@@ -74,7 +74,7 @@ def picture(runs: list[Run], path: str) -> None:
     if curve.has_curve(runs):
         figure = plots.rate_curves(curve.per_step(runs), "dashboard", curve.bound_ms(runs[0], "dashboard"))
     else:
-        passes = grid.catalogue_only(grid.passes(runs))
+        passes = arms.catalogue_only(grid.passes(runs))
         figure = grid_plots.grid_figures(grid.per_server(passes), grid.headlines(passes), grid.models(passes), grid.engines(passes))
     figure.savefig(path, dpi=72, bbox_inches="tight")
 

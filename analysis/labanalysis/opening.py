@@ -7,7 +7,8 @@ import math
 
 import pandas as pd
 
-from .grid import BUYS, MODEL_WORDS, PSS, RSS, UNITS, catalogue_only, engine_effects, missing_engine_effect, missing_model_effect, model_effects
+from .arms import catalogue_only
+from .grid import BUYS, MODEL_WORDS, PSS, RSS, UNITS, engine_effects, missing_engine_effect, missing_model_effect, model_effects
 from .perpass import label
 from .show import number
 

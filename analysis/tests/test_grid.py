@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from labanalysis import catalogue, floor, grid, opening, repeats, socket_split
+from labanalysis import arms, catalogue, floor, grid, opening, repeats, socket_split
 from labanalysis.run import load_run
 
 COLUMNS = ["run folder", "pass", "server", "label", "engine", "model", "jdk", "figure", "value"]
@@ -388,7 +388,7 @@ def test_an_arm_is_set_against_its_own_server_and_stays_out_of_the_grid_and_its_
     del cells[("jv", "jetty", "virtual")]
     passes = synthetic(cells)
 
-    changes = grid.change_effects(passes)
+    changes = arms.change_effects(passes)
     assert len(changes) == 1
     row = changes.iloc[0]
     assert (row["A server"], row["B server"]) == ("jetty-virtual-without-fill-lock", "jetty-virtual")
@@ -404,14 +404,14 @@ def test_an_arm_is_set_against_its_own_server_and_stays_out_of_the_grid_and_its_
 def test_an_arm_without_its_server_in_the_run_has_nothing_to_be_set_against():
     passes = synthetic({("jetty-virtual-without-fill-lock", "jetty", "virtual"): [18.0, 19.0]})
 
-    assert grid.change_effects(passes).empty
+    assert arms.change_effects(passes).empty
 
 
 def test_an_arm_in_a_real_run_is_read_as_its_server_without_the_change(run_folder):
     _add_pass(run_folder, "jetty-virtual", "jetty-virtual-without-fill-lock", "jetty-virtual-without-fill-lock", "jetty", "virtual")
 
     passes = grid.passes([load_run(run_folder)])
-    changes = grid.change_effects(passes)
+    changes = arms.change_effects(passes)
     assert set(changes["A server"]) == {"jetty-virtual-without-fill-lock"}
     assert set(changes["figure"]) == set(grid.headlines(passes))
     # A copy of the server's own pass: every difference is 0, on one pass each.
