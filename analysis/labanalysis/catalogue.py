@@ -51,10 +51,8 @@ class Server:
     thread_per_socket: bool
     can_pin: bool
     bounded_pool: bool
-    # An arm (`make bench ONLY=server:change`): the server it was made from, and the lab's changes to its engine it ran without
-    # (those an alternative it ran replaced among them).
+    # An arm (`make bench ONLY=server:change`): the server it was made from.
     arm_of: str | None = None
-    as_shipped: tuple[str, ...] = ()
 
 
 def parse(text: str) -> list[Server]:
@@ -123,6 +121,7 @@ ARM_COLOURS = ("tab:cyan", "tab:olive", "tab:brown", "tab:pink", "gold", "black"
 _ARM_NAME = re.compile(r"(?:-without-(?P<without>.+?))?(?:-with-(?P<alternatives>.+))?")
 
 
+@lru_cache(maxsize=256)
 def _arm(name: str) -> Server | None:
     """The arm `name` is, `server-without-a-and-b-with-c` as the harness names it (lab.support.ServerEntry.arm), or None: its
     engine, model and traits are its server's, its label says what it ran without and with."""
@@ -135,9 +134,8 @@ def _arm(name: str) -> Server | None:
     chosen = tuple(found["alternatives"].split("-and-")) if found["alternatives"] else ()
     if not (without or chosen) or any(c not in declared for c in without) or any(a not in alternatives for a in chosen):
         return None
-    left_out = tuple(c for c in declared if c in without or c in {alternatives[a] for a in chosen})
     # "As shipped" only for an arm without every change and with no alternative of the lab's: ServerEntry.arm's words.
-    every = set(left_out) == set(declared) and not chosen
+    every = set(without) == set(declared) and not chosen
     said = ["as shipped"] if every else [f"without {', '.join(without)}"] if without else []
     said += [f"with {', '.join(f'{a} instead of {alternatives[a]}' for a in chosen)}"] if chosen else []
     return replace(
@@ -147,7 +145,6 @@ def _arm(name: str) -> Server | None:
         label=f"{base.label}, {', '.join(said)}",
         colour=ARM_COLOURS[zlib.crc32(name.encode()) % len(ARM_COLOURS)],
         arm_of=base.name,
-        as_shipped=left_out,
     )
 
 

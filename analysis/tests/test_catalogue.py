@@ -3,6 +3,7 @@
 import json
 import re
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -182,6 +183,14 @@ def test_an_arm_with_an_alternative_runs_it_in_place_of_the_change_it_replaces()
     assert catalogue.colour(arm) != catalogue.colour(f"jetty-virtual-without-{replaced}")
     other = next(c for c in catalogue.engine_changes()["jetty"] if c != replaced)
     assert catalogue.label(f"jetty-virtual-without-{other}-with-{alternative}").endswith(f"without {other}, with {alternative} instead of {replaced}")
+
+
+def test_every_arm_is_read_back_as_the_harness_names_and_labels_it():
+    # lab.support.ServerArmTest holds this file to what the harness (Catalogue.arm) makes of each arm now.
+    made = json.loads((Path(__file__).parent / "fixtures" / "arms.json").read_text())
+    assert made, "fixtures/arms.json lists no arm"
+    for arm in made:
+        assert (arm["name"], catalogue.arm_of(arm["name"]), catalogue.label(arm["name"])) == (arm["name"], arm["armOf"], arm["label"]), arm["text"]
 
 
 @pytest.mark.parametrize(

@@ -25,7 +25,6 @@ object Divergences {
         Divergence(engine, case, listOf(answer), library, reason, pending)
 
     private const val KTOR = "Ktor 3.5.2 on Netty 4.2.20"
-    private const val JETTY = "Jetty 12.1.12"
 
     val all: List<Divergence> = listOf(
         // RFC 9112 3 lets a recipient parse a request line on whitespace, and Netty does; Jetty holds to the grammar.

@@ -80,8 +80,7 @@ class ServerProbe(
         add(PinningRecording.jvmOption(recording, dir))
         // JDK 21's own pinning report, kept in the server's log beside JFR's (24+ ignore the flag).
         if (jdkFeature < 24) add("-Djdk.tracePinnedThreads=full")
-        addAll(listOf("-jar", server.jarIn(repo).path, "--port", "0", "--downstream-url", stubUrl))
-        addAll(server.asShippedArgs)
+        addAll(server.jarCommand(repo, listOf("--port", "0", "--downstream-url", stubUrl)))
     }
 
     /** Every ordinary endpoint a few times; returns the number of requests. */

@@ -24,7 +24,8 @@ import lab.support.ManifestFile
 import lab.support.NotAJdk
 import lab.support.Provenance
 import lab.support.RunFolder
-import lab.support.UnknownServer
+import lab.support.ServerEntry
+import lab.support.serversOption
 import java.io.File
 import java.net.URI
 import java.util.Locale
@@ -48,11 +49,9 @@ private class AutobahnPerfCommand(private val argv: List<String>) : CliktCommand
     private val repo by option("--repo", help = "the lab's repository root").file().default(File("."))
     private val resultsDir by option("--results", help = "where run folders go").file().default(File("results"))
     private val wstest by option("--wstest", help = "the Autobahn testsuite's wstest (setup/autobahn.sh prints it)").file().required()
-    private val armTexts by option(
-        "--arms",
-        help = "servers of servers.json, comma-separated, each optionally without some of the lab's engine changes: " +
-            "ktor-coroutine:close-linger+raw-session; every server by default",
-    ).split(",")
+
+    /** Each a catalogue server, or an arm of one: `ktor-coroutine:close-linger+raw-session` ([Catalogue.arm]). */
+    private val arms by serversOption("--arms")
     private val cases by option("--cases", help = "Autobahn cases, comma-separated, as wstest takes them").split(",").default(listOf("9.*"))
     private val passes by option("--passes", help = "passes over every arm, interleaved; the report gives a range from 2")
         .int().restrictTo(1..20).default(3)
@@ -68,21 +67,7 @@ private class AutobahnPerfCommand(private val argv: List<String>) : CliktCommand
         }
         if (jdk.feature < 21) throw UsageError("--jdk: ${jdk.home} is JDK ${jdk.version}; the lab's servers need 21 or later")
         if (!wstest.canExecute()) throw UsageError("--wstest: ${wstest.path} is not an executable; setup/autobahn.sh installs it")
-        val arms = try {
-            armTexts?.map(AutobahnArm::parse) ?: Catalogue.servers.map(::AutobahnArm)
-        } catch (e: UnknownServer) {
-            throw UsageError("--arms: ${e.message}")
-        } catch (e: IllegalArgumentException) {
-            throw UsageError("--arms: ${e.message}")
-        }
-        if (arms.map { it.name }.toSet().size !=
-            arms.size
-        ) {
-            throw UsageError("--arms: an arm is named twice: ${armTexts?.joinToString(",")}")
-        }
-        arms.map {
-            it.server.jarIn(repo)
-        }.firstOrNull { !it.isFile }?.let { throw UsageError("${it.path} is missing; run `make build` first") }
+        arms.map { it.jarIn(repo) }.firstOrNull { !it.isFile }?.let { throw UsageError("${it.path} is missing; run `make build` first") }
 
         val profile = Profile.load(File(repo, "loadtests/profiles"), PROFILE)
         val split = try {
@@ -95,7 +80,7 @@ private class AutobahnPerfCommand(private val argv: List<String>) : CliktCommand
         val flags = JvmFlags.forServer(profile.heapMb, jdk.feature) + listOfNotNull(split?.activeProcessorCountFlag)
         val passSeed = seed ?: Random.nextLong()
         val dir = RunFolder.create(resultsDir, "autobahn")
-        val servers = arms.map { it.server }.distinct()
+        val servers = arms.map { Catalogue.named(it.armOf ?: it.name) }.distinct()
         val first = AutobahnManifest(
             provenance = Provenance.start("lab.autobahn.AutobahnPerfMainKt " + argv.joinToString(" "), Provenance.Jdk.current(), repo),
             runFolderFormat = RunFolderFormat.version,
@@ -107,7 +92,7 @@ private class AutobahnPerfCommand(private val argv: List<String>) : CliktCommand
             serverJdk = jdk,
             jvmFlags = flags,
             cpuSplit = split,
-            arms = arms.map { AutobahnManifest.Arm(it.name, it.server.name, it.asShipped, it.alternatives) },
+            arms = arms.map { AutobahnManifest.Arm(it.name, it.armOf ?: it.name, it.asShipped, it.alternatives) },
             catalogue = servers,
             engines = Catalogue.enginesOf(servers),
         )
@@ -170,21 +155,11 @@ private class AutobahnPerfCommand(private val argv: List<String>) : CliktCommand
     }
 
     /** One arm's pass: its server started fresh, wstest's cases against it, the server stopped; the reason it failed, or null. */
-    private fun runPass(arm: AutobahnArm, folder: File, split: CpuSplit?, flags: List<String>, jdk: Provenance.Jdk): String? {
+    private fun runPass(arm: ServerEntry, folder: File, split: CpuSplit?, flags: List<String>, jdk: Provenance.Jdk): String? {
         folder.mkdirs()
         val serverLog = File(folder, "server.log")
         val command = split?.serverCommandPrefix().orEmpty() + listOf(File(jdk.home, "bin/java").path) + flags +
-            listOf(
-                "-jar",
-                arm.server.jarIn(repo.absoluteFile).path,
-                "--host",
-                "127.0.0.1",
-                "--port",
-                "0",
-                "--max-frame-bytes",
-                "$MAX_FRAME_BYTES",
-            ) +
-            arm.serverArgs
+            arm.jarCommand(repo, listOf("--host", "127.0.0.1", "--port", "0", "--max-frame-bytes", "$MAX_FRAME_BYTES"))
         val server = Children.start(command, serverLog, directory = folder)
         try {
             val url = Children.awaitReadyOrNull(server, serverLog, READY_TIMEOUT_S)

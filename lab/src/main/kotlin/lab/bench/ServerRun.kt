@@ -247,16 +247,10 @@ class ServerRun(
 
     /** The server runs in its pass's folder, where its JFR options put its recording. */
     private fun startServer(stubUrl: String, kernel: KernelMemory, budget: CpuBudget?): Process {
-        val command = setup.serverPrefix + listOf(setup.java.absolutePath) + setup.serverFlags(streamJfr) + listOf(
-            "-jar",
-            server.jarIn(setup.repo).absolutePath,
-            "--host",
-            setup.bindAddress,
-            "--port",
-            setup.serverPort.toString(),
-            "--downstream-url",
-            stubUrl,
-        ) + server.asShippedArgs + setup.serverArgs
+        val command = setup.serverPrefix + listOf(setup.java.absolutePath) + setup.serverFlags(streamJfr) + server.jarCommand(
+            setup.repo,
+            listOf("--host", setup.bindAddress, "--port", setup.serverPort.toString(), "--downstream-url", stubUrl) + setup.serverArgs,
+        )
         return Children.start(kernel.launch(budget?.launch(command) ?: command), File(dir, "server.log"), directory = dir)
     }
 

@@ -75,9 +75,7 @@ private class ClientsCommand(private val argv: List<String>) : CliktCommand(name
             val stubUrl = stub?.let { Started(it, null) }
                 ?: start("stub", Stub.command(java, repo, delayMs), dir)
             val running = servers.associate { server ->
-                val command =
-                    listOf(java) + flags + listOf("-jar", server.jarIn(repo).path, "--port", "0", "--downstream-url", stubUrl.url) +
-                        server.asShippedArgs
+                val command = listOf(java) + flags + server.jarCommand(repo, listOf("--port", "0", "--downstream-url", stubUrl.url))
                 server.name to start(server.name, command, dir)
             }
             manifest.update { it.copy(stubUrl = stubUrl.url, servers = running.mapValues { it.value.url }) }

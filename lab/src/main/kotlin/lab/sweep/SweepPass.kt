@@ -208,16 +208,8 @@ class SweepPass(
     }
 
     private fun serverCommand(stubUrl: String): List<String> =
-        setup.cpuSplit?.serverCommandPrefix().orEmpty() + listOf(setup.java.path) + setup.serverFlags + listOf(
-            "-jar",
-            server.jarIn(setup.repo).path,
-            "--host",
-            "127.0.0.1",
-            "--port",
-            "0",
-            "--downstream-url",
-            stubUrl,
-        ) + server.asShippedArgs
+        setup.cpuSplit?.serverCommandPrefix().orEmpty() + listOf(setup.java.path) + setup.serverFlags +
+            server.jarCommand(setup.repo, listOf("--host", "127.0.0.1", "--port", "0", "--downstream-url", stubUrl))
 
     /** The server's threads and RSS every [PERIOD_MS] through a measured window: their peak and mean. */
     private class ThreadWatch(private val server: ProcView) {

@@ -49,6 +49,13 @@ data class ServerEntry(
 
     fun jarIn(repo: File): File = File(repo, jar)
 
+    /**
+     * `-jar`, the server's jar and [options] (`--port 0`, `--downstream-url ...`), then this entry's own [asShippedArgs].
+     * Every harness starts a server through this, so none can forget the arm's arguments and run its server instead.
+     */
+    fun jarCommand(repo: File, options: List<String>): List<String> =
+        listOf("-jar", jarIn(repo).absolutePath) + options + asShippedArgs
+
     /** The server's own options for running it as this entry: the changes an arm leaves out, and the alternatives it runs. */
     val asShippedArgs: List<String>
         get() = listOf("--as-shipped" to asShipped, "--alternatives" to alternatives)

@@ -1,6 +1,12 @@
 package lab.support
 
+import kotlinx.serialization.json.Json
+import kotlinx.serialization.json.JsonArray
+import kotlinx.serialization.json.JsonElement
+import kotlinx.serialization.json.buildJsonObject
+import kotlinx.serialization.json.put
 import org.junit.jupiter.api.Test
+import java.io.File
 import kotlin.test.assertEquals
 import kotlin.test.assertFailsWith
 import kotlin.test.assertNull
@@ -65,5 +71,45 @@ class ServerArmTest {
         assertFailsWith<UnknownServer> { Catalogue.arm("fibers:fill-lock") }
         val error = assertFailsWith<IllegalArgumentException> { Catalogue.arm("jetty-virtual:close-linger") }
         assertTrue(error.message!!.startsWith("jetty has no change called close-linger"), error.message)
+    }
+
+    /**
+     * The analysis reads an arm back from its name alone (labanalysis.catalogue), so the two languages must name and label
+     * every arm alike. Both are held to one file: this test to what [Catalogue.arm] makes of each arm's text now, and
+     * analysis/tests/test_catalogue.py to what labanalysis.catalogue reads back from each name.
+     */
+    @Test
+    fun `every arm is named and labelled as the analysis reads it back (analysis's fixtures, arms json)`() {
+        val repo = generateSequence(File("").absoluteFile) { it.parentFile }.first { File(it, "servers.json").isFile }
+        val file = File(repo, ARMS_FIXTURE)
+        val now = Json { prettyPrint = true }.encodeToString(
+            JsonElement.serializer(),
+            JsonArray(
+                everyKindOfArm().map { text ->
+                    val arm = Catalogue.arm(text)
+                    buildJsonObject {
+                        put("text", text)
+                        put("name", arm.name)
+                        put("armOf", arm.armOf)
+                        put("label", arm.label)
+                    }
+                },
+            ),
+        ) + "\n"
+        val made = File("target/arms.json").absoluteFile.also { it.writeText(now) }
+        assertEquals(now, if (file.isFile) file.readText() else "", "servers.json or ServerEntry.arm changed: $made is what they make now")
+    }
+
+    /** For each server: each change left out alone, every change, each alternative, and an alternative with another change left out. */
+    private fun everyKindOfArm(): List<String> = Catalogue.servers.flatMap { server ->
+        val engine = Catalogue.engines.getValue(server.engine)
+        engine.changes.map { "${server.name}:${it.name}" } + "${server.name}:all" + engine.alternatives.flatMap { alternative ->
+            listOf("${server.name}:${alternative.name}") +
+                engine.changes.filter { it.name != alternative.insteadOf }.take(1).map { "${server.name}:${alternative.name}+${it.name}" }
+        }
+    }
+
+    private companion object {
+        const val ARMS_FIXTURE = "analysis/tests/fixtures/arms.json"
     }
 }
