@@ -41,7 +41,6 @@ parse_host() {
 }
 parse_host "$HOST" >/dev/null # in this shell, so that bad input ends the script
 read -r sut_dest sut_port <<<"$(parse_host "$HOST")"
-sut_addr="${sut_dest#*@}"
 loadgens=()
 IFS=',' read -r -a loadgens <<<"${LOADGEN:-}"
 for lg in "${loadgens[@]}"; do parse_host "$lg" >/dev/null; done
@@ -185,6 +184,8 @@ tune_host() { # name, then the command that reaches it
   say "tuning $name (infra/tune-host.sh)"
   "$@" "$tune" >"$stage/hosts/$name-tuning.txt" 2>&1 || say "tuning $name reported problems; see hosts/$name-tuning.txt"
   "$@" "cd $REMOTE_DIR/lab && infra/tune-host.sh --check" >"$stage/hosts/$name-limits.txt" 2>&1 || true
+  # Its addresses, and what shapes what it sends (a cloud's qdisc, or a rehearsal's netem delay).
+  "$@" "ip -brief address; tc qdisc show" >"$stage/hosts/$name-network.txt" 2>&1 || true
 }
 tune_host sut on_sut
 for i in "${!loadgens[@]}"; do tune_host "loadgen-$i" on_lg "${loadgens[$i]}"; done

@@ -230,12 +230,3 @@ def test_the_script_declares_no_limit_of_its_own():
     assert {"1048576", "4194304"} <= values
     text = SCRIPT.read_text()
     assert [value for value in values if re.search(rf"(?<!\d){value}(?!\d)", text)] == []
-
-
-@pytest.mark.parametrize("script", [SCRIPT, INFRA / "hetzner/cloud-init.sh"], ids=lambda path: path.name)
-def test_the_scripts_parse_and_pass_shellcheck(script):
-    assert subprocess.run(["bash", "-n", str(script)], capture_output=True, text=True).stderr == ""
-    if shutil.which("shellcheck") is None:
-        pytest.skip("shellcheck is not installed; bash -n passed")
-    lint = subprocess.run(["shellcheck", str(script)], capture_output=True, text=True)
-    assert lint.returncode == 0, lint.stdout

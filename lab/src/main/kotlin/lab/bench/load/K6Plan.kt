@@ -3,6 +3,7 @@ package lab.bench.load
 import kotlinx.serialization.Serializable
 import kotlinx.serialization.json.Json
 import lab.handlers.PinTrap
+import java.io.File
 
 /**
  * Everything `loadtests/bench.js` reads from `LAB_PLAN`: the profile, plus what the harness
@@ -26,7 +27,12 @@ data class K6Plan(
     /** `LAB_PLAN`'s text: every field, those left at their defaults too, since the script has no defaults of its own. */
     fun toJson(): String = everyField.encodeToString(serializer(), this)
 
+    /** The plan, where k6's other files are ([FILE]): what it was asked to do, and to which address. */
+    fun writeIn(dir: File): File = File(dir, FILE).also { it.writeText(toJson()) }
+
     companion object {
+        const val FILE = "k6-plan.json"
+
         private val everyField = Json { encodeDefaults = true }
 
         /** One VU holds this many sockets: k6/websockets serves them all from its event loop. */

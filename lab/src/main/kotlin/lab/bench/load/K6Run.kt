@@ -30,6 +30,7 @@ class K6Run(
         private set
 
     override fun start() {
+        plan.writeIn(dir)
         val command = buildList {
             addAll(listOf(k6.path, "run", "--quiet", "--no-color", "--address", "127.0.0.1:0"))
             addAll(K6Samples.arguments(K6Samples.writtenIn(dir).path))

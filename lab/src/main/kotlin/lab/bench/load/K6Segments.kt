@@ -71,6 +71,7 @@ class K6Segments(
         val planText = Base64.getEncoder().encodeToString(plan.toJson().toByteArray())
         for (s in segments) {
             s.localDir.mkdirs()
+            plan.writeIn(s.localDir)
             val remote = LoadGenerators.shellQuote(s.remoteDir)
             generators.run(s.host, "mkdir -p $remote && cat > $remote/bench.js", input = script)
             // Paths stay relative to the login's home, as the workDir and k6 path are given.
