@@ -3,8 +3,8 @@ crosses real SSH: the jars, the JDK and k6 shipped, the host tuning, the harness
 the "load generators" reached with the run's own key, and the run folder brought back.
 
 The issue's command runs across a rehearsal network (infra/rehearsal.sh): each host in a network namespace of its own, with
-its own sshd and home, a private network with a cloud's delay between them, the shipped nftables rules in force, and the
-user's machine on the public side. The faults run against one sshd on a loopback port.
+its own sshd and home, a private network between them (with a cloud's delay where the kernel has netem), the shipped
+nftables rules in force, and the user's machine on the public side. The faults run against one sshd on a loopback port.
 
 What only a real remote host shows (its own kernel limits, 50,000 sockets, the cloud-init on a fresh image, Hetzner's own
 firewall) is not claimed here.

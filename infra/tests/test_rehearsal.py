@@ -1,8 +1,8 @@
 """infra/rehearsal.sh: make bench-vps's three hosts and the user's machine, in network namespaces of their own.
 
-The network is held to what a rented host has: a private network between the hosts, with a cloud's delay; the shipped
-nftables rules in force, so from the internet a host takes SSH on the server host and nothing else; and nothing of it
-outside the namespaces it made, before `down` or after.
+The network is held to what a rented host has: a private network between the hosts, with a cloud's delay where the kernel
+has netem; the shipped nftables rules in force, so from the internet a host takes SSH on the server host and nothing else;
+and nothing of it outside the namespaces it made, before `down` or after.
 """
 
 import json
