@@ -64,16 +64,20 @@ cleanup() {
   [ -n "$harness_pid" ] && kill "$harness_pid" 2>/dev/null || true
   if [ -n "$sut_reached" ]; then
     # The run's key: out of every load generator's authorized_keys, off the SUT; its segments' folders too.
+    # A host that cannot be reached for this is not asked again below: each ask would wait out the connect timeout.
+    local unreached=" "
     for lg in "${loadgens[@]}"; do
       [ -n "$key_added" ] || break
       on_lg "$lg" "umask 077; f=~/.ssh/authorized_keys; if [ -f \"\$f\" ]; then grep -v ' $key_comment\$' \"\$f\" > \"\$f.loom\"; \
-mv \"\$f.loom\" \"\$f\"; fi; rm -rf $REMOTE_DIR/segments/$run_id" 2>/dev/null \
-        || say "could not remove the run's key from $lg: delete the line ending '$key_comment' from its ~/.ssh/authorized_keys"
+mv \"\$f.loom\" \"\$f\"; fi; rm -rf $REMOTE_DIR/segments/$run_id" 2>/dev/null && continue
+      say "could not remove the run's key from $lg, nor see what runs there: delete the line ending '$key_comment' from its ~/.ssh/authorized_keys"
+      unreached+="$lg "
     done
     on_sut "rm -rf $REMOTE_DIR/run/$run_id" 2>/dev/null || say "could not remove $REMOTE_DIR/run/$run_id (the run's key) from $sut_dest"
     # Nothing of the lab's may outlive the run on any host. (The bracket keeps pgrep from matching its own shell.)
     local pattern="[${REMOTE_DIR:0:1}]${REMOTE_DIR:1}/" target left
     for target in sut "${loadgens[@]}"; do
+      [[ "$unreached" == *" $target "* ]] && continue
       local on=(on_lg "$target") name="$target"
       [ "$target" = sut ] && on=(on_sut) name="$sut_dest"
       left="$("${on[@]}" "pgrep -af '$pattern'" 2>/dev/null || true)"

@@ -10,17 +10,16 @@ import os
 import re
 import shutil
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
+import rehearsal_network
+from rehearsal_network import RehearsalNetwork, wait_until
 
 REPO = Path(__file__).resolve().parents[2]
-SCRIPT = REPO / "infra/rehearsal.sh"
 # A name of this test's own, so that a rehearsal a user has up (loomlab) is left alone.
-NAME = f"lr{os.getpid() % 100000}"
-STATE = REPO / ".tools/rehearsal" / NAME
-NAMESPACES = [f"{NAME}-{n}" for n in ("net", "user", "sut", "lg1", "lg2")]
+NETWORK = RehearsalNetwork(f"lr{os.getpid() % 100000}")
+NAME, STATE, SCRIPT = NETWORK.name, NETWORK.state, rehearsal_network.SCRIPT
 PORT = 8080
 
 pytestmark = [
@@ -28,20 +27,6 @@ pytestmark = [
     pytest.mark.skipif(shutil.which("nft") is None, reason="needs nftables' nft: setup/test-hosts.sh installs it when run as root"),
     pytest.mark.skipif(not Path("/usr/sbin/sshd").exists(), reason="needs Debian's openssh-server: setup/test-hosts.sh installs it"),
 ]
-
-
-def rehearsal(action: str, **env: str) -> subprocess.CompletedProcess:
-    return subprocess.run([str(SCRIPT), action], capture_output=True, text=True, env={**os.environ, "REHEARSAL": NAME, **env}, timeout=120)
-
-
-def in_ns(where: str, *command: str, timeout: float = 30) -> subprocess.CompletedProcess:
-    return subprocess.run(["ip", "netns", "exec", f"{NAME}-{where}", *command], capture_output=True, text=True, timeout=timeout)
-
-
-def reaches(where: str, address: str, port: int) -> bool:
-    """Whether a TCP connection from `where` to address:port is made within 2 s: a dropped SYN is a timeout, not an answer."""
-    probe = f"import socket; socket.create_connection(('{address}', {port}), timeout=2).close()"
-    return in_ns(where, "python3", "-c", probe).returncode == 0
 
 
 def root_namespace_state() -> tuple[str, str]:
@@ -55,13 +40,13 @@ def root_namespace_state() -> tuple[str, str]:
 @pytest.fixture(scope="module")
 def network():
     before = root_namespace_state()
-    made = rehearsal("up")
+    made = NETWORK.script("up")
     try:
         assert made.returncode == 0, made.stderr
         env = dict(line.split("=", 1) for line in made.stdout.splitlines())
         yield env, before
     finally:
-        rehearsal("down")
+        NETWORK.script("down")
 
 
 def test_up_prints_what_make_bench_vps_takes(network):
@@ -79,19 +64,19 @@ def test_up_prints_what_make_bench_vps_takes(network):
 def test_every_address_is_in_the_benchmark_range_and_nothing_is_in_this_machines_namespace(network):
     _, before = network
     for where in ("user", "sut", "lg1", "lg2"):
-        addresses = re.findall(r"inet (\S+)/", in_ns(where, "ip", "-4", "-o", "addr").stdout)
+        addresses = re.findall(r"inet (\S+)/", NETWORK.on(where, "ip", "-4", "-o", "addr").stdout)
         assert addresses, where
         # 198.18.0.0/15 (RFC 2544) and loopback only: none of the private ranges a real network uses.
         assert all(a.startswith(("198.18.", "198.19.", "127.")) for a in addresses), (where, addresses)
         # No default route: a packet for anywhere else has nowhere to go.
-        assert "default" not in in_ns(where, "ip", "route").stdout, where
+        assert "default" not in NETWORK.on(where, "ip", "route").stdout, where
     assert root_namespace_state() == before
 
 
 def test_each_hosts_private_link_carries_the_declared_delay(network):
     declared = json.loads((STATE / "rehearsal.json").read_text())
     for host in ("sut", "lg1", "lg2"):
-        qdisc = in_ns(host, "tc", "qdisc", "show", "dev", "priv").stdout
+        qdisc = NETWORK.on(host, "tc", "qdisc", "show", "dev", "priv").stdout
         if declared["netem"]:
             assert re.search(r"netem .*delay 300us\s+100us", qdisc), (host, qdisc)
         else:
@@ -120,16 +105,16 @@ def test_from_the_internet_only_the_server_hosts_ssh_is_admitted(network):
         for h in ("sut", "lg1", "lg2")
     ]
     try:
-        assert all(wait_for(lambda h=h: in_ns(h, "ss", "-Hltn", f"sport = :{PORT}").stdout.strip(), 10) for h in ("sut", "lg1", "lg2"))
-        assert reaches("user", "198.19.0.10", 22), "the server host's SSH, from the internet"
-        assert not reaches("user", "198.19.0.10", PORT), "the server port, from the internet"
-        assert not reaches("user", "198.19.0.11", 22), "a load generator's SSH, from the internet"
-        assert not reaches("user", "198.19.0.11", PORT), "a load generator's port, from the internet"
+        assert all(wait_until(lambda h=h: NETWORK.on(h, "ss", "-Hltn", f"sport = :{PORT}").stdout.strip(), 10) for h in ("sut", "lg1", "lg2"))
+        assert NETWORK.reaches("user", "198.19.0.10", 22), "the server host's SSH, from the internet"
+        assert not NETWORK.reaches("user", "198.19.0.10", PORT), "the server port, from the internet"
+        assert not NETWORK.reaches("user", "198.19.0.11", 22), "a load generator's SSH, from the internet"
+        assert not NETWORK.reaches("user", "198.19.0.11", PORT), "a load generator's port, from the internet"
         # On the private network, the load generators reach the servers, and the server host their SSH.
-        assert reaches("lg1", "198.18.0.10", PORT)
-        assert reaches("sut", "198.18.0.12", 22)
+        assert NETWORK.reaches("lg1", "198.18.0.10", PORT)
+        assert NETWORK.reaches("sut", "198.18.0.12", 22)
         # The user's machine has no way onto the private network.
-        assert not reaches("user", "198.18.0.10", 22)
+        assert not NETWORK.reaches("user", "198.18.0.10", 22)
     finally:
         for listener in listeners:
             listener.terminate()
@@ -154,22 +139,22 @@ def test_the_user_logs_in_to_the_server_host_and_through_it_to_a_load_generator(
     ]
     jump = ["-o", f"ProxyCommand=ssh {' '.join(options)} -W %h:%p root@198.19.0.10"]
     # Each host has a home of its own, as separate machines do.
-    sut = in_ns("user", "ssh", *options, "root@198.19.0.10", "echo $HOME; hostname -I")
-    lg = in_ns("user", "ssh", *options, *jump, "root@198.18.0.11", "echo $HOME; hostname -I")
+    sut = NETWORK.on("user", "ssh", *options, "root@198.19.0.10", "echo $HOME; hostname -I")
+    lg = NETWORK.on("user", "ssh", *options, *jump, "root@198.18.0.11", "echo $HOME; hostname -I")
     assert sut.returncode == 0, sut.stderr
     assert lg.returncode == 0, lg.stderr
     assert sut.stdout.split()[0] == str(STATE / "sut/root")
     assert lg.stdout.split()[0] == str(STATE / "lg1/root")
     assert "198.18.0.11" in lg.stdout.split()
     # A host sees this machine's cgroup hierarchies, as the harness's CPU budget needs where the machine has them.
-    assert in_ns("user", "ssh", *options, "root@198.19.0.10", "ls /sys/fs/cgroup").stdout == os.popen("ls /sys/fs/cgroup").read()
+    assert NETWORK.on("user", "ssh", *options, "root@198.19.0.10", "ls /sys/fs/cgroup").stdout == os.popen("ls /sys/fs/cgroup").read()
 
 
 def test_a_second_up_is_refused_and_leaves_the_first_alone(network):
-    again = rehearsal("up")
+    again = NETWORK.script("up")
     assert again.returncode == 2
     assert again.stderr.strip() == f"infra/rehearsal.sh: {NAME}-net exists already: a rehearsal is up (infra/rehearsal.sh down ends it)"
-    assert reaches("user", "198.19.0.10", 22)
+    assert NETWORK.reaches("user", "198.19.0.10", 22)
 
 
 def test_down_leaves_nothing(tmp_path):
@@ -197,12 +182,3 @@ def test_bad_input_is_one_line():
         2,
         "infra/rehearsal.sh: DELAY_US, JITTER_US and PUBLIC_DELAY_US are whole microseconds (got '0.3ms')\n",
     )
-
-
-def wait_for(condition, seconds: float):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if result := condition():
-            return result
-        time.sleep(0.1)
-    return condition()

@@ -122,14 +122,11 @@ class ServerRun(
             ?: throw ServerFailure("did not print its READY line within $READY_TIMEOUT_S s")
         measured.futexHash = ReadyLine.firstIn(File(dir, "server.log"))?.let { ReadyLine.fact(it, ServerConfig.FUTEX_HASH) }
         ContractCheck.firstBreach(URI(url))?.let { throw ServerFailure("broke the contract before any load: $it") }
-        // Each request as the wire saw it (WireLatency), beside k6's own timing of it; with load from other hosts the
-        // requests do not pass through this host's loopback.
-        if (setup.loadGenerators == null) {
-            try {
-                measured.wire = WireLatency.open(URI(url).port, File(dir, "wire.csv"), clock).also { it.start() }
-            } catch (e: PacketSocket.Unavailable) {
-                measured.noWire = "no wire latency (wire.csv): ${e.message}"
-            }
+        // Each request as the wire saw it (WireLatency), beside k6's own timing of it, on the interface the load arrives by.
+        try {
+            measured.wire = WireLatency.open(setup.bindAddress, URI(url).port, File(dir, "wire.csv"), clock).also { it.start() }
+        } catch (e: PacketSocket.Unavailable) {
+            measured.noWire = "no wire latency (wire.csv): ${e.message}"
         }
         if (streamJfr) measured.jfr = JfrCollector(awaitChunks(process), dir, clock).also { it.start() }
         measured.proc = ProcSampler(process.pid(), File(dir, "proc.csv"), clock).also { it.start() }

@@ -14,9 +14,14 @@ import java.nio.ByteOrder
 
 /**
  * A Linux packet socket (`AF_PACKET`, as tcpdump uses) on one interface: every IPv4 packet
- * that arrives there, with the time the kernel stamped on it as it arrived, not the time this
+ * that passes there, with the time the kernel stamped on it as it passed, not the time this
  * process got round to reading it. That difference is the point: the reader shares a CPU with
- * the load generator, and its own delays must not show in what it measures.
+ * the load generator (or, with load from other hosts, the server's), and its own delays must
+ * not show in what it measures.
+ *
+ * On loopback each packet passes twice, leaving and arriving, and is read as it arrives. On any
+ * other interface a packet passes once: arriving (a request), stamped as the device handed it
+ * up, or leaving (an answer), stamped as it was handed to the device, after the host's queues.
  *
  * Called through the JDK's foreign-function API; opening one needs CAP_NET_RAW (root), and a
  * host without it gets [Unavailable].
@@ -32,16 +37,15 @@ class PacketSocket private constructor(private val fd: Int) : AutoCloseable {
     private val native = arena.allocate(BUFFER_BYTES)
 
     /**
-     * Waits up to the socket's receive timeout for the next packet arriving on the interface
-     * and copies its first [into].size bytes (the headers are enough); null on the timeout.
-     * Each packet on loopback passes twice, leaving and arriving; only its arrival is returned.
+     * Waits up to the socket's receive timeout for the next packet passing the interface and
+     * copies its first [into].size bytes (the headers are enough); null on the timeout.
      */
     fun receive(into: ByteArray): Packet? {
         while (true) {
             fromLength.set(JAVA_INT, 0, SOCKADDR_LL_BYTES.toInt())
             val n = (RECVFROM.invokeExact(fd, native, BUFFER_BYTES, MSG_TRUNC, from, fromLength) as Long)
             if (n < 0) return null
-            if (from.get(JAVA_BYTE, SLL_PKTTYPE_OFFSET).toInt() == PACKET_OUTGOING) continue
+            if (from.get(BIG_ENDIAN_SHORT, SLL_PROTOCOL_OFFSET).toInt() != ETH_P_IP) continue
             if ((IOCTL.invokeExact(fd, SIOCGSTAMPNS, stamp) as Int) != 0) return null
             val length = minOf(n, into.size.toLong()).toInt()
             MemorySegment.copy(native, JAVA_BYTE, 0, into, 0, length)
@@ -69,16 +73,19 @@ class PacketSocket private constructor(private val fd: Int) : AutoCloseable {
         private const val AF_PACKET = 17
         private const val SOCK_DGRAM = 2
         private const val ETH_P_IP = 0x0800
+
+        /** Every protocol: only such a socket sees what leaves an interface; what is not IPv4 is skipped as it is read. */
+        private const val ETH_P_ALL = 0x0003
+        private const val SLL_PROTOCOL_OFFSET = 2L
+        private val BIG_ENDIAN_SHORT = JAVA_SHORT.withOrder(ByteOrder.BIG_ENDIAN)
         private const val SOL_SOCKET = 1
         private const val SO_RCVBUFFORCE = 33
         private const val SO_RCVTIMEO = 20
         private const val SOL_PACKET = 263
         private const val PACKET_STATISTICS = 6
-        private const val PACKET_OUTGOING = 4
         private const val SIOCGSTAMPNS = 0x8907L
         private const val MSG_TRUNC = 0x20
         private const val SOCKADDR_LL_BYTES = 20L
-        private const val SLL_PKTTYPE_OFFSET = 10L
         private const val TIMESPEC_BYTES = 16L
         private const val TIMEVAL_BYTES = 16L
         private const val BUFFER_BYTES = 65_536L
@@ -106,7 +113,10 @@ class PacketSocket private constructor(private val fd: Int) : AutoCloseable {
         private val IF_NAMETOINDEX = function("if_nametoindex", FunctionDescriptor.of(JAVA_INT, ADDRESS))
         private val STRERROR = function("strerror", FunctionDescriptor.of(ADDRESS, JAVA_INT))
 
-        /** Opens a packet socket on [device] (loopback: `lo`), whose reads give up after [timeoutMs] without a packet. */
+        /** Linux's loopback interface, always by this name. */
+        const val LOOPBACK = "lo"
+
+        /** Opens a packet socket on [device], whose reads give up after [timeoutMs] without a packet. */
         fun open(device: String, timeoutMs: Long): PacketSocket = Arena.ofConfined().use { arena ->
             val state = arena.allocate(errnoLayout)
             fun failure(call: String): Nothing {
@@ -116,14 +126,17 @@ class PacketSocket private constructor(private val fd: Int) : AutoCloseable {
             }
             val index = IF_NAMETOINDEX.invokeExact(arena.allocateFrom(device)) as Int
             if (index == 0) throw Unavailable("no network interface $device")
-            val protocol = java.lang.Short.reverseBytes(ETH_P_IP.toShort()).toInt() and 0xFFFF
+            // A socket for IPv4 alone sees a packet as it arrives, never as it leaves. On loopback that is every packet, once;
+            // elsewhere an answer only leaves, so the socket takes every protocol, and the reader reads each packet there once too.
+            val bound = if (device == LOOPBACK) ETH_P_IP else ETH_P_ALL
+            val protocol = java.lang.Short.reverseBytes(bound.toShort()).toInt() and 0xFFFF
             val fd = SOCKET.invokeExact(state, AF_PACKET, SOCK_DGRAM, protocol) as Int
             if (fd < 0) failure("socket(AF_PACKET)")
             val socket = PacketSocket(fd)
             try {
                 val address = arena.allocate(SOCKADDR_LL_BYTES)
                 address.set(JAVA_SHORT, 0, AF_PACKET.toShort())
-                address.set(JAVA_SHORT.withOrder(ByteOrder.BIG_ENDIAN), 2, ETH_P_IP.toShort())
+                address.set(BIG_ENDIAN_SHORT, SLL_PROTOCOL_OFFSET, bound.toShort())
                 address.set(JAVA_INT, 4, index)
                 if ((BIND.invokeExact(state, fd, address, SOCKADDR_LL_BYTES.toInt()) as Int) != 0) failure("bind($device)")
                 val size = arena.allocate(JAVA_INT).also { it.set(JAVA_INT, 0, RECEIVE_BUFFER_BYTES) }

@@ -2,6 +2,8 @@ package lab.bench.collect
 
 import lab.bench.folder.SeriesCsv
 import java.io.File
+import java.net.InetAddress
+import java.net.NetworkInterface
 import java.time.Instant
 
 /**
@@ -15,9 +17,12 @@ import java.time.Instant
  * windows in which the server answered within 1.75 and 0.98 ms on the wire). This one holds
  * only the server's host: its kernel, its JVM and its handler.
  *
- * Loopback only ([PacketSocket] on `lo`), for the servers the harness starts on this host.
- * k6 keeps one request in flight per connection, so a response belongs to the last request on
- * its client port; a response with no request open (a WebSocket frame) is not a response.
+ * Read on the interface that holds the servers' address ([PacketSocket]): loopback when k6
+ * runs beside them, the private network's interface when load generators send from other hosts
+ * (`make bench-vps LOADGEN=...`). There, k6's figure less this one is what the network and the
+ * load generator add. k6 keeps one request in flight per connection, so a response belongs to
+ * the last request on its client address and port; a response with no request open (a
+ * WebSocket frame) is not a response.
  */
 class WireLatency private constructor(
     private val socket: PacketSocket,
@@ -71,8 +76,15 @@ class WireLatency private constructor(
         writer.close()
     }
 
-    /** The TCP ports and payload of an IPv4 segment; the payload's first bytes only, as many as were read. */
-    class TcpSegment(val sourcePort: Int, val destinationPort: Int, val payloadBytes: Int, val payloadStart: String) {
+    /** The IPv4 addresses, TCP ports and payload of a segment; the payload's first bytes only, as many as were read. */
+    class TcpSegment(
+        val sourceAddress: Int,
+        val sourcePort: Int,
+        val destinationAddress: Int,
+        val destinationPort: Int,
+        val payloadBytes: Int,
+        val payloadStart: String,
+    ) {
         companion object {
             private const val TCP = 6
 
@@ -91,10 +103,22 @@ class WireLatency private constructor(
                 } else {
                     ""
                 }
-                return TcpSegment(u16(packet, ipHeader), u16(packet, ipHeader + 2), maxOf(0, total - payload), start)
+                return TcpSegment(
+                    sourceAddress = u32(packet, SOURCE_ADDRESS),
+                    sourcePort = u16(packet, ipHeader),
+                    destinationAddress = u32(packet, DESTINATION_ADDRESS),
+                    destinationPort = u16(packet, ipHeader + 2),
+                    payloadBytes = maxOf(0, total - payload),
+                    payloadStart = start,
+                )
             }
 
             private fun u16(bytes: ByteArray, at: Int) = (bytes[at].toInt() and 0xFF shl 8) or (bytes[at + 1].toInt() and 0xFF)
+
+            private fun u32(bytes: ByteArray, at: Int) = (u16(bytes, at) shl 16) or u16(bytes, at + 2)
+
+            private const val SOURCE_ADDRESS = 12
+            private const val DESTINATION_ADDRESS = 16
 
             /** Enough for `GET /dashboard/`: the method and the path's first part. */
             const val PREFIX_BYTES = 40
@@ -104,23 +128,28 @@ class WireLatency private constructor(
     /** A request the server answered: its endpoint (the path's first part), when it arrived, and how long the answer took. */
     data class Answered(val endpoint: String, val requestEpochNs: Long, val nanos: Long)
 
-    /** Matches each response to the request open on its client port. */
+    /**
+     * Matches each response to the request open on its client's address and port: two load generators may each send from
+     * the same port.
+     */
     class Pairing(private val serverPort: Int) {
         private class Open(val endpoint: String, val epochNs: Long)
 
-        private val open = HashMap<Int, Open>()
+        private val open = HashMap<Long, Open>()
 
         /** Takes the next segment in arrival order; gives the request it answers, if it is a response's first. */
         fun add(segment: TcpSegment, epochNs: Long): Answered? {
             if (segment.payloadBytes == 0) return null
             if (segment.destinationPort == serverPort) {
-                endpointOf(segment.payloadStart)?.let { open[segment.sourcePort] = Open(it, epochNs) }
+                endpointOf(segment.payloadStart)?.let { open[client(segment.sourceAddress, segment.sourcePort)] = Open(it, epochNs) }
                 return null
             }
             if (segment.sourcePort != serverPort) return null
-            val request = open.remove(segment.destinationPort) ?: return null
+            val request = open.remove(client(segment.destinationAddress, segment.destinationPort)) ?: return null
             return Answered(request.endpoint, request.epochNs, epochNs - request.epochNs)
         }
+
+        private fun client(address: Int, port: Int): Long = (address.toLong() and 0xFFFF_FFFFL shl 16) or port.toLong()
 
         companion object {
             private val REQUEST_LINE = Regex("^[A-Z]+ /([^ /?]*)")
@@ -135,8 +164,20 @@ class WireLatency private constructor(
         private const val READ_TIMEOUT_MS = 200L
         private const val DRAIN_MS = 1_000L
 
-        /** Starts following requests to [serverPort] on loopback; throws [PacketSocket.Unavailable] where no packet socket can be had. */
-        fun open(serverPort: Int, out: File, clock: RunClock): WireLatency =
-            WireLatency(PacketSocket.open("lo", READ_TIMEOUT_MS), serverPort, out, clock)
+        /**
+         * Starts following requests to [serverPort] on the interface that holds [bindAddress]; throws
+         * [PacketSocket.Unavailable] where no packet socket can be had there.
+         */
+        fun open(bindAddress: String, serverPort: Int, out: File, clock: RunClock): WireLatency =
+            WireLatency(PacketSocket.open(deviceOf(bindAddress), READ_TIMEOUT_MS), serverPort, out, clock)
+
+        /** The name of this host's interface that holds [address] (in this process's network namespace). */
+        fun deviceOf(address: String): String {
+            val inet = runCatching { InetAddress.getByName(address) }.getOrNull()
+                ?: throw PacketSocket.Unavailable("$address is not an address")
+            if (inet.isLoopbackAddress) return PacketSocket.LOOPBACK
+            return NetworkInterface.getByInetAddress(inet)?.name
+                ?: throw PacketSocket.Unavailable("no interface of this host holds $address")
+        }
     }
 }

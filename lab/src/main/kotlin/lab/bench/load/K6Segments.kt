@@ -65,6 +65,12 @@ class K6Segments(
         /** k6's API, once it is forwarded here. */
         var api: K6Api? = null
         val name: String get() = "load generator $host (segment ${generators.segment(index)})"
+
+        /**
+         * Its SSH session ended without k6's exit code: the host went away, or its link, or k6 died of a signal. Nothing more
+         * is asked of it, each ask would wait out SSH's connect timeout, and `infra/bench-vps.sh` removes its folder if it can.
+         */
+        val lost: Boolean get() = started?.let { !it.isAlive && it.exitValue() == SSH_LOST } == true
     }
 
     override fun start() {
@@ -195,25 +201,34 @@ class K6Segments(
     }
 
     override fun collect() {
-        for (s in segments) {
-            for (name in listOf(K6Samples.FILE, "k6-summary.json")) {
-                generators.fetch(s.host, "${s.remoteDir}/$name", File(s.localDir, name))
-            }
-            // k6's view for a person, no figure is computed from it: one that k6 did not write (it was stopped) loses nothing.
-            val dashboard = K6Dashboard.exportIn(s.localDir)
-            runCatching { generators.fetch(s.host, "${s.remoteDir}/${K6Dashboard.FILE}", dashboard) }.onFailure { dashboard.delete() }
-        }
+        for (s in segments) fetch(s)
         K6Merge.merge(segments.map { it.localDir }, dir)
         collected = true
     }
 
-    /** Stops every segment still running, keeps what they measured, and leaves nothing on the load generators. */
+    /** [s]'s raw samples, summary and dashboard export, into its folder here. */
+    private fun fetch(s: Segment) {
+        for (name in listOf(K6Samples.FILE, "k6-summary.json")) {
+            generators.fetch(s.host, "${s.remoteDir}/$name", File(s.localDir, name))
+        }
+        // k6's view for a person, no figure is computed from it: one that k6 did not write (it was stopped) loses nothing.
+        val dashboard = K6Dashboard.exportIn(s.localDir)
+        runCatching { generators.fetch(s.host, "${s.remoteDir}/${K6Dashboard.FILE}", dashboard) }.onFailure { dashboard.delete() }
+    }
+
+    /**
+     * Stops every segment still running, keeps what they measured, and leaves nothing on the load generators. A lost
+     * segment's host is not asked again: the others' samples are kept unmerged, as no merge of a part is the profile's load.
+     */
     override fun close() {
         for (s in segments) s.started?.takeIf { it.isAlive }?.let { Children.stop(it, graceSeconds = 10) }
         for (s in segments) s.forward?.takeIf { it.isAlive }?.let { Children.stop(it, graceSeconds = 2) }
         apiSockets?.deleteRecursively()
-        if (!collected) runCatching { collect() }
-        for (s in segments) runCatching { generators.run(s.host, "rm -rf ${LoadGenerators.shellQuote("${generators.workDir}/$runTag")}") }
+        val reachable = segments.filterNot { it.lost }
+        if (!collected) {
+            if (reachable.size == segments.size) runCatching { collect() } else reachable.forEach { runCatching { fetch(it) } }
+        }
+        for (s in reachable) runCatching { generators.run(s.host, "rm -rf ${LoadGenerators.shellQuote("${generators.workDir}/$runTag")}") }
     }
 
     private companion object {

@@ -41,7 +41,7 @@ class WireLatencyKnownTruthIT {
             val clientMs = mutableListOf<Double>()
             // Reading packets needs root or CAP_NET_RAW: CI runs as root; a user's run skips, as the cgroup tests do.
             val opened = try {
-                WireLatency.open(URI(url).port, out, clock)
+                WireLatency.open("127.0.0.1", URI(url).port, out, clock)
             } catch (e: PacketSocket.Unavailable) {
                 assumeTrue(false, e.message)
                 return

@@ -5,6 +5,7 @@ import lab.bench.collect.WireLatency.Pairing
 import lab.bench.collect.WireLatency.TcpSegment
 import org.junit.jupiter.api.Test
 import kotlin.test.assertEquals
+import kotlin.test.assertFailsWith
 import kotlin.test.assertNull
 
 class WireLatencyTest {
@@ -48,6 +49,30 @@ class WireLatencyTest {
     }
 
     @Test
+    fun `two load generators sending from the same port are two clients`() {
+        val pairing = Pairing(server)
+        assertNull(pairing.add(segment(client, server, "GET /json HTTP/1.1\r\n", from = LG1), 1_000))
+        assertNull(pairing.add(segment(client, server, "GET /dashboard/user-7 HTTP/1.1\r\n", from = LG2), 1_500))
+        assertEquals(Answered("json", 1_000, 2_000), pairing.add(segment(server, client, "HTTP/1.1 200 OK", to = LG1), 3_000))
+        assertEquals(Answered("dashboard", 1_500, 2_500), pairing.add(segment(server, client, "HTTP/1.1 200 OK", to = LG2), 4_000))
+    }
+
+    @Test
+    fun `a segment's addresses come from its IPv4 header`() {
+        val segment = segment(client, server, "GET /json HTTP/1.1\r\n", from = LG2)
+        assertEquals(LG2, segment.sourceAddress)
+        assertEquals(SUT, segment.destinationAddress)
+    }
+
+    @Test
+    fun `the wire is read on the interface that holds the servers' address`() {
+        assertEquals("lo", WireLatency.deviceOf("127.0.0.1"))
+        // 198.18.255.254: RFC 2544's benchmark range, held by no interface of a test host.
+        val none = assertFailsWith<PacketSocket.Unavailable> { WireLatency.deviceOf("198.18.255.254") }
+        assertEquals("no interface of this host holds 198.18.255.254", none.message)
+    }
+
+    @Test
     fun `acknowledgements, WebSocket frames and other ports' traffic answer nothing`() {
         val pairing = Pairing(server)
         assertNull(pairing.add(segment(client, server, "GET /json HTTP/1.1\r\n"), 1_000))
@@ -67,12 +92,22 @@ class WireLatencyTest {
         assertNull(Pairing.endpointOf("{\"a\": 1}"))
     }
 
-    private fun segment(from: Int, to: Int, payload: String): TcpSegment = ipv4Tcp(from, to, payload).let {
-        TcpSegment.parse(it, it.size)!!
+    /** A segment between ports [fromPort] and [toPort], and addresses [fromAddress] and [toAddress]. */
+    private fun segment(fromPort: Int, toPort: Int, payload: String, from: Int = SUT, to: Int = SUT): TcpSegment {
+        // A request goes to the server's host, an answer comes from it.
+        val (source, destination) = if (toPort == server) from to SUT else SUT to to
+        return ipv4Tcp(fromPort, toPort, payload, source = source, destination = destination).let { TcpSegment.parse(it, it.size)!! }
     }
 
     /** An IPv4 packet (20-byte header) holding a TCP segment (20 bytes plus [tcpOptionsBytes]) with [payload]. */
-    private fun ipv4Tcp(from: Int, to: Int, payload: String, tcpOptionsBytes: Int = 0): ByteArray {
+    private fun ipv4Tcp(
+        from: Int,
+        to: Int,
+        payload: String,
+        tcpOptionsBytes: Int = 0,
+        source: Int = SUT,
+        destination: Int = SUT,
+    ): ByteArray {
         val tcpHeader = 20 + tcpOptionsBytes
         val body = payload.toByteArray(Charsets.ISO_8859_1)
         val total = 20 + tcpHeader + body.size
@@ -81,6 +116,10 @@ class WireLatencyTest {
         packet[2] = (total shr 8).toByte()
         packet[3] = total.toByte()
         packet[9] = 6
+        for (i in 0..3) {
+            packet[12 + i] = (source ushr 8 * (3 - i)).toByte()
+            packet[16 + i] = (destination ushr 8 * (3 - i)).toByte()
+        }
         packet[20] = (from shr 8).toByte()
         packet[21] = from.toByte()
         packet[22] = (to shr 8).toByte()
@@ -88,5 +127,12 @@ class WireLatencyTest {
         packet[32] = (tcpHeader / 4 shl 4).toByte()
         body.copyInto(packet, 20 + tcpHeader)
         return packet
+    }
+
+    private companion object {
+        /** 198.18.0.10, 198.18.0.11 and 198.18.0.12: a server host and two load generators, as in the rehearsal. */
+        const val SUT = (198 shl 24) or (18 shl 16) or 10
+        const val LG1 = (198 shl 24) or (18 shl 16) or 11
+        const val LG2 = (198 shl 24) or (18 shl 16) or 12
     }
 }

@@ -135,7 +135,7 @@ class VegetaCurveIT {
             val clock = RunClock(searching).apply { markLoadStart() }
             // Reading packets needs root or CAP_NET_RAW: CI runs as root; a user's run skips, as the wire's own test does.
             val wire = try {
-                WireLatency.open(URI(server.url).port, File(searchDir, "wire.csv"), clock)
+                WireLatency.open("127.0.0.1", URI(server.url).port, File(searchDir, "wire.csv"), clock)
             } catch (e: PacketSocket.Unavailable) {
                 assumeTrue(false, e.message)
                 return
