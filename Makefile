@@ -41,7 +41,7 @@ MAIN_SOURCES := $(shell find . -path ./.tools -prune -o -path '*/src/main/*' -ty
 JARS_STAMP := .tools/jars.stamp
 LOCKED := $(if $(shell command -v flock),flock .tools/build.lock,)
 
-.PHONY: help servers build test smoke bench curve bench-vps report compare headline audit-pinning clients io-bench floor sweep autobahn-perf experiment-report serve stub format clean
+.PHONY: help servers build test smoke bench curve bench-vps rehearse-vps report compare headline audit-pinning clients io-bench floor sweep autobahn-perf experiment-report serve stub format clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -56,7 +56,7 @@ $(JARS_STAMP): $(MAIN_SOURCES)
 	$(LOCKED) $(MVN) --quiet package -DskipTests
 	@touch $@
 
-test: ## run every test: unit tests, the suites that start the real servers, a smoke bench run, the analysis tests, and bench-vps over loopback SSH
+test: ## run every test: unit tests, the suites that start the real servers, a smoke bench run, the analysis tests, and bench-vps across a rehearsal network
 	"$$(setup/python.sh)" -m ruff format --check analysis infra/tests && "$$(setup/python.sh)" -m ruff check analysis infra/tests
 	LAB_K6="$$(setup/k6.sh)" LAB_VEGETA="$$(setup/vegeta-steps.sh)" LAB_WRK="$$(setup/wrk.sh)" LAB_PYTHON="$$(setup/python.sh)" LAB_WSTEST="$$(setup/autobahn.sh)" LAB_HARNESS_JDK="$$(setup/jdk.sh 25)" LAB_SERVER_JDK="$$(setup/jdk.sh $(JDK))" $(MVN) verify
 	cd analysis && "$$(../setup/python.sh)" -m pytest
@@ -101,6 +101,10 @@ LOADGEN ?=
 bench-vps: build ## the bench on a remote host, load from others: make bench-vps HOST=root@<ip> [LOADGEN=root@10.0.0.3,...] [PROFILE=vps] [JDK=25]
 	HOST="$(HOST)" LOADGEN="$(LOADGEN)" SERVERS="$(SERVERS)" JDK="$(JDK)" PIN_THRESHOLD_MS="$(PIN_THRESHOLD_MS)" \
 	  PROFILE="$(if $(filter command line environment,$(origin PROFILE)),$(PROFILE),vps)" infra/bench-vps.sh
+
+# make bench-vps across a rehearsal of its hosts on this machine (infra/rehearse-vps.sh), before a host is rented.
+rehearse-vps: build ## make bench-vps across three hosts in network namespaces here, the shipped firewall in force (root): make rehearse-vps [PROFILE=smoke] [SERVERS=<server>,...]
+	SERVERS="$(SERVERS)" JDK="$(JDK)" PROFILE="$(if $(filter command line environment,$(origin PROFILE)),$(PROFILE),smoke)" infra/rehearse-vps.sh
 
 report: ## render a run folder's report.html: make report [RUN=results/<run>] [ALSO="results/<run> ..." to pool as repeats]
 	@[ -f "$(RUN)/manifest.json" ] || { echo "make report: $(RUN) is not a run folder (no manifest.json); pass RUN=results/<run>" >&2; exit 2; }

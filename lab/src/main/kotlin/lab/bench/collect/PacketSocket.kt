@@ -13,11 +13,11 @@ import java.lang.invoke.MethodHandle
 import java.nio.ByteOrder
 
 /**
- * A Linux packet socket (`AF_PACKET`, as tcpdump uses) on one interface: every IPv4 packet
- * that passes there, with the time the kernel stamped on it as it passed, not the time this
- * process got round to reading it. That difference is the point: the reader shares a CPU with
- * the load generator (or, with load from other hosts, the server's), and its own delays must
- * not show in what it measures.
+ * A Linux packet socket (`AF_PACKET`, as tcpdump uses) on one interface: every TCP segment to
+ * or from one port that passes there, with the time the kernel stamped on it as it passed, not
+ * the time this process got round to reading it. That difference is the point: the reader
+ * shares a CPU with the load generator (or, with load from other hosts, the server's), and its
+ * own delays must not show in what it measures.
  *
  * On loopback each packet passes twice, leaving and arriving, and is read as it arrives. On any
  * other interface a packet passes once: arriving (a request), stamped as the device handed it
@@ -27,7 +27,7 @@ import java.nio.ByteOrder
  * host without it gets [Unavailable].
  */
 class PacketSocket private constructor(private val fd: Int) : AutoCloseable {
-    /** One packet: its IPv4 bytes in the reader's buffer, and the kernel's arrival time. */
+    /** One packet: its IPv4 bytes in the reader's buffer, and the kernel's stamp on it. */
     class Packet(val length: Int, val epochNs: Long)
 
     private val arena = Arena.ofShared()
@@ -45,7 +45,6 @@ class PacketSocket private constructor(private val fd: Int) : AutoCloseable {
             fromLength.set(JAVA_INT, 0, SOCKADDR_LL_BYTES.toInt())
             val n = (RECVFROM.invokeExact(fd, native, BUFFER_BYTES, MSG_TRUNC, from, fromLength) as Long)
             if (n < 0) return null
-            if (from.get(BIG_ENDIAN_SHORT, SLL_PROTOCOL_OFFSET).toInt() != ETH_P_IP) continue
             if ((IOCTL.invokeExact(fd, SIOCGSTAMPNS, stamp) as Int) != 0) return null
             val length = minOf(n, into.size.toLong()).toInt()
             MemorySegment.copy(native, JAVA_BYTE, 0, into, 0, length)
@@ -74,13 +73,15 @@ class PacketSocket private constructor(private val fd: Int) : AutoCloseable {
         private const val SOCK_DGRAM = 2
         private const val ETH_P_IP = 0x0800
 
-        /** Every protocol: only such a socket sees what leaves an interface; what is not IPv4 is skipped as it is read. */
+        /** Every protocol: only such a socket sees what leaves an interface; its filter drops all but the port's TCP. */
         private const val ETH_P_ALL = 0x0003
         private const val SLL_PROTOCOL_OFFSET = 2L
         private val BIG_ENDIAN_SHORT = JAVA_SHORT.withOrder(ByteOrder.BIG_ENDIAN)
         private const val SOL_SOCKET = 1
         private const val SO_RCVBUFFORCE = 33
         private const val SO_RCVTIMEO = 20
+        private const val SO_ATTACH_FILTER = 26
+        private const val SOCK_FPROG_BYTES = 16L
         private const val SOL_PACKET = 263
         private const val PACKET_STATISTICS = 6
         private const val SIOCGSTAMPNS = 0x8907L
@@ -116,8 +117,11 @@ class PacketSocket private constructor(private val fd: Int) : AutoCloseable {
         /** Linux's loopback interface, always by this name. */
         const val LOOPBACK = "lo"
 
-        /** Opens a packet socket on [device], whose reads give up after [timeoutMs] without a packet. */
-        fun open(device: String, timeoutMs: Long): PacketSocket = Arena.ofConfined().use { arena ->
+        /**
+         * Opens a packet socket on [device] that reads the TCP segments to and from [tcpPort] only ([TcpPortFilter]), and whose
+         * reads give up after [timeoutMs] without one.
+         */
+        fun open(device: String, tcpPort: Int, timeoutMs: Long): PacketSocket = Arena.ofConfined().use { arena ->
             val state = arena.allocate(errnoLayout)
             fun failure(call: String): Nothing {
                 val code = state.get(JAVA_INT, 0)
@@ -129,11 +133,20 @@ class PacketSocket private constructor(private val fd: Int) : AutoCloseable {
             // A socket for IPv4 alone sees a packet as it arrives, never as it leaves. On loopback that is every packet, once;
             // elsewhere an answer only leaves, so the socket takes every protocol, and the reader reads each packet there once too.
             val bound = if (device == LOOPBACK) ETH_P_IP else ETH_P_ALL
-            val protocol = java.lang.Short.reverseBytes(bound.toShort()).toInt() and 0xFFFF
-            val fd = SOCKET.invokeExact(state, AF_PACKET, SOCK_DGRAM, protocol) as Int
+            // Protocol 0: the socket takes nothing until it is bound, so nothing is queued before its filter is in place.
+            val fd = SOCKET.invokeExact(state, AF_PACKET, SOCK_DGRAM, 0) as Int
             if (fd < 0) failure("socket(AF_PACKET)")
             val socket = PacketSocket(fd)
             try {
+                val program = TcpPortFilter.program(tcpPort)
+                val code = arena.allocateFrom(JAVA_BYTE, *TcpPortFilter.bytes(program))
+                // A struct sock_fprog: the instruction count, padding, then the pointer to them.
+                val filter = arena.allocate(SOCK_FPROG_BYTES)
+                filter.set(JAVA_SHORT, 0, program.size.toShort())
+                filter.set(ADDRESS, 8, code)
+                if ((SETSOCKOPT.invokeExact(state, fd, SOL_SOCKET, SO_ATTACH_FILTER, filter, SOCK_FPROG_BYTES.toInt()) as Int) != 0) {
+                    failure("setsockopt(SO_ATTACH_FILTER)")
+                }
                 val address = arena.allocate(SOCKADDR_LL_BYTES)
                 address.set(JAVA_SHORT, 0, AF_PACKET.toShort())
                 address.set(BIG_ENDIAN_SHORT, SLL_PROTOCOL_OFFSET, bound.toShort())

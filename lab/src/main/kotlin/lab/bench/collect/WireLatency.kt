@@ -169,7 +169,7 @@ class WireLatency private constructor(
          * [PacketSocket.Unavailable] where no packet socket can be had there.
          */
         fun open(bindAddress: String, serverPort: Int, out: File, clock: RunClock): WireLatency =
-            WireLatency(PacketSocket.open(deviceOf(bindAddress), READ_TIMEOUT_MS), serverPort, out, clock)
+            WireLatency(PacketSocket.open(deviceOf(bindAddress), serverPort, READ_TIMEOUT_MS), serverPort, out, clock)
 
         /** The name of this host's interface that holds [address] (in this process's network namespace). */
         fun deviceOf(address: String): String {
