@@ -10,9 +10,12 @@
 # real network uses. The bridges live in a namespace of their own (net), so no interface of the
 # rehearsal is in this machine's namespace and no packet is routed out of it.
 #
-# Each host's private interface delays what it sends by DELAY_US ± JITTER_US (tc netem, a normal
-# distribution; a rate keeps netem from reordering), so two hosts are 2 × DELAY_US apart on a
-# round trip, as on a cloud's private network; the user's is PUBLIC_DELAY_US away. A kernel
+# The private network delays each load generator's packets by DELAY_US ± JITTER_US each way
+# (tc netem, a normal distribution; a rate keeps netem from reordering): on what it sends, and on
+# the bridge's port toward it. So the server host is 2 × DELAY_US from each on a round trip, as
+# on a cloud's private network, and no delay sits in the server host's own queues, where its
+# wire capture would count it as the server's. Each host's public side delays what it sends by
+# PUBLIC_DELAY_US, the user's too, so the user is 2 × PUBLIC_DELAY_US from each. A kernel
 # without netem (CONFIG_NET_SCH_NETEM) gets no delay, and rehearsal.json says so; asking for a
 # delay there is refused. Each host
 # applies the nftables rules infra/hetzner/cloud-init.sh writes for its role, read out of that
@@ -70,13 +73,13 @@ plug() {
 # Whether this kernel has tc's netem: some build it out (a Firecracker guest's, for one).
 netem_works() { in_ns net tc qdisc add dev lo root netem delay 1us 2>/dev/null && in_ns net tc qdisc del dev lo root; }
 
-# One-way delay on what $1 sends through $2; a rate makes netem send in order despite the jitter.
+# One-way delay on what leaves namespace $1 by interface $2; a rate makes netem send in order despite the jitter.
 delay() {
-  local host="$1" interface="$2" us="$3" jitter="$4"
+  local where="$1" interface="$2" us="$3" jitter="$4"
   [ "$netem" = true ] || return 0
   local spread=()
   [ "$jitter" = 0 ] || spread=("${jitter}us" distribution normal)
-  in_ns "$host" tc qdisc add dev "$interface" root netem delay "${us}us" "${spread[@]}" rate 10gbit
+  in_ns "$where" tc qdisc add dev "$interface" root netem delay "${us}us" "${spread[@]}" rate 10gbit
 }
 
 undo_on_failure() {
@@ -122,7 +125,10 @@ up() {
     plug "$host" pub public
     in_ns "$host" ip addr add "$(private "$host")/24" dev priv
     in_ns "$host" ip addr add "$(public "$host")/24" dev pub
-    delay "$host" priv "$delay_us" "$jitter_us"
+    if [ "$host" != sut ]; then
+      delay "$host" priv "$delay_us" "$jitter_us"
+      delay net "$host-priv" "$delay_us" "$jitter_us"
+    fi
     delay "$host" pub "$public_delay_us" 0
     shipped_rules "$([ "$host" = sut ] && echo sut || echo loadgen)" >"$state/$host.nft"
     in_ns "$host" nft -f "$state/$host.nft"

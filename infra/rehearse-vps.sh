@@ -15,6 +15,12 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 [ "$(id -u)" = 0 ] || { echo "make rehearse-vps: network namespaces need root: run it as root (sudo -E make rehearse-vps)" >&2; exit 2; }
 
+# What make bench-vps ships and renders with, set up here first: the user's namespace has no route to the internet.
+setup/k6.sh >/dev/null
+setup/jdk.sh 25 >/dev/null
+setup/jdk.sh "${JDK:-25}" >/dev/null
+setup/python.sh >/dev/null
+
 hosts="$(infra/rehearsal.sh up)"
 trap 'infra/rehearsal.sh down' EXIT
 # NAMESPACE, HOST, LOADGEN, SSH_KEY and SSH_KNOWN_HOSTS, one a line.

@@ -71,10 +71,15 @@ class RehearsalNetwork:
         return found
 
     def kill_sshd(self, host: str):
-        """What a host's crash does to SSH: its sshd and every session it holds end at once (SIGKILL), saying nothing."""
-        for pid, command in self.processes(host).items():
-            if command.startswith(("sshd", "/usr/sbin/sshd", "/usr/lib/openssh/sshd")):
-                subprocess.run(["kill", "-KILL", str(pid)], check=False)
+        """What a host's crash does to SSH: its sshd and every session it holds end at once (SIGKILL), saying nothing. Again
+        until none is left, as a session may be forked between the list and the kill."""
+        for _ in range(10):
+            daemons = [pid for pid, command in self.processes(host).items() if command.startswith(("sshd", "/usr/sbin/sshd"))]
+            if not daemons:
+                return
+            subprocess.run(["kill", "-KILL", *map(str, daemons)], check=False)
+            time.sleep(0.1)
+        raise AssertionError(f"{host}'s sshd outlived ten SIGKILLs")
 
     def set_link(self, host: str, up: bool):
         """`host`'s private interface up or down, as a cable pulled or a cloud's network failing: nothing is sent or answered."""

@@ -73,14 +73,15 @@ def test_every_address_is_in_the_benchmark_range_and_nothing_is_in_this_machines
     assert root_namespace_state() == before
 
 
-def test_each_hosts_private_link_carries_the_declared_delay(network):
+def test_each_load_generators_private_link_carries_the_declared_delay_both_ways_and_the_server_hosts_queues_none(network):
     declared = json.loads((STATE / "rehearsal.json").read_text())
     for host in ("sut", "lg1", "lg2"):
-        qdisc = NETWORK.on(host, "tc", "qdisc", "show", "dev", "priv").stdout
-        if declared["netem"]:
-            assert re.search(r"netem .*delay 300us\s+100us", qdisc), (host, qdisc)
-        else:
-            assert "netem" not in qdisc, (host, qdisc)
+        # What the host sends, and what the bridge sends it.
+        sent = NETWORK.on(host, "tc", "qdisc", "show", "dev", "priv").stdout
+        received = NETWORK.on("net", "tc", "qdisc", "show", "dev", f"{host}-priv").stdout
+        delayed = declared["netem"] and host != "sut"
+        for qdisc in (sent, received):
+            assert bool(re.search(r"netem .*delay 300us\s+100us", qdisc)) == delayed, (host, qdisc)
 
 
 def test_a_delay_this_kernel_cannot_make_is_refused_not_dropped(network):

@@ -41,15 +41,13 @@ class PacketSocket private constructor(private val fd: Int) : AutoCloseable {
      * copies its first [into].size bytes (the headers are enough); null on the timeout.
      */
     fun receive(into: ByteArray): Packet? {
-        while (true) {
-            fromLength.set(JAVA_INT, 0, SOCKADDR_LL_BYTES.toInt())
-            val n = (RECVFROM.invokeExact(fd, native, BUFFER_BYTES, MSG_TRUNC, from, fromLength) as Long)
-            if (n < 0) return null
-            if ((IOCTL.invokeExact(fd, SIOCGSTAMPNS, stamp) as Int) != 0) return null
-            val length = minOf(n, into.size.toLong()).toInt()
-            MemorySegment.copy(native, JAVA_BYTE, 0, into, 0, length)
-            return Packet(length, stamp.get(JAVA_LONG, 0) * 1_000_000_000 + stamp.get(JAVA_LONG, 8))
-        }
+        fromLength.set(JAVA_INT, 0, SOCKADDR_LL_BYTES.toInt())
+        val n = (RECVFROM.invokeExact(fd, native, BUFFER_BYTES, MSG_TRUNC, from, fromLength) as Long)
+        if (n < 0) return null
+        if ((IOCTL.invokeExact(fd, SIOCGSTAMPNS, stamp) as Int) != 0) return null
+        val length = minOf(n, into.size.toLong()).toInt()
+        MemorySegment.copy(native, JAVA_BYTE, 0, into, 0, length)
+        return Packet(length, stamp.get(JAVA_LONG, 0) * 1_000_000_000 + stamp.get(JAVA_LONG, 8))
     }
 
     /** Packets the kernel handed this socket and packets it dropped (its buffer full) since the last call. */

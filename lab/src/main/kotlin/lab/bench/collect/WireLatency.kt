@@ -2,6 +2,7 @@ package lab.bench.collect
 
 import lab.bench.folder.SeriesCsv
 import java.io.File
+import java.net.Inet4Address
 import java.net.InetAddress
 import java.net.NetworkInterface
 import java.time.Instant
@@ -175,6 +176,8 @@ class WireLatency private constructor(
         fun deviceOf(address: String): String {
             val inet = runCatching { InetAddress.getByName(address) }.getOrNull()
                 ?: throw PacketSocket.Unavailable("$address is not an address")
+            // The filter and the parser read IPv4 only: an IPv6 address would give an empty wire.csv, not a refusal.
+            if (inet !is Inet4Address) throw PacketSocket.Unavailable("the wire is read for IPv4 only, and $address is not IPv4")
             if (inet.isLoopbackAddress) return PacketSocket.LOOPBACK
             return NetworkInterface.getByInetAddress(inet)?.name
                 ?: throw PacketSocket.Unavailable("no interface of this host holds $address")

@@ -221,10 +221,11 @@ class K6Segments(
      * segment's host is not asked again: the others' samples are kept unmerged, as no merge of a part is the profile's load.
      */
     override fun close() {
+        // Before the stop: ssh stopped by a signal exits 255 too, and a segment stopped here is not lost.
+        val reachable = segments.filterNot { it.lost }
         for (s in segments) s.started?.takeIf { it.isAlive }?.let { Children.stop(it, graceSeconds = 10) }
         for (s in segments) s.forward?.takeIf { it.isAlive }?.let { Children.stop(it, graceSeconds = 2) }
         apiSockets?.deleteRecursively()
-        val reachable = segments.filterNot { it.lost }
         if (!collected) {
             if (reachable.size == segments.size) runCatching { collect() } else reachable.forEach { runCatching { fetch(it) } }
         }

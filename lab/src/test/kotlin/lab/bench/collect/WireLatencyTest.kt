@@ -70,6 +70,8 @@ class WireLatencyTest {
         // 198.18.255.254: RFC 2544's benchmark range, held by no interface of a test host.
         val none = assertFailsWith<PacketSocket.Unavailable> { WireLatency.deviceOf("198.18.255.254") }
         assertEquals("no interface of this host holds 198.18.255.254", none.message)
+        val ipv6 = assertFailsWith<PacketSocket.Unavailable> { WireLatency.deviceOf("::1") }
+        assertEquals("the wire is read for IPv4 only, and ::1 is not IPv4", ipv6.message)
     }
 
     @Test
