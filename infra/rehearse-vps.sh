@@ -8,7 +8,7 @@
 #   [PROFILE=smoke] [SERVERS=...] [JDK=25] [REHEARSAL=loomlab] infra/rehearse-vps.sh
 #
 # Root only (network namespaces). The profile defaults to smoke: the vps profile's 50,000 sockets
-# are more than one machine's open-files limit holds, and the harness refuses them in one line.
+# are more than one machine's open-files limit holds, and the harness refuses them before anything starts.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"

@@ -4,10 +4,11 @@ import java.nio.ByteBuffer
 import java.nio.ByteOrder
 
 /**
- * A classic BPF program (as `tcpdump tcp port P` compiles to) that a packet socket runs in the
- * kernel on each packet before queueing it: only IPv4 TCP segments to or from one port pass. So
- * the reader is woken, and its buffer filled, only by the server's traffic, not by the stub's,
- * SSH's or the host's own, and what it costs the host it shares grows with the load alone.
+ * A classic BPF program (much as `tcpdump ip and tcp port P` compiles to) that a packet socket
+ * runs in the kernel on each packet before queueing it: only IPv4 TCP segments to or from one
+ * port pass. So the reader is woken, and its buffer filled, only by the server's traffic, not by
+ * the stub's, SSH's or the host's own, and what it costs the host it shares grows with the load
+ * alone.
  *
  * It reads a packet as a `SOCK_DGRAM` packet socket sees it: from the IP header on.
  */

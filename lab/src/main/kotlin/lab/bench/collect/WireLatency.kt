@@ -36,7 +36,7 @@ class WireLatency private constructor(
 
     @Volatile private var running = true
 
-    /** Once closing, when reading stops even if packets keep coming (loopback carries the stub's and k6's API's too). */
+    /** Once closing, when reading stops even if packets keep coming (the load's own, until k6 stops). */
     @Volatile private var drainUntilNs = Long.MAX_VALUE
     private val reader = Thread.ofPlatform().daemon().name("wire-latency").unstarted(::read)
 
