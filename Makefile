@@ -59,7 +59,8 @@ $(JARS_STAMP): $(MAIN_SOURCES)
 test: ## run every test: unit tests, the suites that start the real servers, a smoke bench run, the analysis tests, and bench-vps across a rehearsal network
 	"$$(setup/python.sh)" -m ruff format --check analysis infra/tests && "$$(setup/python.sh)" -m ruff check analysis infra/tests
 	LAB_K6="$$(setup/k6.sh)" LAB_VEGETA="$$(setup/vegeta-steps.sh)" LAB_WRK="$$(setup/wrk.sh)" LAB_PYTHON="$$(setup/python.sh)" LAB_WSTEST="$$(setup/autobahn.sh)" LAB_HARNESS_JDK="$$(setup/jdk.sh 25)" LAB_SERVER_JDK="$$(setup/jdk.sh $(JDK))" $(MVN) verify \
-		|| { .ci/failed-tests; exit 1; }
+		|| { .ci/failed-tests --after-failure; exit 1; }
+	@.ci/failed-tests
 	cd analysis && "$$(../setup/python.sh)" -m pytest
 	setup/test-hosts.sh
 	"$$(setup/python.sh)" -m pytest infra/tests

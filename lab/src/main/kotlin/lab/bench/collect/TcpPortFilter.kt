@@ -48,7 +48,7 @@ object TcpPortFilter {
         return buffer.array()
     }
 
-    const val INSTRUCTION_BYTES = 8
+    private const val INSTRUCTION_BYTES = 8
 
     // linux/filter.h and linux/bpf_common.h.
     private const val LD_H_ABS = 0x28
