@@ -83,8 +83,8 @@ class VegetaCurveIT {
      * The pool is fixed: 16 connections, opened before the first step, and no other. The test stops the server (SIGSTOP) for
      * [STALL_MS] of the first step's measured seconds, when 200 requests fall due: an unbounded pool dialled a connection for
      * each (20261128-064936-curve). Here they wait for one of the 16, and that wait is in vegeta's latency, as the wire cannot
-     * see it; the server then answers them within the 2 s timeout, with a second to spare for a slow host (a 1.5 s stall left
-     * half a second, and every request waited up to 1.51 s).
+     * see it; the server then answers them within the 2 s timeout, with a second to spare for a slow host (with a 1.5 s stall,
+     * the longest wait in six fresh-clone runs was 1.51 s: half a second to spare).
      */
     @Test
     fun `every step goes on the pool opened before the first, and a request's wait for a connection is in its latency`() {
