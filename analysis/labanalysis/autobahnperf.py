@@ -9,14 +9,14 @@ median over cases of one arm's duration less another's, case by case, is what on
 
 An arm is a server as the lab runs it, or with some of the lab's changes to its engine left out (asShipped). Each pass runs every arm
 once, alone on the server's CPUs, wstest on the others; the passes are interleaved. A figure is the median across passes with the
-range across them (repeats.across). Reading the folder: labanalysis.autobahnfolder.
+range across them (stats.across). Reading the folder: labanalysis.autobahnfolder.
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
-from . import catalogue, provenance, repeats, runtime
+from . import catalogue, provenance, repeats, runtime, stats
 from .autobahnfolder import (  # noqa: F401 (the module's API)
     AUTOBAHN_SUFFIX,
     CASE_COLUMNS,
@@ -95,7 +95,7 @@ def summary_table(run: AutobahnRun) -> pd.DataFrame:
         {
             "arm": values["label"],
             "section 9, its cases' durations summed (s)": [
-                repeats.shown(repeats.Across(r.median_ms / 1000, r.low_ms / 1000, r.high_ms / 1000, r.passes)) for r in values.itertuples()
+                repeats.shown(stats.Across(r.median_ms / 1000, r.low_ms / 1000, r.high_ms / 1000, r.passes)) for r in values.itertuples()
             ],
             "cases": [cases.get(a, 0) for a in values["arm"]],
         }
@@ -150,7 +150,7 @@ def excess_table(run: AutobahnRun, reference: str) -> pd.DataFrame:
     """Every other arm against `reference`: the per-case excess (excess), median [lowest, highest] across passes, in ms."""
     rows = []
     for arm in arm_order(run, [a for a in run.cases["arm"].unique() if a != reference]):
-        value = repeats.across(excess(run, arm, reference)["excess_ms"])
+        value = stats.across(excess(run, arm, reference)["excess_ms"])
         rows.append({"arm": label(run, arm), f"per case, more than {label(run, reference)} (ms)": repeats.shown(value)})
     return pd.DataFrame(rows)
 
@@ -205,7 +205,7 @@ def _whole(run: AutobahnRun, per_pass: pd.DataFrame) -> pd.DataFrame:
 
 
 def _across(values) -> dict:
-    value = repeats.across(values)
+    value = stats.across(values)
     return {"median_ms": value.median, "low_ms": value.low, "high_ms": value.high, "passes": value.passes}
 
 

@@ -109,6 +109,11 @@ def engine_changes() -> dict[str, tuple[str, ...]]:
     return {engine: tuple(c["name"] for c in entry.get("changes", [])) for engine, entry in _engines().items()}
 
 
+def engine_label(engine: str) -> str:
+    """What a reader sees for an engine (servers.json's engines' label: "Jetty 12.1.12"); the name itself for an engine not declared."""
+    return _engines().get(engine, {}).get("label", engine)
+
+
 def engine_alternatives() -> dict[str, dict[str, str]]:
     """Each engine's alternatives (servers.json's engines): each one's name, and the change it runs in place of."""
     return {engine: {a["name"]: a["insteadOf"] for a in entry.get("alternatives", [])} for engine, entry in _engines().items()}

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from . import catalogue, memory, repeats
+from . import catalogue, memory, repeats, stats
 from .run import Run, ServerRun
 
 SEED = "shared/seeds/ktor-50k-coroutines-vs-vthreads.txt"
@@ -91,7 +91,7 @@ def _row(run: Run, claim: Claim, passes: list[ServerRun] | None) -> dict:
     """One claim against one server's passes: each pass's RSS line (memory.per_socket_fit) at 50K, across them; a claim no server of
     its model measured is `not measured`."""
     fits = [memory.per_socket_fit(s, "RSS") for s in passes or []]
-    at = repeats.across([f.at(CLAIM_SOCKETS) for f in fits if f.points >= 2])
+    at = stats.across([f.at(CLAIM_SOCKETS) for f in fits if f.points >= 2])
     how = "not measured in this run"
     if at.passes:
         most = max(_most_sockets(s) for s in passes)

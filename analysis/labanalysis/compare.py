@@ -2,7 +2,7 @@
 between their manifests.
 
 A comparison asks whether something changed a figure: JDK 21 against 25, a laptop against a Hetzner host, the lab before and after
-an upgrade. Each run's figure is its median across its passes with the range across them (repeats.across); B / A is the ratio of
+an upgrade. Each run's figure is its median across its passes with the range across them (stats.across); B / A is the ratio of
 the medians; and the ranges are apart only when every pass of one came out beyond every pass of the other. A figure whose settings
 differ between the runs (perpass.Figure.settings) measured two different things: it says which setting differs instead of a ratio.
 """
@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from . import catalogue, cpu, perpass, provenance, repeats
-from .repeats import Across
+from . import catalogue, cpu, perpass, provenance, repeats, stats
 from .run import Run
+from .stats import Across
 
 
 def settings(run: Run) -> dict:
@@ -48,7 +48,7 @@ def verdict(figure: perpass.Figure, a: Across, b: Across) -> str:
     """B against A in words: better or worse only when the ranges across passes are apart; else why no conclusion is drawn."""
     if a.median == b.median:
         return "the same"
-    separated = repeats.separated(a, b)
+    separated = stats.separated(a, b)
     if separated != "apart across passes":
         return separated
     better = b.median < a.median if figure.lower_is_better else b.median > a.median
@@ -96,7 +96,7 @@ def pairs(a: Run, b: Run) -> list[Pair]:
 def figure_of(per_server: pd.DataFrame, figure: perpass.Figure, server: str) -> Across:
     rows = per_server[(per_server["figure"] == figure.key) & (per_server["server"] == server)] if not per_server.empty else per_server
     if rows.empty:
-        return repeats.across([])
+        return stats.across([])
     row = rows.iloc[0]
     return Across(row["median"], row["low"], row["high"], int(row["passes"]))
 
@@ -152,7 +152,7 @@ def host_speed(run: Run) -> Across:
     """k6's CPU per /json request (µs) across the run's compared passes (cpu.k6_cpu_per_request): the same work for every server at
     one rate, so it moves with the host's speed, which moves every timing of the run with it."""
     table = cpu.phase_table([run])
-    return repeats.across(table.get(cpu.K6_PER_REQUEST, []))
+    return stats.across(table.get(cpu.K6_PER_REQUEST, []))
 
 
 def host_speed_sentence(a: Run, b: Run) -> str:
@@ -163,7 +163,7 @@ def host_speed_sentence(a: Run, b: Run) -> str:
     return (
         f"The host's speed, from k6's CPU per /json request (k6 does the same work for every server at one rate, so it moves with the "
         f"host): A {repeats.shown(speed_a)} µs, B {repeats.shown(speed_b)} µs, B / A {times(ratio(speed_a, speed_b))} "
-        f"({repeats.separated(speed_a, speed_b)}). A timing that moved by about as much may have moved with the host."
+        f"({stats.separated(speed_a, speed_b)}). A timing that moved by about as much may have moved with the host."
     )
 
 

@@ -48,6 +48,7 @@ COLUMNS = [
     "server_cores",
     "server_busy",
     "server_budget_cores",
+    "server_cpu_cores",
     "server_throttled_share",
     "server_jit_cores",
     "load_busy",
@@ -186,6 +187,8 @@ def step_row(run: Run, server: ServerRun, step: Step) -> dict:
         "server_cores": mean(seconds, "server"),
         "server_busy": cpu.server_busy(seconds),
         "server_budget_cores": mean(seconds, "server_budget"),
+        # The CPU the server had in the step: its budget, or its whole CPUs where it had none (stats.CapacityFit.per_cpu's).
+        "server_cpu_cores": _cpu_cores(run, seconds),
         "server_throttled_share": mean(seconds, "server_throttled_s"),
         # The server's JIT compilers, of server_cores: a path still compiling pays for it under the step's budget.
         "server_jit_cores": mean(seconds, "server_jit"),
@@ -204,6 +207,11 @@ def step_row(run: Run, server: ServerRun, step: Step) -> dict:
     }
     row.update(judged(row))
     return row
+
+
+def _cpu_cores(run: Run, seconds: pd.DataFrame) -> float:
+    budget = mean(seconds, "server_budget")
+    return budget if not math.isnan(budget) else float(len((run.manifest.get("cpuSplit") or {}).get("serverCpus", []))) or math.nan
 
 
 def files_max(server: ServerRun, step: Step) -> float:
@@ -246,14 +254,22 @@ def per_step(runs: list[Run]) -> pd.DataFrame:
 
 
 def of_pass(run: Run, server: ServerRun, base: dict) -> dict[str, dict[str, float]]:
-    """One pass's curve figures by endpoint: {"highest_sustained_per_s": ..., "cpu_us_per_request": ...}; none without a curve.
+    """One pass's curve figures by endpoint: {"highest_sustained_per_s": ..., "cpu_us_per_request": ..., "capacity_per_cpu": ...};
+    none without a curve.
     `base` is the pass's PASS_COLUMNS (repeats.each_pass)."""
     rows = pd.DataFrame([{**base, **step_row(run, server, step)} for step in steps(run, server)], columns=COLUMNS)
     if rows.empty:
         return {}
     highest = highest_sustained(rows).set_index("endpoint")["highest_sustained_per_s"]
-    slopes = cpu_slopes(rows).set_index("endpoint")["cpu_us_per_request"]
-    return {e: {"highest_sustained_per_s": highest[e], "cpu_us_per_request": slopes[e]} for e in highest.index}
+    slopes = cpu_slopes(rows).set_index("endpoint")
+    return {
+        e: {
+            "highest_sustained_per_s": highest[e],
+            "cpu_us_per_request": slopes.loc[e, "cpu_us_per_request"],
+            "capacity_per_cpu": slopes.loc[e, "capacity_per_cpu"],
+        }
+        for e in highest.index
+    }
 
 
 def across_passes(per_step: pd.DataFrame, figure: str) -> pd.DataFrame:

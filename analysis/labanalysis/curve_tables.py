@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from . import repeats
+from . import repeats, stats
 from .curve import across_passes
 from .curve_verdicts import cpu_slopes, highest_sustained
 
@@ -17,8 +17,8 @@ def summary(per_step: pd.DataFrame) -> pd.DataFrame:
     highest, slopes = highest_sustained(per_step), cpu_slopes(per_step)
     rows = []
     for (server, label, endpoint), group in highest.groupby(["server", "label", "endpoint"], sort=False):
-        rate = repeats.across(group["highest_sustained_per_s"])
-        slope = repeats.across(slopes.loc[(slopes["server"] == server) & (slopes["endpoint"] == endpoint), "cpu_us_per_request"])
+        rate = stats.across(group["highest_sustained_per_s"])
+        slope = stats.across(slopes.loc[(slopes["server"] == server) & (slopes["endpoint"] == endpoint), "cpu_us_per_request"])
         middle = group.sort_values("highest_sustained_per_s").iloc[(len(group) - 1) // 2]
         rows.append(
             {
@@ -45,7 +45,7 @@ def table(per_step: pd.DataFrame, endpoint: str, figure: str) -> pd.DataFrame:
     values = values[values["endpoint"] == endpoint]
     if values.empty:
         return pd.DataFrame()
-    values = values.assign(text=[repeats.shown(repeats.Across(r.median, r.low, r.high, r.passes)) for r in values.itertuples()])
+    values = values.assign(text=[repeats.shown(stats.Across(r.median, r.low, r.high, r.passes)) for r in values.itertuples()])
     wide = values.pivot_table(index="label", columns="offered_per_s", values="text", aggfunc="first", sort=False)
     wide.columns = [f"{c:,}/s" for c in wide.columns]
     wide.index.name = None

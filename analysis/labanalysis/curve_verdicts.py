@@ -24,10 +24,9 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import pandas as pd
 
-from . import cpu, repeats
+from . import cpu, repeats, stats
 
 # How close to its open-files limit the server's count may come before it is taken as having reached it: /proc is read once a
 # second, and a server that cannot accept reads a few under the limit between its attempts.
@@ -127,11 +126,22 @@ def _unreached(steps: pd.DataFrame, highest: float) -> str:
 
 def cpu_slopes(per_step: pd.DataFrame) -> pd.DataFrame:
     """Per pass and endpoint: the server's CPU per request (µs), the slope of its CPU cores against the achieved rate fitted by least
-    squares over the steps it sustained. A step's own CPU over its rate would count the JVM's background (the idle sockets' pings,
-    GC, JIT, JFR) as the requests'; the slope leaves that fixed part out. NaN with fewer than two sustained steps."""
+    squares over the steps it sustained (stats.capacity_fit); the fit's intercept, the cores it spends serving nothing (the idle
+    sockets' pings, GC, JIT, JFR); and its capacity per CPU, what its CPU in the steps (the budget, or its whole CPUs) serves once
+    that fixed part is paid, per core. A step's own CPU over its rate would count the fixed part as the requests'; the slope leaves
+    it out. NaN with fewer than two sustained steps."""
     rows = []
     for (_folder, _pass, endpoint), group in per_step.groupby(["run folder", "pass", "endpoint"], sort=False):
-        held = group[group["sustained"].astype(bool)].dropna(subset=["server_cores", "achieved_per_s"])
-        slope = np.polyfit(held["achieved_per_s"], held["server_cores"], 1)[0] * 1e6 if held["achieved_per_s"].nunique() >= 2 else math.nan
-        rows.append({**{c: group.iloc[0][c] for c in repeats.PASS_COLUMNS}, "endpoint": endpoint, "cpu_us_per_request": slope})
+        held = group[group["sustained"].astype(bool)]
+        fit = stats.capacity_fit(held["achieved_per_s"], held["server_cores"])
+        cores = float(held["server_cpu_cores"].median()) if "server_cpu_cores" in held.columns and len(held) else math.nan
+        rows.append(
+            {
+                **{c: group.iloc[0][c] for c in repeats.PASS_COLUMNS},
+                "endpoint": endpoint,
+                "cpu_us_per_request": fit.us_per_request,
+                "fixed_cores": fit.fixed_cores,
+                "capacity_per_cpu": fit.per_cpu(cores),
+            }
+        )
     return pd.DataFrame(rows)

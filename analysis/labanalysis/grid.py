@@ -7,7 +7,7 @@ so a difference between two servers means something only where one of the two is
 The split of a socket's memory into its model's floor and the rest is socket_split's; the report's opening sentence, opening's.
 
 Every figure here is per pass (perpass: one server run with the JFR stream that ended ok, from every run folder pooled), then a
-median over the passes with their range as the interval (repeats.across). A difference is A's median less B's, with the
+median over the passes with their range as the interval (stats.across). A difference is A's median less B's, with the
 conservative interval [min A - max B, max A - min B]; with one pass on either side there is no interval and no conclusion.
 Servers are told apart by the engine and model their run recorded, never by name.
 

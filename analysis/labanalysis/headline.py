@@ -1,6 +1,6 @@
 """A run's headline tables as Markdown, for a README, a release note or an issue's closing note.
 
-`make headline RUN=results/<run>` prints the tables the report leads with: "Who wins what", and for a run with a curve, each
+`make headline RUN=results/<run>` prints the tables the report leads with: the verdict, "Who wins what", and for a run with a curve, each
 server's highest sustained rate and the curve's figures step by step; `make headline A=results/<run> B=results/<run>` prints the
 comparison `make compare` renders; `PICTURE=<file>.png` also saves the report's first plot a reader looks at.
 
@@ -15,7 +15,7 @@ import sys
 
 import pandas as pd
 
-from . import arms, compare, curve, curve_tables, grid, grid_plots, perpass, plots, provenance, summary
+from . import arms, compare, curve, curve_tables, grid, grid_plots, perpass, plots, provenance, summary, verdict
 from .cli import OneLineParser
 from .run import Run, RunFolderError, load_run
 
@@ -46,8 +46,13 @@ def source(run: Run) -> str:
 
 
 def tables(runs: list[Run]) -> list[tuple[str, pd.DataFrame]]:
-    """(title, table) in the report's order: who wins what, then the curve's summary and its step tables, where there is a curve."""
-    found = [("Who wins what", summary.winners(summary.figures(arms.catalogue_only(perpass.table(runs)))))]
+    """(title, table) in the report's order: the verdict, who wins what, then the curve's summary and its step tables, where there is
+    a curve."""
+    per_pass = perpass.table(runs)
+    found = [
+        ("The verdict: the model to pick for each shape of work", verdict.table(per_pass)),
+        ("Who wins what", summary.winners(summary.figures(arms.catalogue_only(per_pass)))),
+    ]
     changes = arms.change_effects(grid.passes(runs))
     if not changes.empty:
         found.append(("What the lab's changes to each engine do: each arm against its server", grid.effects_table(changes)))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from . import cpu, latency, perpass, repeats
+from . import cpu, latency, perpass, repeats, stats
 from .run import Run, ServerRun
 
 WITH, WITHOUT = "with the JFR stream", "without it"
@@ -51,7 +51,7 @@ def table(run: Run) -> pd.DataFrame:
     passes = per_pass(run)
     rows = []
     for (label, figure), group in passes.groupby(["label", "figure"], sort=False):
-        with_, without = (repeats.across(group.loc[group["stream"] == stream, "value"]) for stream in (WITH, WITHOUT))
+        with_, without = (stats.across(group.loc[group["stream"] == stream, "value"]) for stream in (WITH, WITHOUT))
         rows.append(
             {
                 "server": label,
@@ -65,9 +65,9 @@ def table(run: Run) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["server", "figure", WITH, WITHOUT, "with / without", "apart?"])
 
 
-def _verdict(with_: repeats.Across, without: repeats.Across) -> str:
+def _verdict(with_: stats.Across, without: stats.Across) -> str:
     if not with_.has_interval or not without.has_interval:
-        return repeats.ONE_PASS
+        return stats.ONE_PASS
     if with_.low > without.high:
         return "higher with the stream in every pass"
     if with_.high < without.low:

@@ -93,7 +93,7 @@ class LineFit:
     """Bytes per connection (the slope, with its 95% t-interval over this one pass's points) and memory at rest (the intercept).
 
     The t-interval says how straight one pass's line is. It is not the figure's uncertainty, which is the spread across passes
-    (repeats.across): every figure the report compares takes the slope only.
+    (stats.across): every figure the report compares takes the slope only.
     """
 
     slope: float
@@ -242,7 +242,7 @@ def components_per_pass(runs: list[Run]) -> pd.DataFrame:
 
 
 def components_per_server(runs: list[Run]) -> pd.DataFrame:
-    """Per server and component (or measure): bytes per socket, the median across its passes with their range (repeats.across)."""
+    """Per server and component (or measure): bytes per socket, the median across its passes with their range (stats.across)."""
     return repeats.per_server(components_per_pass(runs), value="bytes_per_socket", by=("component",))
 
 

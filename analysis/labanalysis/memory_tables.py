@@ -8,7 +8,7 @@ import math
 
 import pandas as pd
 
-from . import repeats
+from . import repeats, stats
 from .memory import COMPONENTS, MEASURES, class_slopes, components_per_server, live_heap_points, per_connection, per_socket_fit, plateaus
 from .run import Run
 
@@ -102,7 +102,7 @@ def extrapolation(runs: list[Run], sockets: int = EXTRAPOLATE_TO) -> pd.DataFram
     per_pass = pd.DataFrame(rows, columns=[*repeats.PASS_COLUMNS, "live heap", "RSS", "heap", "fills at"])
     out = []
     for (server, label), group in per_pass.groupby(["server", "label"], sort=False):
-        live, rss, fills = (repeats.across(group[c]) for c in ("live heap", "RSS", "fills at"))
+        live, rss, fills = (stats.across(group[c]) for c in ("live heap", "RSS", "fills at"))
         heap = group["heap"].min()
         out.append(
             {
@@ -118,7 +118,7 @@ def extrapolation(runs: list[Run], sockets: int = EXTRAPOLATE_TO) -> pd.DataFram
     return pd.DataFrame(out, columns=["server", "label", "live heap", "RSS", "heap", "fills at", "verdict"])
 
 
-def _fits(live: repeats.Across, heap: float, fills: repeats.Across, sockets: int) -> str:
+def _fits(live: stats.Across, heap: float, fills: stats.Across, sockets: int) -> str:
     if live.passes == 0:
         return "not in this run: no memory.csv"
     if math.isnan(heap):
@@ -157,12 +157,12 @@ def components_table(runs: list[Run]) -> pd.DataFrame:
     out = pd.DataFrame(index=pd.Index([names[c] for c in order], name="bytes per open socket"))
     for label, rows in table.groupby("label", sort=False):
         by = rows.set_index("component")
-        out[label] = [repeats.shown(repeats.Across(*by.loc[c, ["median", "low", "high", "passes"]]), _bytes) for c in order]
+        out[label] = [repeats.shown(stats.Across(*by.loc[c, ["median", "low", "high", "passes"]]), _bytes) for c in order]
     return out
 
 
-def _scaled(value: repeats.Across, factor: float) -> repeats.Across:
-    return repeats.Across(value.median * factor, value.low * factor, value.high * factor, value.passes)
+def _scaled(value: stats.Across, factor: float) -> stats.Across:
+    return stats.Across(value.median * factor, value.low * factor, value.high * factor, value.passes)
 
 
 def _mib(value: float) -> str:
@@ -181,7 +181,7 @@ def top_classes_table(runs: list[Run], top: int = TOP_CLASSES) -> pd.DataFrame:
             {
                 "server": c["label"],
                 "class": c["class"],
-                "bytes per socket": repeats.shown(repeats.Across(c["median"], c["low"], c["high"], c["passes"]), _bytes),
+                "bytes per socket": repeats.shown(stats.Across(c["median"], c["low"], c["high"], c["passes"]), _bytes),
                 "instances per socket (median)": c["instances per socket"],
             }
         )

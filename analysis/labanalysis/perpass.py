@@ -1,7 +1,7 @@
 """Every compared figure, once per pass: the one table the headline ("who wins what"), the engine x model grid and the repeats read.
 
 Each figure is computed by the module that owns its statistic (memory's slopes, latency's percentiles, cpu's CPU per request);
-this module only lays them out, one row per pass and figure. Across passes, repeats.across makes each server's median and interval.
+this module only lays them out, one row per pass and figure. Across passes, stats.across makes each server's median and interval.
 """
 
 from __future__ import annotations
@@ -86,10 +86,20 @@ DASHBOARD_SUSTAINED = Figure(
     settings=("dashboardCurveP99BoundMs", *UNDER_LOAD_CURVE),
 )
 JSON_CPU_SLOPE = Figure("json_cpu_slope_us", "server CPU per /json request, the curve's slope (µs)", "µs", settings=UNDER_LOAD_CURVE)
+# What a core of the server's CPU serves once the fixed part is paid, from the line of its CPU against the rates it held
+# (stats.capacity): it repeats where the highest step held, read off one second's p99, does not.
+JSON_CAPACITY = Figure(
+    "json_capacity_per_cpu", "/json capacity per CPU (req/s a core)", "req/s a core", lower_is_better=False, settings=UNDER_LOAD_CURVE
+)
+DASHBOARD_CAPACITY = Figure(
+    "dashboard_capacity_per_cpu", "/dashboard capacity per CPU (req/s a core)", "req/s a core", lower_is_better=False, settings=UNDER_LOAD_CURVE
+)
 CURVE = {
     JSON_SUSTAINED: ("json", "highest_sustained_per_s"),
     DASHBOARD_SUSTAINED: ("dashboard", "highest_sustained_per_s"),
     JSON_CPU_SLOPE: ("json", "cpu_us_per_request"),
+    JSON_CAPACITY: ("json", "capacity_per_cpu"),
+    DASHBOARD_CAPACITY: ("dashboard", "capacity_per_cpu"),
 }
 
 # The memory a socket really takes leads (PSS: the process's resident pages, shared ones split among the processes that map them),
@@ -110,6 +120,8 @@ FIGURES = [
     JSON_SUSTAINED,
     DASHBOARD_SUSTAINED,
     JSON_CPU_SLOPE,
+    JSON_CAPACITY,
+    DASHBOARD_CAPACITY,
     THREADS,
     PINNED,
 ]
@@ -129,7 +141,7 @@ def label(key: str) -> str:
 
 
 def table(runs: list[Run]) -> pd.DataFrame:
-    """One row per compared pass (repeats.each_pass) and figure: PASS_COLUMNS, figure, value, `bottleneck`, why the pass's load
+    """One row per compared pass (repeats.each_pass) and figure: PASS_COLUMNS, round, figure, value, `bottleneck`, why the pass's load
     generator was its bottleneck, and `saturated`, why its server was (each empty when it was not). Runs on another JDK than the
     first's are left out (repeats.left_out)."""
     rows, tables = [], {}
@@ -144,8 +156,9 @@ def table(runs: list[Run]) -> pd.DataFrame:
         under_load = curve.of_pass(run, server, base)
         values.update({figure: under_load.get(endpoint, {}).get(key, math.nan) for figure, (endpoint, key) in CURVE.items()})
         marks = {"bottleneck": cpu.bottleneck(server) or "", "saturated": cpu.saturated(server) or ""}
-        rows += [{**base, "figure": figure.key, "value": value, **marks} for figure, value in values.items()]
-    return pd.DataFrame(rows, columns=[*repeats.PASS_COLUMNS, "figure", "value", "bottleneck", "saturated"])
+        # The pass's round (its repeat): the verdict sets two servers against each other within a round (stats.in_rounds).
+        rows += [{**base, "round": server.repeat, "figure": figure.key, "value": value, **marks} for figure, value in values.items()]
+    return pd.DataFrame(rows, columns=[*repeats.PASS_COLUMNS, "round", "figure", "value", "bottleneck", "saturated"])
 
 
 def values_of(run: Run, server: ServerRun, endpoints: dict[str, pd.DataFrame], pins: pd.DataFrame) -> dict[Figure, float]:

@@ -10,7 +10,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.patches import Patch
 
-from . import catalogue, cpu, curve, latency, perpass, provenance, repeats, runtime
+from . import catalogue, cpu, curve, latency, perpass, provenance, repeats, runtime, stats
 from .plot_style import medians_panels, plain_log_axis
 from .run import Run
 
@@ -203,7 +203,7 @@ def ratios(pairs: list):
         if p.a.has_interval and p.b.has_interval and p.a.low > 0 and p.a.high > 0:
             low, high = p.b.low / p.a.high, p.b.high / p.a.low
             ax.plot([max(low, 1e-3), high], [y, y], "-", color=colour, alpha=0.6)
-        apart = repeats.separated(p.a, p.b) == "apart across passes"
+        apart = stats.separated(p.a, p.b) == "apart across passes"
         ax.plot(p.ratio, y, "o", color=colour, markerfacecolor=colour if apart else "white")
     ax.axvline(1.0, color="grey", linewidth=1)
     ax.set_xscale("log")

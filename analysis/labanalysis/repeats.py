@@ -11,60 +11,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 
 import pandas as pd
 
 from . import catalogue, provenance
 from .run import Run, ServerRun
+from .stats import Across, across
 
 # The columns that say which pass a per-pass row is of.
 PASS_COLUMNS = ["run folder", "pass", "server", "label", "engine", "model", "jdk"]
-
-
-@dataclass(frozen=True)
-class Across:
-    """A figure across passes: the median, and the interval across them (NaN with fewer than two passes), from `passes` values.
-
-    With the 2 to 5 passes a run makes, the honest interval is the range itself, lowest to highest: a
-    confidence interval from three values would rest on a distribution they cannot show. Two servers
-    whose ranges do not overlap came out in the same order in every pass.
-    """
-
-    median: float
-    low: float
-    high: float
-    passes: int
-
-    @property
-    def has_interval(self) -> bool:
-        return self.passes >= 2
-
-
-def across(values) -> Across:
-    """The one convention for a figure across passes (NaNs are passes that did not measure it): see Across."""
-    data = pd.Series(values, dtype=float).dropna()
-    if data.empty:
-        return Across(math.nan, math.nan, math.nan, 0)
-    many = len(data) >= 2
-    return Across(float(data.median()), float(data.min()) if many else math.nan, float(data.max()) if many else math.nan, len(data))
-
-
-ONE_PASS = "one pass: no comparison can be concluded"
-
-
-def apart(best: Across, other: Across, lower_is_better: bool) -> str:
-    """Whether `best` is ahead of `other` across passes: their intervals apart, overlapping, or one pass and so no conclusion."""
-    if not best.has_interval or not other.has_interval:
-        return ONE_PASS
-    separated = best.high < other.low if lower_is_better else best.low > other.high
-    return "apart across passes" if separated else "overlap across passes: not resolved"
-
-
-def separated(a: Across, b: Across) -> str:
-    """`apart` without a side: whether the two ranges across passes do not overlap, in apart's words."""
-    low, high = sorted([a, b], key=lambda v: v.median)
-    return apart(low, high, lower_is_better=True)
 
 
 def number(x: float) -> str:

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from . import perpass, repeats
-from .repeats import Across
+from . import perpass, repeats, stats
+from .stats import Across
 
 
 @dataclass(frozen=True)
@@ -108,11 +108,11 @@ def by_how_much(best: float, runner_up: float) -> str:
     return f"{high / low:.2f}x"
 
 
-SURENESS = ["overlap across passes: not resolved", repeats.ONE_PASS, "apart across passes", "equal"]
+SURENESS = ["overlap across passes: not resolved", stats.ONE_PASS, "apart across passes", "equal"]
 
 
 def how_sure(best: Across, runner_up: Across, lower_is_better: bool) -> str:
-    """`equal`, or repeats.apart: apart or overlapping across passes, or one pass and so no conclusion."""
+    """`equal`, or stats.apart: apart or overlapping across passes, or one pass and so no conclusion."""
     if best.median == runner_up.median:
         return "equal"
-    return repeats.apart(best, runner_up, lower_is_better)
+    return stats.apart(best, runner_up, lower_is_better)

@@ -13,7 +13,7 @@ server's memory taken apart with the requests in flight (`memory.csv`); this mod
 - which side saturated: the server's CPU set or the load's (wrk and the stub) busy for SATURATED_SHARE of the window;
 - memory per request in flight: labanalysis.sweepmemory; reading the folder: labanalysis.sweepfolder.
 
-A compared figure is the median across passes with the range across them (repeats.across).
+A compared figure is the median across passes with the range across them (stats.across).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from . import catalogue, provenance, repeats
+from . import catalogue, provenance, repeats, stats
 from .sweepfolder import MEMORY_COLUMNS, STEP_COLUMNS, SweepFolderError, SweepRun, load  # noqa: F401 (the module's API)
 
 SWEEP_SUFFIX = "-sweep"
@@ -92,7 +92,7 @@ def across_passes(run: SweepRun, figure: str) -> pd.DataFrame:
     steps = per_step(run)
     rows = []
     for (server, workload, concurrency), group in steps.groupby(["server", "workload", "concurrency"], sort=True):
-        value = repeats.across(group[column])
+        value = stats.across(group[column])
         rows.append(
             {
                 "server": server,
@@ -113,7 +113,7 @@ def table(run: SweepRun, workload: str, figure: str) -> pd.DataFrame:
     values = values[values["workload"] == workload]
     if values.empty:
         return pd.DataFrame()
-    return wide_by_concurrency(values.assign(text=[repeats.shown(repeats.Across(r.median, r.low, r.high, r.passes)) for r in values.itertuples()]))
+    return wide_by_concurrency(values.assign(text=[repeats.shown(stats.Across(r.median, r.low, r.high, r.passes)) for r in values.itertuples()]))
 
 
 def wide_by_concurrency(values: pd.DataFrame) -> pd.DataFrame:
@@ -164,7 +164,7 @@ def cpu_per_request(run: SweepRun) -> pd.DataFrame:
             if one["throughput_per_s"].nunique() >= 2:
                 slope, _ = np.polyfit(one["throughput_per_s"], one["cpu_per_s"], 1)
                 slopes.append(slope * 1e6)
-        value = repeats.across(slopes)
+        value = stats.across(slopes)
         rows.append(
             {"server": server, "workload": workload, "µs per request": value.median, "low": value.low, "high": value.high, "passes": value.passes}
         )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from . import repeats
+from . import repeats, stats
 from .sweep import SweepRun, wide_by_concurrency
 
 # A snapshot counts only when the server's own count of requests in flight stayed within this share of C.
@@ -45,7 +45,7 @@ def table(run: SweepRun, workload: str, measure: str) -> pd.DataFrame:
     if per.empty:
         return pd.DataFrame()
     rows = [
-        {"server": server, "concurrency": concurrency, "text": repeats.shown(repeats.across(group["bytes_per_request"] / 1024))}
+        {"server": server, "concurrency": concurrency, "text": repeats.shown(stats.across(group["bytes_per_request"] / 1024))}
         for (server, concurrency), group in per.groupby(["server", "concurrency"], sort=True)
     ]
     return wide_by_concurrency(pd.DataFrame(rows))

@@ -9,8 +9,8 @@ import pytest
 from conftest import REPEATS
 
 from labanalysis import compare, offline, perpass, render
-from labanalysis.repeats import Across
 from labanalysis.run import load_run
+from labanalysis.stats import Across
 
 SECTIONS = ["How to read this", "What differs between the runs", "Figures, B against A", "Servers in one run only, and passes left out or marked"]
 

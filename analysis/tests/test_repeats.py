@@ -7,31 +7,31 @@ import shutil
 
 import pytest
 
-from labanalysis import repeats
-from labanalysis.repeats import Across
+from labanalysis import repeats, stats
 from labanalysis.run import load_run
+from labanalysis.stats import Across
 
 
 def test_a_figure_across_passes_is_their_median_with_their_range():
-    assert repeats.across([5.0, 7.0, 6.0]) == Across(6.0, 5.0, 7.0, 3)
+    assert stats.across([5.0, 7.0, 6.0]) == Across(6.0, 5.0, 7.0, 3)
 
 
 def test_one_pass_has_a_median_and_no_interval():
-    found = repeats.across([5.0, math.nan])
+    found = stats.across([5.0, math.nan])
 
     assert (found.median, found.passes, found.has_interval) == (5.0, 1, False)
     assert math.isnan(found.low) and math.isnan(found.high)
 
 
 def test_two_servers_are_apart_only_when_their_ranges_do_not_overlap():
-    assert repeats.apart(Across(6, 5, 7, 3), Across(22, 20, 25, 3), lower_is_better=True) == "apart across passes"
-    assert repeats.apart(Across(6, 5, 21, 3), Across(22, 20, 25, 3), lower_is_better=True) == "overlap across passes: not resolved"
-    assert repeats.apart(Across(22, 20, 25, 3), Across(6, 5, 7, 3), lower_is_better=False) == "apart across passes"
+    assert stats.apart(Across(6, 5, 7, 3), Across(22, 20, 25, 3), lower_is_better=True) == "apart across passes"
+    assert stats.apart(Across(6, 5, 21, 3), Across(22, 20, 25, 3), lower_is_better=True) == "overlap across passes: not resolved"
+    assert stats.apart(Across(22, 20, 25, 3), Across(6, 5, 7, 3), lower_is_better=False) == "apart across passes"
 
 
 def test_with_one_pass_no_comparison_can_be_concluded_however_far_apart():
-    assert repeats.apart(Across(1, math.nan, math.nan, 1), Across(1000, 900, 1100, 3), lower_is_better=True) == repeats.ONE_PASS
-    assert repeats.ONE_PASS == "one pass: no comparison can be concluded"
+    assert stats.apart(Across(1, math.nan, math.nan, 1), Across(1000, 900, 1100, 3), lower_is_better=True) == stats.ONE_PASS
+    assert stats.ONE_PASS == "one pass: no comparison can be concluded"
 
 
 def test_a_figure_is_shown_with_its_range_and_passes_or_as_one_pass():

@@ -171,7 +171,7 @@ def test_with_a_floor_folder_beside_the_run_each_servers_memory_per_socket_is_sp
 
     html = render.render(run_folder).read_text()
 
-    decomposition = html[html.index(">Per-socket decomposition<") : html.index(">Memory split into its parts<")]
+    decomposition = _section(html, "Per-socket decomposition", "Memory split into its parts")
     assert "The floor is <code>20261122-050000-floor</code>" in decomposition
     assert decomposition.count("data:image/png;base64,") == 1
     # The fixture run is on JDK 25: a coroutine server's RSS per socket is set against what a coroutine parked there holds.
@@ -200,7 +200,12 @@ def repeats_report(tmp_path_factory) -> str:
 
 
 def _section(html: str, title: str, next_title: str) -> str:
-    return html[html.index(f">{title}<") : html.index(f">{next_title}<")]
+    """From the heading `title` to the heading `next_title` (a heading, not a link to it such as the verdict's)."""
+    return html[html.index(_heading(title)) : html.index(_heading(next_title))]
+
+
+def _heading(title: str) -> str:
+    return f'>{title}<a class="anchor-link"'
 
 
 def test_a_run_with_repeats_renders_every_section_without_a_failure(repeats_report):

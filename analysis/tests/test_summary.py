@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 
 from labanalysis import perpass, summary
-from labanalysis.repeats import Across
 from labanalysis.run import load_run
+from labanalysis.stats import Across
 from labanalysis.summary import Figure
 
 ONE = math.nan  # no low or high: one pass

@@ -1,0 +1,208 @@
+"""The verdict: for each shape of work, which model to pick, by how much, how sure, and what it costs, in one table a reader takes in
+at a glance. The report and `make headline` open with it.
+
+A model is judged on the engine that runs the most models (Jetty runs three), where the servers differ only in how a task waits: a
+difference between servers of two engines says nothing about either model. The engine's share is its own column, one model on two
+engines.
+
+A winner is named only where it did better than every other model in every round that measured both: its figure over each other's
+(stats.in_rounds) has its whole range on its side of 1. Two passes of a round ran minutes apart, so the host's drift over a run,
+which moves a pass's absolute figures by 5-12% here, cancels in their ratio. Where some round put another model ahead, or there is
+one round, the cell says no winner can be named, and shows the medians anyway.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import pandas as pd
+
+from . import arms, catalogue, perpass, stats
+from .grid import MODEL_WORDS
+from .repeats import number
+
+
+@dataclass(frozen=True)
+class Shape:
+    """A shape of work and the figures that judge it: the first of `judged_on` that a pass measured, and what the winner pays
+    meanwhile (`costs`, where it is another figure). `evidence` is the report's section that shows the figure."""
+
+    work: str
+    judged_on: tuple[perpass.Figure, ...]
+    costs: perpass.Figure | None
+    evidence: str
+    # Said where none of `judged_on` was measured: the command whose run measures it.
+    measured_by: str
+
+
+SHAPES = (
+    Shape("many idle sockets", (perpass.PSS,), perpass.THREADS, "Memory split into its parts", "make bench"),
+    Shape("a steady request rate", (perpass.JSON_WIRE_P99,), perpass.CPU, "Latency under load", "make bench"),
+    Shape(
+        "requests waiting on a slow downstream",
+        (perpass.DASHBOARD_CAPACITY,),
+        None,
+        "Under load: what each model buys",
+        "make curve",
+    ),
+    Shape("CPU per request", (perpass.JSON_CAPACITY, perpass.CPU), None, "Under load: what each model buys", "make bench"),
+)
+
+COLUMNS = ["work", "judged on", "the model to pick", "by how much", "its figure", "what it costs", "the engine", "evidence"]
+NO_WINNER = "no winner can be named"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One shape's cell: the model named (or why none is), its ratio over the runner-up across rounds, and the figures shown."""
+
+    work: str
+    figure: str
+    winner: str | None
+    why_none: str
+    ratio: stats.Across
+    runner_up: str
+    shown: str
+    costs: str
+    engine: str
+    evidence: str
+
+
+def verdicts(per_pass: pd.DataFrame) -> list[Verdict]:
+    """A Verdict per shape, from perpass.table's rows (arms left out: they are judged against their own servers)."""
+    per_pass = arms.catalogue_only(per_pass)
+    return [_verdict(shape, per_pass) for shape in SHAPES]
+
+
+def table(per_pass: pd.DataFrame) -> pd.DataFrame:
+    """The verdict for a reader: a row per shape of work (COLUMNS)."""
+    rows = []
+    for v in verdicts(per_pass):
+        pick = MODEL_WORDS.get(v.winner, v.winner) if v.winner else f"{NO_WINNER}: {v.why_none}"
+        rows.append(
+            {
+                "work": v.work,
+                "judged on": v.figure,
+                "the model to pick": pick,
+                "by how much": _ratio(v.ratio, v.runner_up),
+                "its figure": v.shown,
+                "what it costs": v.costs,
+                "the engine": v.engine,
+                "evidence": v.evidence,
+            }
+        )
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def _verdict(shape: Shape, per_pass: pd.DataFrame) -> Verdict:
+    figure = next((f for f in shape.judged_on if _measured(per_pass, f)), None)
+    if figure is None:
+        labels = " or ".join(f.label for f in shape.judged_on)
+        return Verdict(shape.work, labels, None, f"not measured in this run ({shape.measured_by} measures it)", _NONE, "", "", "", "", shape.evidence)
+    values = per_pass[per_pass["figure"] == figure.key]
+    engine = _engine_of_most_models(values)
+    models = _by_model(values[values["engine"] == engine])
+    ranked = sorted(models, key=lambda m: stats.across(models[m].values()).median, reverse=not figure.lower_is_better)
+    best, rest = ranked[0], ranked[1:]
+    # Each other model against the best, as the best's advantage: above 1 where the best did better in that round.
+    advantages = {m: _advantage(models[best], models[m], figure.lower_is_better) for m in rest}
+    winner, why_none = best, ""
+    if not rest:
+        winner, why_none = None, f"one model on {engine}"
+    elif any(a.passes == 0 for a in advantages.values()):
+        winner, why_none = None, "no round measured two models with figures above 0"
+    elif any(a.passes < 2 for a in advantages.values()):
+        winner, why_none = None, "one round: run more passes"
+    elif any(not a.low > 1 for a in advantages.values()):
+        overtaken = [MODEL_WORDS.get(m, m) for m, a in advantages.items() if not a.low > 1]
+        winner, why_none = None, f"{', '.join(overtaken)} came out ahead of {MODEL_WORDS.get(best, best)} in some round"
+    runner_up = rest[0] if rest else ""
+    costs = _shown(values, engine, best, shape.costs, per_pass) if shape.costs is not None else ""
+    return Verdict(
+        shape.work,
+        figure.label,
+        winner,
+        why_none,
+        advantages.get(runner_up, _NONE),
+        MODEL_WORDS.get(runner_up, runner_up),
+        f"{MODEL_WORDS.get(best, best)}: {_shown(values, engine, best, figure, per_pass, named=False)}",
+        costs,
+        _engine_cell(values, figure),
+        shape.evidence,
+    )
+
+
+_NONE = stats.Across(math.nan, math.nan, math.nan, 0)
+
+
+def _measured(per_pass: pd.DataFrame, figure: perpass.Figure) -> bool:
+    return bool(per_pass.loc[per_pass["figure"] == figure.key, "value"].notna().any())
+
+
+def _engine_of_most_models(values: pd.DataFrame) -> str:
+    """The engine whose servers run the most models (ties: the first to run), where a model effect is read."""
+    measured = values[values["value"].notna()]
+    counts = measured.groupby("engine", sort=False)["model"].nunique()
+    return str(counts.idxmax())
+
+
+def _by_model(values: pd.DataFrame) -> dict[str, dict[tuple[str, int], float]]:
+    """{model: {(run folder, round): value}} of one engine's passes that measured the figure."""
+    measured = values[values["value"].notna()]
+    return {
+        model: {(r["run folder"], int(r["round"])): float(r["value"]) for _, r in group.iterrows()}
+        for model, group in measured.groupby("model", sort=False)
+    }
+
+
+def _advantage(best: dict, other: dict, lower_is_better: bool) -> stats.Across:
+    """The best model's advantage over `other` in each round, as a factor over 1 where it did better: other / best for a figure
+    where lower is better (memory, latency), best / other where higher is (a capacity)."""
+    return stats.in_rounds(other, best) if lower_is_better else stats.in_rounds(best, other)
+
+
+def _engine_cell(values: pd.DataFrame, figure: perpass.Figure) -> str:
+    """One model on two engines: which engine did better, by its factor across rounds, or that no engine can be named."""
+    measured = values[values["value"].notna()]
+    engines_of = measured.groupby("model", sort=False)["engine"].unique()
+    two = [m for m, engines in engines_of.items() if len(engines) >= 2]
+    if not two:
+        return "one engine per model: no engine effect"
+    model = two[0]
+    on = {
+        e: {(r["run folder"], int(r["round"])): float(r["value"]) for _, r in g.iterrows()}
+        for e, g in measured[measured["model"] == model].groupby("engine", sort=False)
+    }
+    first, second = sorted(on, key=lambda e: stats.across(on[e].values()).median, reverse=not figure.lower_is_better)[:2]
+    advantage = _advantage(on[first], on[second], figure.lower_is_better)
+    words = f"{MODEL_WORDS.get(model, model)}: {catalogue.engine_label(first)} {_factor(advantage)} over {catalogue.engine_label(second)}"
+    if advantage.passes == 0:
+        return f"{MODEL_WORDS.get(model, model)}: no round measured both engines with figures above 0"
+    if advantage.passes < 2:
+        return f"{words}, one round: {NO_WINNER}"
+    return words if advantage.low > 1 else f"{words}: {NO_WINNER}, it changed places in some round"
+
+
+def _shown(values: pd.DataFrame, engine: str, model: str, figure: perpass.Figure, per_pass: pd.DataFrame, named: bool = True) -> str:
+    """The model's `figure` on `engine`: (its name,) the median across passes with its range, and its unit."""
+    rows = per_pass[(per_pass["figure"] == figure.key) & (per_pass["engine"] == engine) & (per_pass["model"] == model)]
+    found = stats.across(rows["value"])
+    if found.passes == 0:
+        return ""
+    interval = f" [{number(found.low)}, {number(found.high)}]" if found.has_interval else ", one pass"
+    name = f"{figure.label.split(' (')[0]}: " if named else ""
+    return f"{name}{number(found.median)} {figure.unit}{interval}"
+
+
+def _ratio(ratio: stats.Across, runner_up: str) -> str:
+    if ratio.passes == 0:
+        return ""
+    return f"{_factor(ratio)} over {runner_up}, in {ratio.passes} round{'s' if ratio.passes > 1 else ''}"
+
+
+def _factor(ratio: stats.Across) -> str:
+    if ratio.passes == 0:
+        return "not compared"
+    interval = f" [{ratio.low:.2f}, {ratio.high:.2f}]" if ratio.has_interval else ""
+    return f"{ratio.median:.2f}x{interval}"

@@ -1,0 +1,71 @@
+"""The statistics the verdict rests on, each held to a known truth: a ratio taken round by round cancels a drift that moves both
+servers alike, where their ranges across passes overlap; and the capacity fit finds the fixed part and the cost of a request that
+made the CPU it is given, so it finds the rate at which a budget fills."""
+
+import math
+
+import pytest
+
+from labanalysis import stats
+from labanalysis.stats import CapacityFit
+
+
+def test_a_ratio_in_rounds_cancels_a_drift_that_moved_both_servers_alike():
+    drift = {1: 1.0, 2: 1.3, 3: 0.8}  # the host, round by round: every pass of a round slowed alike
+    a = {r: 12.0 * d for r, d in drift.items()}
+    b = {r: 10.0 * d for r, d in drift.items()}
+
+    ratio = stats.in_rounds(a, b)
+
+    assert (ratio.median, ratio.low, ratio.high, ratio.passes) == pytest.approx((1.2, 1.2, 1.2, 3))
+    # Their ranges across passes, the drift and all, overlap: apart-ness alone could not tell them.
+    assert stats.apart(stats.across(b.values()), stats.across(a.values()), lower_is_better=True) != "apart across passes"
+
+
+def test_a_ratio_in_rounds_pairs_only_the_rounds_that_measured_both_with_figures_above_0():
+    a = {1: 4.0, 2: 6.0, 3: math.nan, 4: -1.0}
+    b = {1: 2.0, 2: 2.0, 3: 1.0, 4: 1.0, 5: 1.0}
+
+    ratio = stats.in_rounds(a, b)
+
+    assert (ratio.median, ratio.low, ratio.high, ratio.passes) == (2.5, 2.0, 3.0, 2)
+
+
+def test_a_round_that_put_the_other_server_ahead_shows_as_a_range_across_1():
+    ratio = stats.in_rounds({1: 11.0, 2: 9.0, 3: 12.0}, {1: 10.0, 2: 10.0, 3: 10.0})
+
+    assert ratio.low < 1 < ratio.high
+
+
+def test_the_capacity_fit_finds_the_fixed_part_and_the_cost_that_made_the_cpu():
+    fixed_cores, us_per_request = 0.06, 40.0
+    rates = [500, 1000, 1500, 2000, 3000, 4000]
+    cores = [fixed_cores + r * us_per_request / 1e6 for r in rates]
+
+    fit = stats.capacity_fit(rates, cores)
+
+    assert (fit.fixed_cores, fit.us_per_request, fit.steps) == pytest.approx((0.06, 40.0, 6))
+    # 0.4 of a core, 0.06 of it spent serving nothing: 0.34 / 40 µs.
+    assert fit.capacity_per_s(0.4) == pytest.approx(8500)
+    assert fit.per_cpu(0.4) == pytest.approx(8500 / 0.4)
+
+
+def test_the_capacity_fit_holds_its_line_through_noise_in_each_step():
+    rates = [500, 1000, 1500, 2000, 3000, 4000, 6000]
+    noise = [0.004, -0.003, 0.002, -0.004, 0.003, -0.002, 0.001]  # a few thousandths of a core, as cpu.csv's seconds scatter
+    cores = [0.06 + r * 40e-6 + n for r, n in zip(rates, noise, strict=True)]
+
+    fit = stats.capacity_fit(rates, cores)
+
+    assert fit.capacity_per_s(0.4) == pytest.approx(8500, rel=0.03)
+
+
+def test_no_line_is_fitted_through_one_rate():
+    fit = stats.capacity_fit([1000, 1000, math.nan], [0.1, 0.11, 0.3])
+
+    assert fit.steps == 0 and math.isnan(fit.capacity_per_s(0.4))
+
+
+def test_a_budget_the_fixed_part_fills_serves_nothing_it_can_name():
+    assert math.isnan(CapacityFit(0.5, 40.0, 4).capacity_per_s(0.4))
+    assert math.isnan(CapacityFit(0.05, -3.0, 4).capacity_per_s(0.4))

@@ -1,0 +1,97 @@
+"""The verdict: for each shape of work, the model to pick on the engine that runs the most models, named only where it did better
+than every other model in every round; its factor over the runner-up across rounds; the engine's share beside it; and a shape this
+run did not measure said so, with the command that measures it."""
+
+import pandas as pd
+
+from labanalysis import perpass, repeats, verdict
+
+SERVERS = {
+    "jetty-coroutine": ("jetty", "coroutine"),
+    "jetty-virtual": ("jetty", "virtual"),
+    "jetty-platform": ("jetty", "platform"),
+    "ktor-coroutine": ("ktor-netty", "coroutine"),
+}
+DRIFT = {1: 1.0, 2: 1.25, 3: 0.85}  # the host, round by round
+
+
+def passes(figure: perpass.Figure, by_server: dict[str, float], drift: dict[int, float] = DRIFT, flips: dict | None = None) -> pd.DataFrame:
+    """perpass.table's rows of one figure: each server's value in each round, times the round's drift; `flips` sets a server's value
+    in one round outright ({(server, round): value})."""
+    rows = []
+    for server, value in by_server.items():
+        engine, model = SERVERS[server]
+        for r, d in drift.items():
+            name = server if r == 1 else f"{server}-r{r}"
+            found = (flips or {}).get((server, r), value * d)
+            base = dict(zip(repeats.PASS_COLUMNS, ["run", name, server, server, engine, model, "25"], strict=True))
+            rows.append({**base, "round": r, "figure": figure.key, "value": found, "bottleneck": "", "saturated": ""})
+    return pd.DataFrame(rows)
+
+
+MEMORY = {"jetty-coroutine": 14.0, "jetty-virtual": 16.0, "jetty-platform": 60.0, "ktor-coroutine": 48.0}
+
+
+def row(table: pd.DataFrame, work: str) -> pd.Series:
+    return table.set_index("work").loc[work]
+
+
+def test_the_model_that_did_better_in_every_round_is_named_with_its_factor_over_the_runner_up():
+    table = verdict.table(passes(perpass.PSS, MEMORY))
+
+    sockets = row(table, "many idle sockets")
+    assert sockets["the model to pick"] == "coroutines"
+    assert sockets["by how much"] == "1.14x [1.14, 1.14] over virtual threads, in 3 rounds"
+    assert sockets["its figure"] == "coroutines: 14 KiB [11.90, 17.50]"
+
+
+def test_a_model_is_judged_on_the_engine_that_runs_the_most_models_and_the_engine_beside_it():
+    # Ktor's coroutines would win outright; the model is still judged among Jetty's three.
+    table = verdict.table(passes(perpass.PSS, {**MEMORY, "ktor-coroutine": 5.0}))
+
+    sockets = row(table, "many idle sockets")
+    assert sockets["the model to pick"] == "coroutines"
+    assert sockets["the engine"] == "coroutines: Ktor 3.5.2 on Netty 4.2.20 2.80x [2.80, 2.80] over Jetty 12.1.12"
+
+
+def test_one_round_in_which_another_model_came_out_ahead_names_no_winner():
+    flipped = passes(perpass.PSS, MEMORY, flips={("jetty-virtual", 2): 15.0})  # 15 against coroutines' 17.5 in round 2
+
+    sockets = row(verdict.table(flipped), "many idle sockets")
+
+    assert sockets["the model to pick"] == "no winner can be named: virtual threads came out ahead of coroutines in some round"
+    assert sockets["by how much"].startswith("1.14x [0.86, 1.14]")
+
+
+def test_a_winner_must_beat_every_other_model_not_only_the_runner_up():
+    flipped = passes(perpass.PSS, MEMORY, flips={("jetty-platform", 3): 10.0})
+
+    assert row(verdict.table(flipped), "many idle sockets")["the model to pick"].startswith("no winner can be named: platform threads")
+
+
+def test_higher_is_better_for_a_capacity():
+    capacity = {"jetty-coroutine": 20000.0, "jetty-virtual": 22000.0, "jetty-platform": 15000.0, "ktor-coroutine": 9000.0}
+
+    cpu = row(verdict.table(passes(perpass.JSON_CAPACITY, capacity)), "CPU per request")
+
+    assert cpu["judged on"] == perpass.JSON_CAPACITY.label
+    assert (cpu["the model to pick"], cpu["by how much"]) == ("virtual threads", "1.10x [1.10, 1.10] over coroutines, in 3 rounds")
+
+
+def test_one_round_names_no_winner():
+    sockets = row(verdict.table(passes(perpass.PSS, MEMORY, drift={1: 1.0})), "many idle sockets")
+
+    assert sockets["the model to pick"] == "no winner can be named: one round: run more passes"
+
+
+def test_a_shape_the_run_did_not_measure_names_the_command_that_does():
+    waiting = row(verdict.table(passes(perpass.PSS, MEMORY)), "requests waiting on a slow downstream")
+
+    assert waiting["the model to pick"] == "no winner can be named: not measured in this run (make curve measures it)"
+
+
+def test_an_arm_is_left_out_of_the_verdict():
+    rows = passes(perpass.PSS, MEMORY)
+    arm = rows[rows["server"] == "jetty-virtual"].assign(server="jetty-virtual-without-fill-lock", value=1.0)
+
+    assert row(verdict.table(pd.concat([rows, arm])), "many idle sockets")["the model to pick"] == "coroutines"
