@@ -41,7 +41,7 @@ MAIN_SOURCES := $(shell find . -path ./.tools -prune -o -path '*/src/main/*' -ty
 JARS_STAMP := .tools/jars.stamp
 LOCKED := $(if $(shell command -v flock),flock .tools/build.lock,)
 
-.PHONY: help servers build test smoke bench curve bench-vps rehearse-vps report compare headline audit-pinning clients io-bench floor sweep autobahn-perf experiment-report serve stub format clean
+.PHONY: help servers build test smoke bench curve bench-vps rehearse-vps report compare headline advise audit-pinning clients io-bench floor sweep autobahn-perf experiment-report serve stub format clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -121,6 +121,16 @@ compare: ## one report comparing two run folders, figure by figure and server by
 PICTURE ?=
 headline: ## a run's headline tables as Markdown, for a README or a note: make headline [RUN=results/<run>] [ALSO=...] [PICTURE=x.png], or A=... B=... to compare
 	@cd analysis && "$$(../setup/python.sh)" -m labanalysis.headline $(if $(and $(A),$(B)),--compare "$(abspath $(A))" "$(abspath $(B))","$(abspath $(RUN))" $(if $(ALSO),--also $(foreach a,$(ALSO),"$(abspath $(a))"),) $(if $(PICTURE),--picture "$(abspath $(PICTURE))",))
+
+# A reader's workload taken along each server's measured lines; empty variables keep the mission's shape (50,000 sockets,
+# 2,000 requests a second, no wait). The newest make sweep folder, where there is one, gives what a request in flight holds.
+SOCKETS ?=
+WAIT_MS ?=
+SWEEP ?= $(lastword $(sort $(wildcard results/*-sweep)))
+advise: ## what a workload would take on each server (heap, RSS, CPU, threads, files) and the first limit it would hit: make advise [SOCKETS=50000] [RATE=2000] [WAIT_MS=100] [RUN=results/<run>] [SWEEP=results/<run>-sweep]
+	@[ -f "$(RUN)/manifest.json" ] || { echo "make advise: $(RUN) is not a run folder (no manifest.json); run make bench, or pass RUN=results/<run>" >&2; exit 2; }
+	@cd analysis && "$$(../setup/python.sh)" -m labanalysis.advise "$(abspath $(RUN))" $(if $(SOCKETS),--sockets $(SOCKETS),) \
+	  $(if $(RATE),--rate $(RATE),) $(if $(WAIT_MS),--wait-ms $(WAIT_MS),) $(if $(SWEEP),--sweep "$(abspath $(SWEEP))",)
 
 # JFR's recordings are read on JDK 25 whatever JDKs the servers run on.
 audit-pinning: build ## spring each pinning trap and walk the request paths on every server and JDK: make audit-pinning [SERVERS=<server>,...] [JDKS=21,25]

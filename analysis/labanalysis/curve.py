@@ -254,8 +254,8 @@ def per_step(runs: list[Run]) -> pd.DataFrame:
 
 
 def of_pass(run: Run, server: ServerRun, base: dict) -> dict[str, dict[str, float]]:
-    """One pass's curve figures by endpoint: {"highest_sustained_per_s": ..., "cpu_us_per_request": ..., "capacity_per_cpu": ...};
-    none without a curve.
+    """One pass's curve figures by endpoint: {"highest_sustained_per_s": ..., "cpu_us_per_request": ..., "capacity_per_cpu": ...,
+    "fixed_cores": ...}; none without a curve.
     `base` is the pass's PASS_COLUMNS (repeats.each_pass)."""
     rows = pd.DataFrame([{**base, **step_row(run, server, step)} for step in steps(run, server)], columns=COLUMNS)
     if rows.empty:
@@ -267,6 +267,7 @@ def of_pass(run: Run, server: ServerRun, base: dict) -> dict[str, dict[str, floa
             "highest_sustained_per_s": highest[e],
             "cpu_us_per_request": slopes.loc[e, "cpu_us_per_request"],
             "capacity_per_cpu": slopes.loc[e, "capacity_per_cpu"],
+            "fixed_cores": slopes.loc[e, "fixed_cores"],
         }
         for e in highest.index
     }

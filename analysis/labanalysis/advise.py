@@ -1,0 +1,191 @@
+"""What a reader's own workload would take on each server, from the slopes the lab measured: `make advise SOCKETS=50000 RATE=2000
+WAIT_MS=100`.
+
+A workload is idle sockets held open, plus requests arriving at a rate that each wait some time on a downstream call. By Little's
+law the requests in flight are the rate times the wait. Each server's needs are read off its own lines, pass by pass, then taken
+across passes (stats.across):
+- the live heap and RSS: memory at rest plus bytes per idle socket times the sockets (the bench's socket steps), plus bytes per
+  request in flight times the requests in flight (a `make sweep` folder's /dashboard snapshots, where one is given);
+- CPU cores: the fixed part plus CPU per request times the rate (the curve's fit over the steps the server held, /dashboard's where
+  the requests wait, /json's where they do not);
+- threads and open files: their lines against the idle sockets, plus what each request in flight holds (the sweep's threads
+  against requests in flight; one file a request's connection).
+Each need is set against this host's limit for it (the run's heap, open files, pid_max and threads-max, the server's CPUs), and
+the first limit a server would hit is the one its workload fills the most. A line taken far past the sockets a run held assumes
+nothing changes on the way: read it as where the measured slopes lead.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from . import catalogue, curve, memory, repeats, stats, sweepmemory
+from .cli import OneLineParser
+from .headline import markdown, source
+from .run import Run, RunFolderError, load_run
+from .sweep import SweepFolderError, SweepRun
+from .sweep import load as load_sweep
+
+MIB = 1 << 20
+
+
+@dataclass(frozen=True)
+class Workload:
+    sockets: int
+    rate_per_s: float
+    wait_ms: float
+
+    @property
+    def in_flight(self) -> float:
+        """Little's law: requests in flight are the arrival rate times the time each spends."""
+        return self.rate_per_s * self.wait_ms / 1000
+
+    @property
+    def endpoint(self) -> str:
+        """The curve's endpoint whose CPU per request stands for the workload's: /dashboard waits on downstream calls, /json not."""
+        return "dashboard" if self.wait_ms > 0 else "json"
+
+    def __str__(self) -> str:
+        requests = f"{self.rate_per_s:,.0f} requests a second each waiting {self.wait_ms:g} ms"
+        return f"{self.sockets:,} idle sockets and {requests} ({self.in_flight:,.0f} in flight)"
+
+
+MISSION = Workload(50_000, 2_000, 0)
+
+# The needs, each with the host's limit it is set against (a manifest's `limits` key, or how the run says it otherwise).
+NEEDS = ("live heap (MiB)", "RSS (MiB)", "CPU (cores)", "threads", "open files")
+COLUMNS = ["server", "label", *NEEDS, "the first limit it would hit"]
+
+
+def per_pass(runs: list[Run], workload: Workload, sweep: SweepRun | None = None) -> pd.DataFrame:
+    """One row per compared pass (repeats.each_pass, arms left out): each of NEEDS for `workload`, and each need over its limit."""
+    in_flight = _per_request_in_flight(sweep)
+    rows = []
+    for run, server, base in repeats.each_pass(runs):
+        if catalogue.arm_of(server.server) is not None:
+            continue  # an arm is the server without some of the lab's changes: a reader runs the server
+        extra = in_flight.get(server.server, {})
+        points = memory.plateaus(server)
+        cores = curve.of_pass(run, server, base).get(workload.endpoint, {})
+        needs = {
+            "live heap (MiB)": (memory.per_socket_fit(server, "live heap").at(workload.sockets) + workload.in_flight * extra.get("live heap", 0))
+            / MIB,
+            "RSS (MiB)": (memory.per_socket_fit(server, "RSS").at(workload.sockets) + workload.in_flight * extra.get("RSS", 0)) / MIB,
+            "CPU (cores)": cores.get("fixed_cores", math.nan) + workload.rate_per_s * cores.get("cpu_us_per_request", math.nan) / 1e6,
+            "threads": memory.per_connection(points, "threads").at(workload.sockets) + workload.in_flight * extra.get("threads", 0),
+            "open files": memory.per_connection(points, "fds").at(workload.sockets) + workload.in_flight,
+        }
+        limits = _limits(run)
+        rows.append({**base, **needs, **{f"{n} of its limit": needs[n] / limits[n] if limits[n] else math.nan for n in NEEDS}})
+    return pd.DataFrame(rows)
+
+
+def table(runs: list[Run], workload: Workload, sweep: SweepRun | None = None) -> pd.DataFrame:
+    """Per server: each need as the median across passes with its range, and the first limit it would hit (COLUMNS)."""
+    passes = per_pass(runs, workload, sweep)
+    if passes.empty:
+        return pd.DataFrame(columns=COLUMNS)
+    limits = _limits(runs[0])
+    rows = []
+    for (server, label), group in passes.groupby(["server", "label"], sort=False):
+        row = {"server": server, "label": label}
+        for need in NEEDS:
+            row[need] = _shown(stats.across(group[need]))
+        shares = {need: stats.across(group[f"{need} of its limit"]).median for need in NEEDS}
+        row["the first limit it would hit"] = _first_limit(shares, limits)
+        rows.append(row)
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def _limits(run: Run) -> dict[str, float]:
+    """This host's limit for each need: the run's heap, the server's CPUs, the smaller of pid_max and threads-max, open files."""
+    limits = run.manifest.get("limits", {})
+    threads = [limits[k] for k in ("pidMax", "threadsMax") if limits.get(k)]
+    cpus = len((run.manifest.get("cpuSplit") or {}).get("serverCpus", []))
+    return {
+        "live heap (MiB)": run.heap_bytes / MIB if not math.isnan(run.heap_bytes) else math.nan,
+        "RSS (MiB)": math.nan,  # the host's memory is not a run's limit: RSS is shown, not judged
+        "CPU (cores)": float(cpus) if cpus else math.nan,
+        "threads": float(min(threads)) if threads else math.nan,
+        "open files": float(limits["openFilesHard"]) if limits.get("openFilesHard") else math.nan,
+    }
+
+
+def _first_limit(shares: dict[str, float], limits: dict[str, float]) -> str:
+    """The need that fills its limit the most: named as the first limit hit when it reaches it, else the largest share."""
+    judged = {n: s for n, s in shares.items() if not math.isnan(s)}
+    if not judged:
+        return "no limit to judge against"
+    need, share = max(judged.items(), key=lambda item: item[1])
+    what = f"{need.split(' (')[0]} (needs {share:.0%} of the {limits[need]:,.0f} {_unit(need)} here)"
+    return what if share >= 1 else f"none; closest: {what}"
+
+
+def _unit(need: str) -> str:
+    return need.split("(")[1].rstrip(")") if "(" in need else need
+
+
+def _shown(value: stats.Across) -> str:
+    if value.passes == 0:
+        return "not measured"
+    interval = f" [{repeats.number(value.low)}, {repeats.number(value.high)}]" if value.has_interval else " (one pass)"
+    return f"{repeats.number(value.median)}{interval}"
+
+
+def _per_request_in_flight(sweep: SweepRun | None) -> dict[str, dict[str, float]]:
+    """{server: {"live heap": bytes, "RSS": bytes, "threads": threads}} per request in flight from a sweep's /dashboard steps: the
+    memory snapshots' bytes per request (sweepmemory, median over passes and steps), and the slope of the peak threads against the
+    requests in flight. Empty without a sweep: the needs then leave what requests in flight hold out, and the CLI says so."""
+    if sweep is None:
+        return {}
+    found: dict[str, dict[str, float]] = {}
+    memory_per = sweepmemory.per_in_flight(sweep)
+    dashboard = memory_per[memory_per["workload"] == "dashboard"]
+    for (server, measure), group in dashboard.groupby(["server", "measure"]):
+        if measure in ("live heap", "RSS"):
+            found.setdefault(server, {})[measure] = float(group["bytes_per_request"].median())
+    steps = sweep.steps[sweep.steps["workload"] == "dashboard"]
+    for server, group in steps.groupby("server"):
+        if group["concurrency"].nunique() >= 2:
+            found.setdefault(server, {})["threads"] = float(np.polyfit(group["concurrency"], group["threads_peak"], 1)[0])
+    return found
+
+
+def main(argv: list[str]) -> int:
+    parser = OneLineParser(
+        "make advise",
+        "make advise [SOCKETS=50000] [RATE=2000] [WAIT_MS=100] [RUN=results/<run>] [SWEEP=results/<run>-sweep]",
+        description="What a workload would take on each server, from a run's measured slopes.",
+    )
+    parser.add_argument("run", help="a bench or curve run folder")
+    parser.add_argument("--sockets", type=int, default=MISSION.sockets)
+    parser.add_argument("--rate", type=float, default=MISSION.rate_per_s)
+    parser.add_argument("--wait-ms", type=float, default=MISSION.wait_ms)
+    parser.add_argument("--sweep", help="a make sweep folder, for what each request in flight holds")
+    args = parser.parse(argv)
+    if isinstance(args, int):
+        return args
+    if args.sockets < 0 or args.rate < 0 or args.wait_ms < 0:
+        return parser.mistake("SOCKETS, RATE and WAIT_MS are counts and times: give each as 0 or more")
+    workload = Workload(args.sockets, args.rate, args.wait_ms)
+    try:
+        runs = [load_run(args.run)]
+        sweep = load_sweep(args.sweep) if args.sweep else None
+    except (RunFolderError, SweepFolderError) as e:
+        print(f"make advise: {e}", file=sys.stderr)
+        return 2
+    print(f"What {workload} would take on each server. {source(runs[0])}")
+    if sweep is None and workload.in_flight > 0:
+        print("No make sweep folder was given (SWEEP=): what each request in flight holds (memory, threads) is left out.")
+    print()
+    print(markdown(table(runs, workload, sweep)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,67 @@
+"""make advise: a reader's workload (idle sockets, a rate, a wait) taken along each server's measured lines, pass by pass, to what it
+would need, each need set against this host's limit for it. The repeats-run fixture's lines are known by construction
+(make_repeats_run.py): live heap 40 MiB plus 2,000 / 2,100 / 1,900 B a socket for vthread; threads 40, plus one a socket for
+platform; 20 open files plus one a socket for both; a 160 MiB heap and 20,000 open files."""
+
+import pytest
+
+from labanalysis import advise
+from labanalysis.run import load_run
+
+MIB = 1 << 20
+
+
+@pytest.fixture(scope="module")
+def run():
+    return load_run("tests/fixtures/repeats-run")
+
+
+def need(table, server: str, column: str) -> str:
+    return table.set_index("server").loc[server, column]
+
+
+def test_requests_in_flight_follow_littles_law():
+    assert advise.Workload(0, 2_000, 100).in_flight == 200
+
+
+def test_each_need_is_the_pass_by_pass_line_at_the_workload_across_passes(run):
+    per_pass = advise.per_pass([run], advise.Workload(10_000, 0, 0))
+
+    vthread = per_pass[per_pass["server"] == "vthread"]
+    assert sorted(vthread["live heap (MiB)"]) == pytest.approx([40 + 10_000 * b / MIB for b in (1_900, 2_000, 2_100)])
+    platform = per_pass[per_pass["server"] == "platform"]
+    assert list(platform["threads"]) == pytest.approx([10_040] * 3)
+    assert list(platform["open files"]) == pytest.approx([10_020] * 3)
+
+
+def test_the_table_shows_the_median_with_the_range_across_passes(run):
+    table = advise.table([run], advise.Workload(10_000, 0, 0))
+
+    assert need(table, "vthread", "live heap (MiB)") == "59.07 [58.12, 60.03]"
+
+
+def test_the_first_limit_is_the_need_that_fills_its_limit_the_most(run):
+    table = advise.table([run], advise.Workload(25_000, 0, 0))
+
+    # 25,020 files of 20,000 against a live heap of 111 MiB of 160 and 25,040 threads of 32,768.
+    assert need(table, "platform", "the first limit it would hit") == "open files (needs 125% of the 20,000 open files here)"
+
+
+def test_a_workload_within_every_limit_names_the_closest_one(run):
+    table = advise.table([run], advise.Workload(15_000, 0, 0))
+
+    assert need(table, "vthread", "the first limit it would hit").startswith("none; closest: open files (needs 75% of")
+
+
+def test_a_run_without_a_curve_says_its_cpu_is_not_measured(run):
+    assert need(advise.table([run], advise.MISSION), "vthread", "CPU (cores)") == "not measured"
+
+
+def test_a_negative_count_is_refused_in_one_line(capsys):
+    assert advise.main(["tests/fixtures/repeats-run", "--sockets", "-5"]) == 2
+    assert "give each as 0 or more" in capsys.readouterr().err
+
+
+def test_a_folder_that_is_no_run_is_refused_in_one_line(tmp_path, capsys):
+    assert advise.main([str(tmp_path)]) == 2
+    assert capsys.readouterr().err.startswith("make advise: ")
