@@ -39,10 +39,12 @@ def markdown(frame: pd.DataFrame, index: bool = False) -> str:
 
 
 def source(run: Run) -> str:
-    """One line naming where the tables come from: the folder, the commit (and whether it was dirty), and the command."""
+    """One line naming where the tables come from: the folder, the commit (and whether it was dirty), the run folder's format (a
+    published figure must come from a run the analysis still reads: tests/test_published.py), and the command."""
     made = provenance.of(run.manifest)
     commit = str(made.get("gitCommit") or "unknown commit")[:7] + (" with uncommitted changes" if made.get("gitDirty") else "")
-    return f"From `{run.folder.name}` ({run.manifest.get('profileName', '?')} profile, {commit}), made by `{made.get('command', '?')}`."
+    made_as = f"{run.manifest.get('profileName', '?')} profile, {commit}, run-folder format {run.manifest.get('runFolderFormat', '?')}"
+    return f"From `{run.folder.name}` ({made_as}), made by `{made.get('command', '?')}`."
 
 
 def tables(runs: list[Run]) -> list[tuple[str, pd.DataFrame]]:
@@ -50,7 +52,7 @@ def tables(runs: list[Run]) -> list[tuple[str, pd.DataFrame]]:
     a curve."""
     per_pass = perpass.table(runs)
     found = [
-        ("The verdict: the model to pick for each shape of work", verdict.table(per_pass)),
+        ("The verdict: the model to pick for each shape of work", verdict.table(per_pass, compare.settings(runs[0]))),
         ("Who wins what", summary.winners(summary.figures(arms.catalogue_only(per_pass)))),
     ]
     changes = arms.change_effects(grid.passes(runs))

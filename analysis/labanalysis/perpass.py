@@ -87,7 +87,7 @@ DASHBOARD_SUSTAINED = Figure(
 )
 JSON_CPU_SLOPE = Figure("json_cpu_slope_us", "server CPU per /json request, the curve's slope (µs)", "µs", settings=UNDER_LOAD_CURVE)
 # What a core of the server's CPU serves once the fixed part is paid, from the line of its CPU against the rates it held
-# (stats.capacity): it repeats where the highest step held, read off one second's p99, does not.
+# (stats.capacity): read off every step held, not off one second's p99 as the highest step held is.
 JSON_CAPACITY = Figure(
     "json_capacity_per_cpu", "/json capacity per CPU (req/s a core)", "req/s a core", lower_is_better=False, settings=UNDER_LOAD_CURVE
 )

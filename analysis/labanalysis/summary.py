@@ -1,9 +1,11 @@
 """The table the report opens with: for each headline figure, which server wins, by how much, and how sure we are.
 
-Every figure is a server's median across its passes (perpass, repeats), and "how sure" is decided from the intervals across
-passes only: a winner is named as such when its range and the runner-up's do not overlap. A percentile's interval within one
-pass, or a slope's over one pass's steps, says how precisely that pass measured it, not whether another pass would agree, so
-neither is used here; with one pass per server no comparison is concluded.
+Every figure is a server's median across its passes (perpass, repeats), and "how sure" is decided as the verdict decides it
+(labanalysis.verdict): the best server is ahead when it did better than the runner-up in every round that measured both
+(stats.in_rounds), which cancels the host's drift over a run; where the passes carry no rounds, when its range across passes and
+the runner-up's do not overlap. A percentile's interval within one pass, or a slope's over one pass's steps, says how precisely
+that pass measured it, not whether another pass would agree, so neither is used here; with one pass per server no comparison is
+concluded.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ class Figure:
     # server.
     bottlenecked: dict[str, int] = field(default_factory=dict)
     saturated: dict[str, int] = field(default_factory=dict)
+    # By server: its value in each round, keyed by (run folder, round); empty where the passes carry no rounds.
+    rounds: dict[str, dict[tuple[str, int], float]] = field(default_factory=dict)
 
 
 def figures(per_pass: pd.DataFrame) -> list[Figure]:
@@ -42,7 +46,12 @@ def figures(per_pass: pd.DataFrame) -> list[Figure]:
             mark: passes[passes[mark] != ""].groupby("server").size().to_dict() if figure in latencies else {}
             for mark, latencies in (("bottleneck", perpass.LATENCY), ("saturated", perpass.SERVER_LATENCY))
         }
-        found.append(Figure(figure.key, figure.lower_is_better, values, marked["bottleneck"], marked["saturated"]))
+        rounds = (
+            {s: {(r["run folder"], int(r["round"])): float(r["value"]) for _, r in g.iterrows()} for s, g in passes.groupby("server", sort=False)}
+            if "round" in passes.columns
+            else {}
+        )
+        found.append(Figure(figure.key, figure.lower_is_better, values, marked["bottleneck"], marked["saturated"], rounds))
     return found
 
 
@@ -77,7 +86,10 @@ def winners(figs: list[Figure]) -> pd.DataFrame:
             continue
         second, r = rest[0]
         # With a tie for best, the surest comparison is the weakest of the tied ones.
-        sure = min((how_sure(measured[name], r, fig.lower_is_better) for name in best), key=SURENESS.index)
+        sure = min(
+            (how_sure(measured[name], r, fig.lower_is_better, fig.rounds.get(name, {}), fig.rounds.get(second, {})) for name in best),
+            key=SURENESS.index,
+        )
         marked = sum(fig.bottlenecked.get(name, 0) for name in [*best, second])
         if marked:
             sure += f"; the load generator was the bottleneck in {marked} of these servers' passes, whose latency measures it"
@@ -108,11 +120,20 @@ def by_how_much(best: float, runner_up: float) -> str:
     return f"{high / low:.2f}x"
 
 
-SURENESS = ["overlap across passes: not resolved", stats.ONE_PASS, "apart across passes", "equal"]
+AHEAD = "ahead in every round"
+CHANGED_PLACES = "changed places in some round: not resolved"
+SURENESS = [CHANGED_PLACES, "overlap across passes: not resolved", stats.ONE_PASS, AHEAD, "apart across passes", "equal"]
 
 
-def how_sure(best: Across, runner_up: Across, lower_is_better: bool) -> str:
-    """`equal`, or stats.apart: apart or overlapping across passes, or one pass and so no conclusion."""
+def how_sure(best: Across, runner_up: Across, lower_is_better: bool, best_rounds: dict | None = None, runner_up_rounds: dict | None = None) -> str:
+    """`equal`; or, where both servers have rounds in common, the best one's advantage in each (stats.in_rounds): ahead in every
+    round, changed places in some, or one round (a pass each) and so no conclusion; otherwise stats.apart on the ranges across passes."""
     if best.median == runner_up.median:
         return "equal"
-    return stats.apart(best, runner_up, lower_is_better)
+    a, b = best_rounds or {}, runner_up_rounds or {}
+    advantage = stats.in_rounds(b, a) if lower_is_better else stats.in_rounds(a, b)
+    if advantage.passes == 0:
+        return stats.apart(best, runner_up, lower_is_better)
+    if not advantage.has_interval:
+        return stats.ONE_PASS
+    return AHEAD if advantage.low > 1 else CHANGED_PLACES

@@ -75,15 +75,18 @@ def verdicts(per_pass: pd.DataFrame) -> list[Verdict]:
     return [_verdict(shape, per_pass) for shape in SHAPES]
 
 
-def table(per_pass: pd.DataFrame) -> pd.DataFrame:
-    """The verdict for a reader: a row per shape of work (COLUMNS)."""
+def table(per_pass: pd.DataFrame, settings: dict | None = None) -> pd.DataFrame:
+    """The verdict for a reader: a row per shape of work (COLUMNS). `settings` (compare.settings of the run) says under what each
+    figure was measured: the /json rate, the sockets open, the CPU budget."""
     rows = []
-    for v in verdicts(per_pass):
+    for v, shape in zip(verdicts(per_pass), SHAPES, strict=True):
+        figure = next((f for f in shape.judged_on if f.label == v.figure), None)
+        where = _where(figure, settings or {}) if figure else ""
         pick = MODEL_WORDS.get(v.winner, v.winner) if v.winner else f"{NO_WINNER}: {v.why_none}"
         rows.append(
             {
                 "work": v.work,
-                "judged on": v.figure,
+                "judged on": f"{v.figure}, {where}" if where else v.figure,
                 "the model to pick": pick,
                 "by how much": _ratio(v.ratio, v.runner_up),
                 "its figure": v.shown,
@@ -134,6 +137,18 @@ def _verdict(shape: Shape, per_pass: pd.DataFrame) -> Verdict:
 
 
 _NONE = stats.Across(math.nan, math.nan, math.nan, 0)
+
+
+def _where(figure: perpass.Figure, settings: dict) -> str:
+    """The settings a figure was measured under, in words: at the /json rate, with the sockets open, on the curve's CPU budget."""
+    said = []
+    if "jsonRatePerSecond" in figure.settings and settings.get("jsonRatePerSecond"):
+        said.append(f"at {settings['jsonRatePerSecond']:,}/s")
+    if "idleSockets" in figure.settings and settings.get("idleSockets"):
+        said.append(f"{settings['idleSockets']:,} sockets open")
+    if "curveServerCpuBudget" in figure.settings and settings.get("curveServerCpuBudget"):
+        said.append(f"on {settings['curveServerCpuBudget']:g} of a CPU")
+    return ", ".join(said)
 
 
 def _measured(per_pass: pd.DataFrame, figure: perpass.Figure) -> bool:
@@ -206,3 +221,25 @@ def _factor(ratio: stats.Across) -> str:
         return "not compared"
     interval = f" [{ratio.low:.2f}, {ratio.high:.2f}]" if ratio.has_interval else ""
     return f"{ratio.median:.2f}x{interval}"
+
+
+def sentence(per_pass: pd.DataFrame) -> str:
+    """The verdict in one sentence: each model named, for the shapes it wins, by its factor across rounds; then the shapes no model
+    could be named for."""
+    found = verdicts(per_pass)
+    won: dict[str, list[str]] = {}
+    for v in found:
+        if v.winner:
+            won.setdefault(MODEL_WORDS.get(v.winner, v.winner), []).append(
+                f"{v.work} ({_factor(v.ratio)} over {v.runner_up} in {v.figure.split(' (')[0]})"
+            )
+    unnamed = [v.work for v in found if not v.winner]
+    parts = [f"pick {model} for {' and '.join(works)}" for model, works in won.items()]
+    if unnamed:
+        parts.append(f"no model can be named for {_listed(unnamed)} (the verdict's table says why)")
+    text = "; ".join(parts) if parts else "no model can be named for any shape of work in this run"
+    return text[0].upper() + text[1:] + "."
+
+
+def _listed(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} or {items[-1]}"

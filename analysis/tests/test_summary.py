@@ -61,6 +61,14 @@ def test_a_zero_best_is_said_in_words_not_as_an_infinite_factor():
     assert summary.winners([fig]).iloc[0]["by how much"] == "0 against 12,254"
 
 
+def test_a_winner_ahead_in_every_round_is_named_though_the_hosts_drift_made_the_ranges_overlap():
+    # Round by round, the host slowed both alike (x1.0, x1.3, x0.8): b was 1.2 times a in each.
+    a, b = {("run", 1): 10.0, ("run", 2): 13.0, ("run", 3): 8.0}, {("run", 1): 12.0, ("run", 2): 15.6, ("run", 3): 9.6}
+    fig = Figure("pss", True, {"a": Across(10, 8, 13, 3), "b": Across(12, 9.6, 15.6, 3)}, rounds={"a": a, "b": b})
+
+    assert summary.winners([fig]).iloc[0]["how sure"] == "ahead in every round"
+
+
 def test_a_figure_measured_for_one_server_only_has_no_winner():
     fig = Figure("p99", True, {"a": Across(10, 9, 11, 3), "b": Across(math.nan, math.nan, math.nan, 0)})
 
@@ -77,16 +85,16 @@ def test_the_fixtures_headline_figures_are_medians_across_passes_with_their_rang
     # The tables a reader sees name each figure by its label, not its key.
     assert summary.values_table(list(figs.values())).loc["/json p99 (ms)", "vthread"] == "6 [5, 7] over 3 passes"
     table = summary.winners(list(figs.values())).set_index("figure")
-    assert table.loc["live heap per idle socket (KiB)", "how sure"] == "apart across passes"
-    # p50 ranges overlap (vthread 0.9 to 1.2 ms, platform 0.95 to 1.3 ms): no winner is called.
-    assert table.loc["/json p50 (ms)", "how sure"].startswith("overlap across passes: not resolved")
+    assert table.loc["live heap per idle socket (KiB)", "how sure"] == "ahead in every round"
+    # p50 round by round: vthread 1.0, 1.2, 0.9 ms, platform 1.1, 0.95, 1.3 ms: platform was ahead in round 2, so no winner is called.
+    assert table.loc["/json p50 (ms)", "how sure"].startswith("changed places in some round: not resolved")
 
 
 def test_a_latency_winner_says_when_the_load_generator_was_the_bottleneck_in_a_pass_behind_it(repeats_folder):
     table = summary.winners(summary.figures(perpass.table([load_run(repeats_folder)]))).set_index("figure")
 
     assert table.loc["/json p99 (ms)", "how sure"] == (
-        "apart across passes; the load generator was the bottleneck in 1 of these servers' passes, whose latency measures it"
+        "ahead in every round; the load generator was the bottleneck in 1 of these servers' passes, whose latency measures it"
     )
     assert "bottleneck" not in table.loc["RSS per idle socket (KiB)", "how sure"]
 

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Whether a server's /json throughput on 0.4 of a CPU depends on how many connections carry it: the question the curve's
-# one-pool-a-pass attempt left (docs/under-load.md, "The curve's connections"), where a pass's limit followed the connections
+# one-pool-a-pass attempt left (docs/JOURNAL.md, "The curve's connections"), where a pass's limit followed the connections
 # its earlier steps had left. A server alone on CPU 1 (the bench's JVM flags but NMT, JDK 25, no idle sockets, no JFR), warmed up
 # for 20 s on its whole CPU, then held to 0.4 of it in a cgroup v1 cpu group (1 ms in 2.5 ms, as lab.bench.host.CpuBudget
 # holds it); wrk (one thread, CPU 0, a closed loop) then keeps C connections busy for 10 s, C interleaved over 2 passes.

@@ -5,7 +5,7 @@
 # after the sockets are open, then reads the server's user and system CPU over 20 s from /proc/<pid>/stat. One line a
 # pass. With PERF=1 it also records CPU 1 (perf record -a -C 1; perf cannot follow 14,000 threads by pid) and prints
 # the top kernel symbols. By hand, after `make build`; it leaves its files in a temporary folder it names.
-# docs/under-load.md quotes its first run.
+# docs/JOURNAL.md ("The platform server's idle CPU") quotes its first run.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 java=${JAVA25:-/usr/lib/jvm/temurin-25-jdk-amd64}/bin/java

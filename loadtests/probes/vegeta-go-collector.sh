@@ -3,7 +3,7 @@
 # collector and with the lab's (GOGC=off under a memory limit, lab.bench.load.GoRuntime), interleaved, 3 passes, against the
 # virtual-thread server alone on CPU 1, vegeta on CPU 0. One line a run: vegeta's p99 and p50 (ms), requests, success ratio, the
 # collections it made (gctrace), and its user and system CPU (s). By hand, after `make build`; it leaves its files in a temporary
-# folder it names. docs/under-load.md quotes its first run.
+# folder it names. docs/JOURNAL.md ("vegeta's own collector") quotes its first run.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 java=${JAVA25:-/usr/lib/jvm/temurin-25-jdk-amd64}/bin/java

@@ -37,7 +37,7 @@ data class RunSetup(
     /**
      * Whether a k6 beside the servers also runs its web dashboard ([lab.bench.load.K6Dashboard]). Off
      * unless asked for: on k6's one CPU here it cost k6's p99 about as much as writing every sample
-     * (docs/under-load.md). A k6 on load generators of its own always runs it.
+     * (docs/JOURNAL.md, "What k6's own outputs cost"). A k6 on load generators of its own always runs it.
      */
     val k6Dashboard: Boolean = false,
     /** For tests of stopping: the phase in which a pass holds, with its server and k6 started, until the run is stopped. */

@@ -10,7 +10,7 @@ import java.util.zip.GZIPOutputStream
  *
  * k6 buffers samples and writes them out every [SAVE_INTERVAL], on the CPU it sends requests from,
  * so each write holds back the answers that arrive meanwhile. What that costs k6's p99 was measured
- * (`/json` alone, a server that never collects, k6 on one CPU, interleaved passes; docs/under-load.md):
+ * (`/json` alone, a server that never collects, k6 on one CPU, interleaved passes; docs/JOURNAL.md, "What k6's own outputs cost"):
  * - k6's default, once a second into a `.gz` file: a burst of about 13 rows a request that put
  *   k6's p99 at 1,000/s at 55 ms, against 4.8 ms with no output;
  * - every 100 ms: 8-11 ms at 2,000/s (with k6's collector held off, [K6GoRuntime]);
@@ -24,7 +24,7 @@ import java.util.zip.GZIPOutputStream
  * row ([SYSTEM_TAGS]): by default 14, among them the URL, which on /dashboard takes 1,000 values.
  * With only those the lab reads, at 3,000/s alone k6's p99 was 5.5-63 ms (median 6.6) against
  * 113-207 ms with all 14, its memory grew half as fast for the same samples, and its CPU a
- * request fell by about a sixth (docs/under-load.md, "The latency-throughput curve").
+ * request fell by about a sixth (docs/JOURNAL.md, "The latency-throughput curve with k6").
  */
 object K6Samples {
     const val FILE = "k6-metrics.csv.gz"
