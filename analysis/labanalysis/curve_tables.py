@@ -53,3 +53,26 @@ def table(per_step: pd.DataFrame, endpoint: str, figure: str) -> pd.DataFrame:
     wide.columns = [f"{c:,}/s" for c in wide.columns]
     wide.index.name = None
     return wide
+
+
+# The curve's per-pass figures a reader compares for how well they repeat: (column of highest_sustained or cpu_slopes, name).
+SPREAD_FIGURES = (
+    ("highest_sustained_per_s", "highest sustained"),
+    ("capacity_per_cpu", "capacity per CPU"),
+    ("cpu_us_per_request", "CPU per request"),
+)
+
+
+def spread(per_step: pd.DataFrame) -> pd.DataFrame:
+    """Per server and endpoint: how far each of SPREAD_FIGURES moved from pass to pass, as its highest pass over its lowest (1.00x:
+    every pass alike), so that a reader sees which estimator of a server's capacity repeats on this host. Empty cells: fewer than two
+    passes measured it."""
+    per_pass = highest_sustained(per_step).merge(cpu_slopes(per_step), on=[*repeats.PASS_COLUMNS, "endpoint"], how="outer", validate="one_to_one")
+    rows = []
+    for (label, endpoint), group in per_pass.groupby(["label", "endpoint"], sort=False):
+        row = {"server": label, "endpoint": f"/{endpoint}"}
+        for column, name in SPREAD_FIGURES:
+            value = stats.across(group[column][group[column] > 0])
+            row[f"{name}: highest pass over lowest"] = f"{value.high / value.low:.2f}x" if value.has_interval else ""
+        rows.append(row)
+    return pd.DataFrame(rows)

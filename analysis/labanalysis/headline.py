@@ -61,6 +61,7 @@ def tables(runs: list[Run]) -> list[tuple[str, pd.DataFrame]]:
     if curve.has_curve(runs):
         steps = curve.per_step(runs)
         found.append(("Highest sustained rate", curve_tables.summary(steps)))
+        found.append(("How far each capacity figure moved from pass to pass", curve_tables.spread(steps)))
         for endpoint in curve.ENDPOINTS:
             for figure in CURVE_FIGURES:
                 found.append((f"/{endpoint}: {figure}, median [lowest, highest] across passes", curve_tables.table(steps, endpoint, figure)))

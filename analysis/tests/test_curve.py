@@ -96,6 +96,28 @@ def test_cpu_per_request_is_the_slope_over_the_sustained_steps_leaving_the_fixed
     assert math.isnan(curve_verdicts.cpu_slopes(pd.DataFrame([_step(500)])).iloc[0]["cpu_us_per_request"])
 
 
+def test_capacity_per_cpu_is_where_the_line_of_cpu_against_rate_meets_the_budget_per_core_of_it():
+    # 0.1 of a core serving nothing, 40 µs a request, on 0.4 of a CPU: the line meets the budget at 0.3 / 40 µs = 7,500/s.
+    steps = pd.DataFrame([_step(r, server_cpu_cores=0.4) for r in (500, 1000, 2000, 4000)])
+
+    fit = curve_verdicts.cpu_slopes(steps).iloc[0]
+
+    assert (fit["fixed_cores"], fit["capacity_per_cpu"]) == pytest.approx((0.1, 7_500 / 0.4))
+
+
+def test_the_spread_table_gives_each_capacity_figures_highest_pass_over_its_lowest():
+    # The second pass's requests cost 50 µs, not 40: CPU per request and the capacity per CPU move by a quarter, the ladder's
+    # highest step held (every step) not at all.
+    one = [_step(r, server_cpu_cores=0.4) for r in (500, 1000, 2000)]
+    two = [_step(r, server_cpu_cores=0.4, server_cores=0.1 + r * 50e-6, **{"pass": "vthread-r2"}) for r in (500, 1000, 2000)]
+
+    row = curve_tables.spread(pd.DataFrame(one + two)).iloc[0]
+
+    assert row["CPU per request: highest pass over lowest"] == "1.25x"
+    assert row["capacity per CPU: highest pass over lowest"] == "1.25x"
+    assert row["highest sustained: highest pass over lowest"] == "1.00x"
+
+
 def test_a_steps_whole_seconds_leave_out_the_seconds_it_shares_with_the_phases_either_side():
     server = run.ServerRun(folder=None, outcome={"loadStartEpochMs": 1_000_500})
     step = curve.Step("json-at-500", "json", 500, from_s=10, to_s=18)
