@@ -190,6 +190,11 @@ def percentile(server: ServerRun, endpoint: str, q: float, table: pd.DataFrame, 
     return float(table.loc[server.name, column]) if column in table.columns else math.nan
 
 
+def by_round(rows: pd.DataFrame) -> dict[tuple[str, int], float]:
+    """{(run folder, round): value} of `rows` (table's, of one server or model and one figure): what stats.in_rounds pairs."""
+    return {(r["run folder"], int(r["round"])): float(r["value"]) for _, r in rows.iterrows()}
+
+
 def per_server(per_pass: pd.DataFrame) -> pd.DataFrame:
     """Per server and figure: the median across its passes, their range (low, high; NaN with one pass), and how many passes."""
     return repeats.per_server(per_pass, value="value", by=("figure",))

@@ -46,11 +46,7 @@ def figures(per_pass: pd.DataFrame) -> list[Figure]:
             mark: passes[passes[mark] != ""].groupby("server").size().to_dict() if figure in latencies else {}
             for mark, latencies in (("bottleneck", perpass.LATENCY), ("saturated", perpass.SERVER_LATENCY))
         }
-        rounds = (
-            {s: {(r["run folder"], int(r["round"])): float(r["value"]) for _, r in g.iterrows()} for s, g in passes.groupby("server", sort=False)}
-            if "round" in passes.columns
-            else {}
-        )
+        rounds = {s: perpass.by_round(g) for s, g in passes.groupby("server", sort=False)} if "round" in passes.columns else {}
         found.append(Figure(figure.key, figure.lower_is_better, values, marked["bottleneck"], marked["saturated"], rounds))
     return found
 

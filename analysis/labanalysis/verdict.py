@@ -58,7 +58,8 @@ class Verdict:
     """One shape's cell: the model named (or why none is), its ratio over the runner-up across rounds, and the figures shown."""
 
     work: str
-    figure: str
+    # The figure judged, or None where none of the shape's was measured.
+    figure: perpass.Figure | None
     winner: str | None
     why_none: str
     ratio: stats.Across
@@ -80,13 +81,13 @@ def table(per_pass: pd.DataFrame, settings: dict | None = None) -> pd.DataFrame:
     figure was measured: the /json rate, the sockets open, the CPU budget."""
     rows = []
     for v, shape in zip(verdicts(per_pass), SHAPES, strict=True):
-        figure = next((f for f in shape.judged_on if f.label == v.figure), None)
-        where = _where(figure, settings or {}) if figure else ""
+        judged_on = " or ".join(f.label for f in shape.judged_on) if v.figure is None else v.figure.label
+        where = _where(v.figure, settings or {}) if v.figure else ""
         pick = MODEL_WORDS.get(v.winner, v.winner) if v.winner else f"{NO_WINNER}: {v.why_none}"
         rows.append(
             {
                 "work": v.work,
-                "judged on": f"{v.figure}, {where}" if where else v.figure,
+                "judged on": f"{judged_on}, {where}" if where else judged_on,
                 "the model to pick": pick,
                 "by how much": _ratio(v.ratio, v.runner_up),
                 "its figure": v.shown,
@@ -101,8 +102,7 @@ def table(per_pass: pd.DataFrame, settings: dict | None = None) -> pd.DataFrame:
 def _verdict(shape: Shape, per_pass: pd.DataFrame) -> Verdict:
     figure = next((f for f in shape.judged_on if _measured(per_pass, f)), None)
     if figure is None:
-        labels = " or ".join(f.label for f in shape.judged_on)
-        return Verdict(shape.work, labels, None, f"not measured in this run ({shape.measured_by} measures it)", _NONE, "", "", "", "", shape.evidence)
+        return Verdict(shape.work, None, None, f"not measured in this run ({shape.measured_by} measures it)", _NONE, "", "", "", "", shape.evidence)
     values = per_pass[per_pass["figure"] == figure.key]
     engine = _engine_of_most_models(values)
     models = _by_model(values[values["engine"] == engine])
@@ -121,15 +121,15 @@ def _verdict(shape: Shape, per_pass: pd.DataFrame) -> Verdict:
         overtaken = [MODEL_WORDS.get(m, m) for m, a in advantages.items() if not a.low > 1]
         winner, why_none = None, f"{', '.join(overtaken)} came out ahead of {MODEL_WORDS.get(best, best)} in some round"
     runner_up = rest[0] if rest else ""
-    costs = _shown(values, engine, best, shape.costs, per_pass) if shape.costs is not None else ""
+    costs = _shown(per_pass, engine, best, shape.costs) if shape.costs is not None else ""
     return Verdict(
         shape.work,
-        figure.label,
+        figure,
         winner,
         why_none,
         advantages.get(runner_up, _NONE),
         MODEL_WORDS.get(runner_up, runner_up),
-        f"{MODEL_WORDS.get(best, best)}: {_shown(values, engine, best, figure, per_pass, named=False)}",
+        f"{MODEL_WORDS.get(best, best)}: {_shown(per_pass, engine, best, figure, named=False)}",
         costs,
         _engine_cell(values, figure),
         shape.evidence,
@@ -165,10 +165,7 @@ def _engine_of_most_models(values: pd.DataFrame) -> str:
 def _by_model(values: pd.DataFrame) -> dict[str, dict[tuple[str, int], float]]:
     """{model: {(run folder, round): value}} of one engine's passes that measured the figure."""
     measured = values[values["value"].notna()]
-    return {
-        model: {(r["run folder"], int(r["round"])): float(r["value"]) for _, r in group.iterrows()}
-        for model, group in measured.groupby("model", sort=False)
-    }
+    return {model: perpass.by_round(group) for model, group in measured.groupby("model", sort=False)}
 
 
 def _advantage(best: dict, other: dict, lower_is_better: bool) -> stats.Across:
@@ -185,10 +182,7 @@ def _engine_cell(values: pd.DataFrame, figure: perpass.Figure) -> str:
     if not two:
         return "one engine per model: no engine effect"
     model = two[0]
-    on = {
-        e: {(r["run folder"], int(r["round"])): float(r["value"]) for _, r in g.iterrows()}
-        for e, g in measured[measured["model"] == model].groupby("engine", sort=False)
-    }
+    on = {e: perpass.by_round(g) for e, g in measured[measured["model"] == model].groupby("engine", sort=False)}
     first, second = sorted(on, key=lambda e: stats.across(on[e].values()).median, reverse=not figure.lower_is_better)[:2]
     advantage = _advantage(on[first], on[second], figure.lower_is_better)
     words = f"{MODEL_WORDS.get(model, model)}: {catalogue.engine_label(first)} {_factor(advantage)} over {catalogue.engine_label(second)}"
@@ -199,7 +193,7 @@ def _engine_cell(values: pd.DataFrame, figure: perpass.Figure) -> str:
     return words if advantage.low > 1 else f"{words}: {NO_WINNER}, it changed places in some round"
 
 
-def _shown(values: pd.DataFrame, engine: str, model: str, figure: perpass.Figure, per_pass: pd.DataFrame, named: bool = True) -> str:
+def _shown(per_pass: pd.DataFrame, engine: str, model: str, figure: perpass.Figure, named: bool = True) -> str:
     """The model's `figure` on `engine`: (its name,) the median across passes with its range, and its unit."""
     rows = per_pass[(per_pass["figure"] == figure.key) & (per_pass["engine"] == engine) & (per_pass["model"] == model)]
     found = stats.across(rows["value"])
@@ -231,7 +225,7 @@ def sentence(per_pass: pd.DataFrame) -> str:
     for v in found:
         if v.winner:
             won.setdefault(MODEL_WORDS.get(v.winner, v.winner), []).append(
-                f"{v.work} ({_factor(v.ratio)} over {v.runner_up} in {v.figure.split(' (')[0]})"
+                f"{v.work} ({_factor(v.ratio)} over {v.runner_up} in {v.figure.label.split(' (')[0]})"
             )
     unnamed = [v.work for v in found if not v.winner]
     parts = [f"pick {model} for {' and '.join(works)}" for model, works in won.items()]
