@@ -41,7 +41,7 @@ MAIN_SOURCES := $(shell find . -path ./.tools -prune -o -path '*/src/main/*' -ty
 JARS_STAMP := .tools/jars.stamp
 LOCKED := $(if $(shell command -v flock),flock .tools/build.lock,)
 
-.PHONY: help servers build test smoke bench curve bench-vps rehearse-vps report compare headline advise audit-pinning clients io-bench floor sweep autobahn-perf experiment-report serve stub format clean
+.PHONY: help servers build test smoke bench curve bench-vps rehearse-vps report compare headline advise jetty-defect audit-pinning clients io-bench floor sweep autobahn-perf experiment-report serve stub format clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -131,6 +131,21 @@ advise: ## what a workload would take on each server (heap, RSS, CPU, threads, f
 	@[ -f "$(RUN)/manifest.json" ] || { echo "make advise: $(RUN) is not a run folder (no manifest.json); run make bench, or pass RUN=results/<run>" >&2; exit 2; }
 	@cd analysis && "$$(../setup/python.sh)" -m labanalysis.advise "$(abspath $(RUN))" $(if $(SOCKETS),--sockets $(SOCKETS),) \
 	  $(if $(RATE),--rate $(RATE),) $(if $(WAIT_MS),--wait-ms $(WAIT_MS),) $(if $(SWEEP),--sweep "$(abspath $(SWEEP))",)
+
+# Jetty 12.1's buffer defect on a plain Jetty, outside the lab (reproducers/jetty-buffer-defect/README.md): each version's
+# jars are resolved once into .tools/jetty-defect/, then the program runs from its source; the newest version given runs again
+# with the lab's fill lock.
+JETTY ?= 12.1.14,12.1.12
+DEFECT_ROUNDS ?= 30000
+jetty-defect: ## Jetty 12.1's defect on a plain Jetty: wrong answers to a well-formed GET after another client's bad request: make jetty-defect [JETTY=12.1.14,12.1.12] [DEFECT_ROUNDS=30000]
+	@dir=reproducers/jetty-buffer-defect; jars=$(abspath .tools/jetty-defect); mkdir -p "$$jars"; java="$$(setup/jdk.sh 25)/bin/java"; \
+	for v in $(subst $(comma), ,$(JETTY)); do \
+	  [ -s "$$jars/$$v.classpath" ] || $(MVN) --quiet -f $$dir/pom.xml -Djetty.version=$$v dependency:build-classpath -Dmdep.outputFile="$$jars/$$v.classpath" \
+	    || { echo "make jetty-defect: no Jetty $$v to be had from Maven Central; name released versions: JETTY=12.1.14,12.1.12" >&2; exit 2; }; \
+	  "$$java" -cp "$$(cat "$$jars/$$v.classpath")" $$dir/JettyBufferDefect.java --rounds $(DEFECT_ROUNDS); \
+	done; \
+	newest=$$(echo "$(JETTY)" | tr ',' '\n' | grep '^12\.1\.' | sort -V | tail -n 1); \
+	if [ -n "$$newest" ]; then "$$java" -cp "$$(cat "$$jars/$$newest.classpath")" $$dir/JettyBufferDefect.java --rounds $(DEFECT_ROUNDS) --lock; fi
 
 # JFR's recordings are read on JDK 25 whatever JDKs the servers run on.
 audit-pinning: build ## spring each pinning trap and walk the request paths on every server and JDK: make audit-pinning [SERVERS=<server>,...] [JDKS=21,25]

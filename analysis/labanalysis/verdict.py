@@ -106,7 +106,7 @@ def _verdict(shape: Shape, per_pass: pd.DataFrame) -> Verdict:
     values = per_pass[per_pass["figure"] == figure.key]
     engine = _engine_of_most_models(values)
     models = _by_model(values[values["engine"] == engine])
-    ranked = sorted(models, key=lambda m: stats.across(models[m].values()).median, reverse=not figure.lower_is_better)
+    ranked = _ranked(models, figure.lower_is_better)
     best, rest = ranked[0], ranked[1:]
     # Each other model against the best, as the best's advantage: above 1 where the best did better in that round.
     advantages = {m: _advantage(models[best], models[m], figure.lower_is_better) for m in rest}
@@ -168,6 +168,19 @@ def _by_model(values: pd.DataFrame) -> dict[str, dict[tuple[str, int], float]]:
     return {model: perpass.by_round(group) for model, group in measured.groupby("model", sort=False)}
 
 
+def _ranked(models: dict[str, dict[tuple[str, int], float]], lower_is_better: bool) -> list[str]:
+    """The models best first, each by the median across the rounds that measured them all of its figure over the round's geometric
+    mean of theirs: the host's drift over the run cancels, as in the verdict's ratios, so the best is the one those ratios favour.
+    By the median figure where no round measured them all with figures above 0."""
+    common = set.intersection(*({r for r, v in values.items() if v > 0} for values in models.values())) if models else set()
+    if common:
+        means = {r: math.exp(sum(math.log(values[r]) for values in models.values()) / len(models)) for r in common}
+        score = {m: stats.across([values[r] / means[r] for r in common]).median for m, values in models.items()}
+    else:
+        score = {m: stats.across(values.values()).median for m, values in models.items()}
+    return sorted(models, key=lambda m: score[m], reverse=not lower_is_better)
+
+
 def _advantage(best: dict, other: dict, lower_is_better: bool) -> stats.Across:
     """The best model's advantage over `other` in each round, as a factor over 1 where it did better: other / best for a figure
     where lower is better (memory, latency), best / other where higher is (a capacity)."""
@@ -183,7 +196,7 @@ def _engine_cell(values: pd.DataFrame, figure: perpass.Figure) -> str:
         return "one engine per model: no engine effect"
     model = two[0]
     on = {e: perpass.by_round(g) for e, g in measured[measured["model"] == model].groupby("engine", sort=False)}
-    first, second = sorted(on, key=lambda e: stats.across(on[e].values()).median, reverse=not figure.lower_is_better)[:2]
+    first, second = _ranked(on, figure.lower_is_better)[:2]
     advantage = _advantage(on[first], on[second], figure.lower_is_better)
     words = f"{MODEL_WORDS.get(model, model)}: {catalogue.engine_label(first)} {_factor(advantage)} over {catalogue.engine_label(second)}"
     if advantage.passes == 0:
@@ -213,8 +226,13 @@ def _ratio(ratio: stats.Across, runner_up: str) -> str:
 def _factor(ratio: stats.Across) -> str:
     if ratio.passes == 0:
         return "not compared"
-    interval = f" [{ratio.low:.2f}, {ratio.high:.2f}]" if ratio.has_interval else ""
-    return f"{ratio.median:.2f}x{interval}"
+    interval = f" [{_x(ratio.low)}, {_x(ratio.high)}]" if ratio.has_interval else ""
+    return f"{_x(ratio.median)}x{interval}"
+
+
+def _x(factor: float) -> str:
+    """A factor to two decimals, or three where two would round it onto 1 and hide which side of 1 it is."""
+    return f"{factor:.3f}" if factor != 1 and round(factor, 2) == 1 else f"{factor:.2f}"
 
 
 def sentence(per_pass: pd.DataFrame) -> str:

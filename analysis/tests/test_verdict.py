@@ -95,3 +95,29 @@ def test_an_arm_is_left_out_of_the_verdict():
     arm = rows[rows["server"] == "jetty-virtual"].assign(server="jetty-virtual-without-fill-lock", value=1.0)
 
     assert row(verdict.table(pd.concat([rows, arm])), "many idle sockets")["the model to pick"] == "coroutines"
+
+
+def test_the_models_are_ranked_by_their_figures_within_rounds_not_by_their_medians_across_them():
+    # Coroutines' median (12) is below virtual threads' (13), but virtual threads did better in two rounds of three.
+    rows = passes(
+        perpass.PSS,
+        {"jetty-coroutine": 1.0, "jetty-virtual": 1.0, "jetty-platform": 60.0},
+        drift={1: 1.0, 2: 1.0, 3: 1.0},
+        flips={
+            ("jetty-coroutine", 1): 12.0,
+            ("jetty-coroutine", 2): 11.0,
+            ("jetty-coroutine", 3): 30.0,
+            ("jetty-virtual", 1): 10.0,
+            ("jetty-virtual", 2): 10.0,
+            ("jetty-virtual", 3): 40.0,
+        },
+    )
+
+    sockets = row(verdict.table(rows), "many idle sockets")
+
+    assert sockets["its figure"].startswith("virtual threads:")
+    assert sockets["by how much"].startswith("1.10x [0.75, 1.20] over coroutines")
+
+
+def test_a_factor_that_two_decimals_would_round_onto_1_shows_its_side():
+    assert verdict._x(1.003) == "1.003" and verdict._x(0.998) == "0.998" and verdict._x(1.0) == "1.00" and verdict._x(1.234) == "1.23"

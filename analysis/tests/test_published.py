@@ -1,0 +1,65 @@
+"""A figure README publishes can be made again: it is pasted from a committed headline (docs/results/<run>.md, written by `make
+headline` from a run in the format this analysis reads), inside a block that names it, and no measured figure stands outside such a
+block. No reader's document names a /tmp path, which no reader has."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+from labanalysis.series import FORMAT_VERSION
+
+TOP = Path(__file__).resolve().parents[2]
+RESULTS = TOP / "docs" / "results"
+BLOCK = re.compile(r"<!-- headline: (?P<file>[^ ]+) -->\n(?P<body>.*?)<!-- /headline -->", re.S)
+# A measured figure: a number with a unit of memory, time per request or rate, or a factor ("1.14x").
+FIGURE = re.compile(r"\b\d[\d,]*(\.\d+)?\s?(KiB|MiB|GiB|µs|req/s|/s\b)|\b\d+\.\d+x\b")
+SOURCE = re.compile(r"^From `(?P<run>[^`]+)` \((?P<profile>[^ ]+) profile, (?P<commit>[^,]+), run-folder format (?P<format>\d+)\)")
+READERS = ["README.md", "FINDINGS.md", *sorted(str(p.relative_to(TOP)) for p in (TOP / "docs").glob("*.md")), "infra/README.md"]
+
+
+def blocks(text: str) -> list[tuple[str, str]]:
+    return [(m["file"], m["body"]) for m in BLOCK.finditer(text)]
+
+
+def outside_blocks(text: str) -> str:
+    return BLOCK.sub("", text)
+
+
+def test_every_line_of_a_published_block_is_in_the_headline_it_names():
+    readme = (TOP / "README.md").read_text()
+    found = blocks(readme)
+    assert found, "README publishes its verdict inside a <!-- headline: docs/results/<run>.md --> block"
+    for file, body in found:
+        headline = (TOP / file).read_text()
+        missing = [line for line in body.splitlines() if line.strip() and line not in headline.splitlines()]
+        assert not missing, f"README quotes lines {file} does not hold: {missing}"
+
+
+def test_readme_has_no_measured_figure_outside_a_published_block():
+    stray = [m.group(0) for m in FIGURE.finditer(outside_blocks((TOP / "README.md").read_text()))]
+    assert not stray, f"README quotes figures outside a headline block: {stray}"
+
+
+@pytest.mark.parametrize("headline", sorted(RESULTS.glob("*.md")), ids=lambda p: p.name)
+def test_a_committed_headline_comes_from_a_run_this_analysis_reads(headline):
+    first = headline.read_text().splitlines()[0]
+    source = SOURCE.match(first)
+    assert source, f"{headline.name} does not open with make headline's source line: {first[:120]}"
+    assert int(source["format"]) == FORMAT_VERSION
+    assert "uncommitted" not in source["commit"], f"{headline.name} is from a run of uncommitted code"
+
+
+def test_the_committed_headlines_exist():
+    assert sorted(RESULTS.glob("*.md")), "docs/results/ holds the headlines the documents publish"
+
+
+@pytest.mark.parametrize("document", READERS)
+def test_no_readers_document_names_a_tmp_path(document):
+    assert "/tmp/" not in (TOP / document).read_text()
+
+
+def test_the_figure_pattern_finds_a_measurement_and_leaves_a_setting():
+    text = "PSS 13.7 KiB a socket, 1,600/s sustained, 1.23x over the runner-up; 15,000 sockets open, a 100 ms linger"
+
+    assert [m.group(0) for m in FIGURE.finditer(text)] == ["13.7 KiB", "1,600/s", "1.23x"]
