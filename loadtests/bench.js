@@ -61,8 +61,8 @@ export const options = {
 // figures of a phase are its own requests; the harness and the analysis count a phase's
 // dropped iterations from their timestamps.
 // Each endpoint's own phases, found once: phaseTag reads them on every request.
-// The phases k6 offers each endpoint in: not the curve's steps a profile gives to another load
-// generator (Profile.curveGenerator); k6 sends none of that endpoint's requests during those.
+// The phases k6 offers each endpoint in: not the steady /json phase or the curve's steps a profile gives to another load
+// generator (Profile.jsonGenerator, Profile.curveGenerator); k6 sends none of that endpoint's requests during those.
 const ownPhases = {
   json: timeline.filter((p) => p.endpoint === 'json' && p.ratePerSecond > 0 && p.generator === 'k6'),
   dashboard: timeline.filter((p) => p.endpoint === 'dashboard' && p.ratePerSecond > 0 && p.generator === 'k6'),

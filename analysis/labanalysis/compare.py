@@ -149,20 +149,23 @@ def table(found: list[Pair]) -> pd.DataFrame:
 
 
 def host_speed(run: Run) -> Across:
-    """k6's CPU per /json request (µs) across the run's compared passes (cpu.k6_cpu_per_request): the same work for every server at
-    one rate, so it moves with the host's speed, which moves every timing of the run with it."""
+    """The load generator's CPU per /json request (µs) across the run's compared passes (cpu.load_cpu_per_request): the same work for
+    every server at one rate, so it moves with the host's speed, which moves every timing of the run with it."""
     table = cpu.phase_table([run])
-    return stats.across(table.get(cpu.K6_PER_REQUEST, []))
+    return stats.across(table.get(cpu.LOAD_PER_REQUEST, []))
 
 
 def host_speed_sentence(a: Run, b: Run) -> str:
     """The two runs' host speed side by side, and whether it moved: a timing that moved with it is not the change's doing."""
     speed_a, speed_b = host_speed(a), host_speed(b)
     if speed_a.passes == 0 or speed_b.passes == 0:
-        return "The host's speed cannot be compared: a run's cpu.csv has no k6 CPU in it (k6 ran on other hosts)."
+        return "The host's speed cannot be compared: a run's cpu.csv has no load generator's CPU in it (the load ran on other hosts)."
+    generators = {cpu.offered_by(a), cpu.offered_by(b)}
+    if len(generators) > 1:
+        return "The host's speed cannot be compared: k6 offered one run's /json phase and vegeta the other's, whose CPU per request differ."
     return (
-        f"The host's speed, from k6's CPU per /json request (k6 does the same work for every server at one rate, so it moves with the "
-        f"host): A {repeats.shown(speed_a)} µs, B {repeats.shown(speed_b)} µs, B / A {times(ratio(speed_a, speed_b))} "
+        f"The host's speed, from {generators.pop()}'s CPU per /json request (the load generator does the same work for every server at "
+        f"one rate, so it moves with the host): A {repeats.shown(speed_a)} µs, B {repeats.shown(speed_b)} µs, B / A {times(ratio(speed_a, speed_b))} "
         f"({stats.separated(speed_a, speed_b)}). A timing that moved by about as much may have moved with the host."
     )
 

@@ -14,10 +14,10 @@ import math
 
 import pandas as pd
 
-from . import latency, repeats
+from . import latency, repeats, vegeta_sent
 from .run import Run, ServerRun
 
-PROCESSES = ["server", "k6", "stub", "harness"]
+PROCESSES = ["server", "k6", "vegeta", "stub", "harness"]
 PHASE = "json"  # the phase the latency comparison measures
 
 # The load generator was the bottleneck of a pass when its CPUs were at least BUSY busy in at least BUSY_SHARE of the /json phase's
@@ -99,26 +99,32 @@ def server_cpu_per_request(server: ServerRun, requests_per_second: float) -> flo
     return float(cores.mean()) / requests_per_second
 
 
-def k6_cpu_per_request(server: ServerRun, requests_per_second: float) -> float:
-    """k6's CPU time (seconds) per /json request it sent and got answered: its mean cores over the /json phase over that rate.
+def offered_by(run: Run) -> str:
+    """The load generator that offered the /json phase: vegeta where the profile gave it the phase (jsonGenerator), k6 otherwise."""
+    return "vegeta" if vegeta_sent.steady_phase(run.manifest, PHASE) is not None else "k6"
 
-    A reference for the host's speed: k6 does the same work for every request to every server (the contract fixes the answers), so
-    at one rate its CPU per request moves with the host, not with the server. Two runs whose k6 needed different CPU per request ran
-    on a host of different speed, and their timings differ for that reason too.
+
+def load_cpu_per_request(server: ServerRun, requests_per_second: float, generator: str = "k6") -> float:
+    """The CPU time (seconds) of `generator`, the load generator that offered the /json phase, per request it sent and got answered:
+    its mean cores over the phase over that rate.
+
+    A reference for the host's speed: the generator does the same work for every request to every server (the contract fixes the
+    answers), so at one rate its CPU per request moves with the host, not with the server. Two runs whose generator needed different
+    CPU per request ran on a host of different speed, and their timings differ for that reason too.
     """
-    cores = in_phase(server)["k6"].dropna() if not server.cpu.empty else pd.Series(dtype=float)
+    cores = in_phase(server)[generator].dropna() if not server.cpu.empty and generator in server.cpu.columns else pd.Series(dtype=float)
     if cores.empty or not requests_per_second > 0:
         return math.nan
     return float(cores.mean()) / requests_per_second
 
 
-K6_PER_REQUEST = "k6 CPU per /json request (µs)"
+LOAD_PER_REQUEST = "load generator CPU per /json request (µs)"
 
 
 def phase_table(runs: list[Run]) -> pd.DataFrame:
     """One row per compared pass: the mean cores of each process in the /json phase, the host's steal, how busy the server's and the
-    load's CPUs were, the share of seconds each were BUSY busy, k6's CPU per request (the host's speed), k6's dropped
-    iterations, and the marks."""
+    load's CPUs were, the share of seconds each were BUSY busy, the CPU per request of the load generator that offered the phase
+    (the host's speed), the iterations it dropped, and the marks."""
     rows, served = [], {}
     for run, server, base in repeats.each_pass(runs):
         seconds = in_phase(server)
@@ -127,17 +133,19 @@ def phase_table(runs: list[Run]) -> pd.DataFrame:
             rows.append({**row, "mark": "no cpu.csv in this pass"})
             continue
         if run.folder not in served:
-            served[run.folder] = latency.endpoint_table(run, PHASE).set_index("run")["requests_per_second"]
+            served[run.folder] = latency.endpoint_table(run, PHASE).set_index("run")
         for process in PROCESSES:
-            row[f"{process} (cores)"] = seconds[process].mean()
+            row[f"{process} (cores)"] = seconds[process].mean() if process in seconds.columns else math.nan
         row["steal (share)"] = seconds["steal"].mean()
         row["server CPUs busy"] = seconds["server_cpus_busy"].mean()
         row["load CPUs busy"] = seconds["load_cpus_busy"].mean()
         for cpus, column in (("load_cpus_busy", "load"), ("server_cpus_busy", "server")):
             share = busy_share(server, cpus)
             row[f"seconds the {column} CPUs were {BUSY:.0%}+ busy"] = math.nan if share is None else share
-        row[K6_PER_REQUEST] = 1e6 * k6_cpu_per_request(server, served[run.folder].get(server.name, math.nan))
-        row["k6 dropped iterations"] = latency.dropped_iterations(server, PHASE, latency.steady_until(run, server, PHASE))
+        generator = offered_by(run)
+        row["load generator"] = generator
+        row[LOAD_PER_REQUEST] = 1e6 * load_cpu_per_request(server, served[run.folder]["requests_per_second"].get(server.name, math.nan), generator)
+        row["dropped iterations"] = served[run.folder]["dropped_iterations"].get(server.name, math.nan)
         marks = [
             what for what, why in (("load generator was the bottleneck", bottleneck(server)), ("server was saturated", saturated(server))) if why
         ]

@@ -8,16 +8,11 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-import pandas as pd
-
-from . import latency
+from . import latency, vegeta_sent
 from .run import ServerRun
 
 if TYPE_CHECKING:
     from .curve import Step
-
-# How late a request may start before an open model counts it as dropped: k6's VUs hold a second's worth (K6Plan.STALL_TOLERANCE_MS).
-STALL_TOLERANCE_S = 1.0
 
 
 def whole_seconds(server: ServerRun, step: Step) -> tuple[int, int] | None:
@@ -49,21 +44,5 @@ def k6_figures(server: ServerRun, step: Step) -> dict:
 
 
 def vegeta_figures(server: ServerRun, step: Step) -> dict:
-    """What vegeta sent for the step (the requests of its attack due within the step's seconds), which failed (no 200, or a /json
-    body not the contract's), their timings (vegeta's own), and how many of those due it did not send on time.
-
-    The n-th request of an attack is due n / rate after the first was sent. Where k6 has a VU a second's worth of requests deep and
-    drops an iteration that finds none free (K6Plan.STALL_TOLERANCE_MS), vegeta, with as many workers, waits for one; a request it
-    sent more than that second late, or never sent, counts as dropped, so the two are judged alike."""
-    rows = server.vegeta
-    rows = rows[rows["attack"] == step.phase] if not rows.empty else rows
-    settle_from = step.settle_from_s if step.settle_from_s is not None else step.from_s
-    first = step.rate_per_s * (step.from_s - settle_from)
-    due = step.rate_per_s * (step.to_s - step.from_s)
-    if rows.empty:
-        return {"sent": 0, "failed": 0.0, "dropped": float(due) if not server.vegeta.empty else math.nan, "ms": pd.Series(dtype=float)}
-    began = float((rows["time_s"] - rows["seq"] / step.rate_per_s).min())
-    mine = rows[(rows["seq"] >= first) & (rows["seq"] < first + due)]
-    late = mine["time_s"] - (began + mine["seq"] / step.rate_per_s) > STALL_TOLERANCE_S
-    failed = float((mine["checks_passed"] != 1).sum())
-    return {"sent": len(mine), "failed": failed, "dropped": float(due - (~late).sum()), "ms": mine["ms"].astype(float)}
+    """What vegeta sent for the step: vegeta_sent.sent over the step's seconds, its attack begun with its settling phase."""
+    return vegeta_sent.sent(server, step.phase, step.rate_per_s, step.from_s, step.to_s, step.settle_from_s)

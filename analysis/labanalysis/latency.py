@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from . import repeats
+from . import repeats, vegeta_sent
 from .run import Run, ServerRun
 
 PERCENTILES = ["p(50)", "p(90)", "p(99)", "p(99.9)", "max"]
@@ -32,25 +32,41 @@ def endpoint_table(run: Run, endpoint: str) -> pd.DataFrame:
     `endpoint` is `json` or `dashboard`. For /json these count the steady phase only (k6 tags the
     warm-up `json-warmup`). The achieved rate is the requests that did not fail over the phase's
     declared length, and the dropped iterations are `dropped_iterations`'s: one definition each.
+    Where vegeta offered the steady phase (the profile's jsonGenerator), each is vegeta's, counted
+    by vegeta_sent's rule, the rule of the curve's steps.
     """
     profile = run.manifest.get("profile", {})
     seconds = profile.get("jsonSeconds" if endpoint == "json" else "dashboardSeconds", 0)
+    by_vegeta = vegeta_sent.steady_phase(run.manifest, endpoint)
     rows = []
     for server in run.servers:
-        metrics = server.k6_metrics
-        known = bool(metrics)
-        trend = metrics.get(f"http_req_duration{{endpoint:{endpoint}}}", {}).get("values", {})
-        count = metrics.get(f"http_reqs{{endpoint:{endpoint}}}", {}).get("values", {}).get("count", 0 if known else math.nan)
-        failed = metrics.get(f"http_req_failed{{endpoint:{endpoint}}}", {}).get("values", {}).get("passes", 0 if known else math.nan)
         row = {"run": server.name, "server": server.server, "status": server.outcome.get("status")}
-        row.update({name: trend.get(name, math.nan) for name in PERCENTILES})
+        if by_vegeta is not None:
+            offered = vegeta_sent.steady(server, by_vegeta)
+            row.update({name: _vegeta_percentile(offered["ms"], name) for name in PERCENTILES})
+            count, failed, dropped = offered["sent"], offered["failed"], offered["dropped"]
+        else:
+            metrics = server.k6_metrics
+            known = bool(metrics)
+            trend = metrics.get(f"http_req_duration{{endpoint:{endpoint}}}", {}).get("values", {})
+            count = metrics.get(f"http_reqs{{endpoint:{endpoint}}}", {}).get("values", {}).get("count", 0 if known else math.nan)
+            failed = metrics.get(f"http_req_failed{{endpoint:{endpoint}}}", {}).get("values", {}).get("passes", 0 if known else math.nan)
+            row.update({name: trend.get(name, math.nan) for name in PERCENTILES})
+            dropped = dropped_iterations(server, endpoint, steady_until(run, server, endpoint))
         row["requests"] = count
         # What the server served of the rate: answers that were not failures, over the phase's declared length.
         row["requests_per_second"] = (count - failed) / seconds if seconds else math.nan
-        row["dropped_iterations"] = dropped_iterations(server, endpoint, steady_until(run, server, endpoint))
+        row["dropped_iterations"] = dropped
         row["failed_requests"] = failed
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def _vegeta_percentile(ms: pd.Series, name: str) -> float:
+    """One of PERCENTILES (`p(99)`, `max`) of vegeta's timings, by k6's rule, so the column means what k6's summary's does."""
+    if name == "max":
+        return float(ms.max()) if len(ms) else math.nan
+    return percentile(ms, float(name.removeprefix("p(").removesuffix(")")))
 
 
 def dropped_iterations(server: ServerRun, scenario: str, until: int | None = None) -> float:
@@ -104,12 +120,17 @@ def steady_until(run: Run, server: ServerRun, endpoint: str) -> int | None:
 
 
 def durations(server: ServerRun, endpoint: str) -> pd.Series:
-    """Every request's duration (ms) that k6 tagged `endpoint`, from its raw samples."""
+    """Every request's duration (ms) of `endpoint`'s steady phase (`timed_durations`)."""
     return timed_durations(server, endpoint)["duration_ms"]
 
 
 def timed_durations(server: ServerRun, endpoint: str) -> pd.DataFrame:
-    """Every request k6 tagged `endpoint`, from its raw samples: timestamp (whole epoch seconds) and duration_ms."""
+    """Every request of `endpoint`'s steady phase, by the load generator that sent it: timestamp (whole epoch seconds) and
+    duration_ms. k6's requests tagged `endpoint`, from its raw samples; or, where vegeta offered the phase (its attack named for
+    the endpoint, the profile's jsonGenerator), vegeta's (vegeta_sent.timings)."""
+    by_vegeta = vegeta_sent.timings(server, endpoint)
+    if not by_vegeta.empty:
+        return by_vegeta
     samples = server.k6_samples
     rows = samples[(samples["metric_name"] == "http_req_duration") & (samples["extra_tags"] == f"endpoint={endpoint}")]
     return pd.DataFrame({"timestamp": rows["timestamp"].to_numpy(), "duration_ms": rows["metric_value"].to_numpy(dtype=float)})

@@ -97,9 +97,9 @@ def test_the_phase_table_gives_each_processs_mean_cores_and_how_busy_the_cpus_we
     assert tuple(table.loc["vthread", ["server (cores)", "k6 (cores)", "stub (cores)", "harness (cores)"]]) == pytest.approx((0.3, 0.45, 0.02, 0.05))
     assert table.loc["platform-r2", "load CPUs busy"] == pytest.approx((6 * 0.95 + 4 * 0.5) / 10)
     assert table.loc["platform-r2", "seconds the load CPUs were 90%+ busy"] == pytest.approx(0.6)
-    assert table.loc["platform-r2", "k6 dropped iterations"] == 12
+    assert table.loc["platform-r2", "dropped iterations"] == 12
     # k6 at 0.45 cores for 20 requests a second: 22,500 µs a request, in every pass, as the host did not change speed.
-    assert table[cpu.K6_PER_REQUEST].tolist() == pytest.approx([22_500] * 6)
+    assert table[cpu.LOAD_PER_REQUEST].tolist() == pytest.approx([22_500] * 6)
     assert table.loc["platform-r2", "mark"] == "load generator was the bottleneck"
     assert table.loc["platform", "mark"] == ""
 
@@ -119,9 +119,9 @@ def test_k6s_cpu_per_request_moves_with_the_host_not_the_server(repeats_folder):
     frame.to_csv(path, index=False)
     run = load_run(repeats_folder)
 
-    assert cpu.k6_cpu_per_request(run.server("platform"), requests_per_second=20) == pytest.approx(0.6 / 20)
-    assert cpu.k6_cpu_per_request(run.server("vthread"), requests_per_second=20) == pytest.approx(0.45 / 20)
-    assert math.isnan(cpu.k6_cpu_per_request(run.server("vthread"), requests_per_second=0))
+    assert cpu.load_cpu_per_request(run.server("platform"), requests_per_second=20) == pytest.approx(0.6 / 20)
+    assert cpu.load_cpu_per_request(run.server("vthread"), requests_per_second=20) == pytest.approx(0.45 / 20)
+    assert math.isnan(cpu.load_cpu_per_request(run.server("vthread"), requests_per_second=0))
 
 
 def test_a_server_held_to_a_cpu_budget_is_as_busy_as_the_share_of_its_budget_it_used():

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from labanalysis import latency
-from labanalysis.run import ServerRun, load_run
+from labanalysis.run import Run, ServerRun, load_run
 
 SERVERS = ["ktor-coroutine", "jetty-virtual", "jetty-coroutine", "jetty-platform"]  # the manifest's pass order
 
@@ -239,3 +239,30 @@ def test_a_pass_without_wire_csv_has_no_wire_durations_and_no_problem_of_its_own
     assert latency.wire_durations(run.server("jetty-platform"), "json").empty
     assert not any("wire.csv" in p for p in run.server("jetty-platform").problems)
     assert not latency.wire_durations(run.server("jetty-virtual"), "json").empty
+
+
+def test_where_vegeta_offered_the_steady_json_phase_its_figures_are_vegetas_by_the_curves_rule(tmp_path):
+    # The profile's jsonGenerator "vegeta": its attack `json` runs 10-14 s of load at 100/s, each request 2 ms; the 51st went out
+    # 1.5 s late (dropped, as k6 drops an iteration it cannot start within a second), the 100th failed its check.
+    folder = tmp_path / "jetty-virtual"
+    folder.mkdir()
+    lines = ["time_s,phase,attack,seq,endpoint,status,ms,checks_passed,error"]
+    for seq in range(400):
+        at = 10 + seq / 100 + (1.5 if seq == 51 else 0)
+        lines.append(f"{at:.3f},json,json,{seq},json,{500 if seq == 100 else 200},{2 + seq / 1000},{0 if seq == 100 else 1},")
+    (folder / "vegeta.csv.gz").write_bytes(gzip.compress(("\n".join(lines) + "\n").encode()))
+    server = ServerRun(folder=folder, outcome={"server": "jetty-virtual", "loadStartEpochMs": 1_000_000})
+    timeline = [
+        {"name": "json-warmup", "fromSeconds": 0, "toSeconds": 10, "endpoint": "json", "ratePerSecond": 100, "ramp": True},
+        {"name": "json", "fromSeconds": 10, "toSeconds": 14, "endpoint": "json", "ratePerSecond": 100, "generator": "vegeta"},
+    ]
+    ran = Run(tmp_path, {"timeline": timeline, "profile": {"jsonSeconds": 4}}, [server])
+
+    row = latency.endpoint_table(ran, "json").set_index("run").loc["jetty-virtual"]
+    ms = np.array([2 + seq / 1000 for seq in range(400)])
+    assert row["requests"] == 400 and row["failed_requests"] == 1 and row["dropped_iterations"] == 1
+    assert row["requests_per_second"] == 399 / 4
+    assert row["p(99)"] == pytest.approx(k6_percentile(ms, 99)) and row["max"] == pytest.approx(ms.max())
+    # Each request stamped with the whole epoch second it went out in, as k6 stamps its samples: 1,010 to 1,013, and 1,014 for the late one.
+    timed = latency.timed_durations(server, "json")
+    assert len(timed) == 400 and sorted(set(timed["timestamp"])) == [1010, 1011, 1012, 1013]

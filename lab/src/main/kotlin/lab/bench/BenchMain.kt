@@ -52,7 +52,7 @@ private class BenchCommand : CliktCommand(name = "bench") {
     private val k6 by option("--k6", help = "the k6 binary").file().required()
     private val vegeta by option(
         "--vegeta",
-        help = "the lab's vegeta-steps (setup/vegeta-steps.sh), for a profile that gives vegeta the curve (curveGenerator)",
+        help = "the lab's vegeta-steps (setup/vegeta-steps.sh), for a profile that gives vegeta load (jsonGenerator, curveGenerator)",
     ).file()
     private val repo by option("--repo", help = "the lab's repository root").file().default(File("."))
     private val resultsDir by option("--results", help = "where run folders go").file().default(File("results"))
@@ -165,7 +165,7 @@ private class BenchCommand : CliktCommand(name = "bench") {
                 serverArgs = serverArgs,
                 k6Dashboard = dashboardOn(generators),
                 holdIn = holdIn,
-                vegeta = vegeta.takeIf { profile.curveGenerator == Profile.VEGETA },
+                vegeta = vegeta.takeIf { profile.offersVegeta },
             )
             val rate = jsonRate(declared, File(runDir, "calibration"), manifest, progress)
             runPasses(declared.copy(profile = profile.copy(jsonRatePerSecond = rate)), runDir, manifest, progress)
@@ -201,7 +201,7 @@ private class BenchCommand : CliktCommand(name = "bench") {
         cpuSplit = split,
         serverArgs = serverArgs,
         k6Version = RunFolder.commandText(k6.path, "version").lineSequence().first(),
-        vegeta = vegeta?.takeIf { profile.curveGenerator == Profile.VEGETA }?.path.orEmpty(),
+        vegeta = vegeta?.takeIf { profile.offersVegeta }?.path.orEmpty(),
         servers = servers.map { it.name },
         catalogue = servers,
         engines = Catalogue.enginesOf(servers),
@@ -210,7 +210,7 @@ private class BenchCommand : CliktCommand(name = "bench") {
         loadGenerators = generators?.describe().orEmpty(),
         k6Dashboard = dashboardOn(generators),
         k6Environment = if (generators == null) K6GoRuntime.environment() else mapOf("shell" to K6GoRuntime.shellAssignments),
-        vegetaEnvironment = if (profile.curveGenerator == Profile.VEGETA) VegetaCurve.environment() else emptyMap(),
+        vegetaEnvironment = if (profile.offersVegeta) VegetaCurve.environment() else emptyMap(),
     )
 
     /** The /json rate of the run: `--json-rate`'s, the one calibration finds (recorded with its probes), or the profile's. */

@@ -7,6 +7,7 @@ import kotlinx.serialization.json.jsonObject
 import kotlinx.serialization.json.jsonPrimitive
 import lab.bench.collect.RunClock
 import lab.bench.load.K6Load
+import lab.bench.load.Profile
 import lab.support.ServerEntry
 import java.io.File
 
@@ -24,7 +25,10 @@ internal object PassOutcome {
         startNs: Long,
     ): ServerOutcome {
         val summary = measured.k6?.summaryFile?.takeIf { it.isFile }?.let { Json.parseToJsonElement(it.readText()).jsonObject }
-        val jsonRequests = summary?.value("http_reqs{endpoint:json}", "count")
+        // k6's figures of the steady /json phase, where k6 offered it; where vegeta did (Profile.jsonGenerator), the report reads
+        // vegeta's, and the terminal's table shows none.
+        val k6Json = summary?.takeIf { setup.profile.jsonGenerator == Profile.K6 }
+        val jsonRequests = k6Json?.value("http_reqs{endpoint:json}", "count")
         val failedChecks = summary?.value("checks", "fails")?.toLong()
         // A rate's "passes" are its true samples: for http_req_failed, the failed requests.
         val dashboardFailures = summary?.value("http_req_failed{scenario:dashboard}", "passes")?.toLong()
@@ -48,14 +52,14 @@ internal object PassOutcome {
             peakOpenSockets = measured.peakSockets,
             peakRssBytes = measured.peakRss,
             peakThreads = measured.peakThreads,
-            jsonP99Ms = summary?.value("http_req_duration{endpoint:json}", "p(99)"),
+            jsonP99Ms = k6Json?.value("http_req_duration{endpoint:json}", "p(99)"),
             jsonRequests = jsonRequests?.toLong(),
             jsonPerSecond = jsonRequests?.div(setup.profile.jsonSeconds),
             loadStartEpochMs = measured.loadStartEpochMs,
             k6StartEpochMs = measured.k6StartEpochMs,
             jsonSteadyFromEpochSecond = steadyFrom,
             dashboardSteadyFromEpochSecond = firstWholeSecond(setup.profile.dashboardStartSeconds),
-            jsonDroppedIterations = summary?.let { steadyFrom?.let { K6Load.droppedIterations(dir, "json", it, steadyUntil) } },
+            jsonDroppedIterations = k6Json?.let { steadyFrom?.let { K6Load.droppedIterations(dir, "json", it, steadyUntil) } },
             failedChecks = failedChecks,
             dashboardFailures = dashboardFailures,
             socketsOpened = socketsOpened,

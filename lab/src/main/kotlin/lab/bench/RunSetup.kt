@@ -42,7 +42,7 @@ data class RunSetup(
     val k6Dashboard: Boolean = false,
     /** For tests of stopping: the phase in which a pass holds, with its server and k6 started, until the run is stopped. */
     val holdIn: String? = null,
-    /** The curve's load generator where the profile gives the curve to vegeta (Profile.curveGenerator); null otherwise. */
+    /** vegeta-steps, where the profile gives vegeta load (Profile.jsonGenerator, Profile.curveGenerator); null otherwise. */
     val vegeta: File? = null,
 ) {
     /** The run's flags, the same for every server: [Manifest.jvmFlags], and [Manifest.jfrFlags] for a pass that streams JFR. */

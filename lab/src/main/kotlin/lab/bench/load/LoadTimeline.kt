@@ -22,7 +22,10 @@ data class LoadPhase(
     val ratePerSecond: Int = 0,
     /** A warm-up: the rate rises from 1 a second to [ratePerSecond] over the phase, instead of holding it. */
     val ramp: Boolean = false,
-    /** Which load generator offers the phase's requests: k6, unless the profile gives the curve to another ([Profile.curveGenerator]). */
+    /**
+     * Which load generator offers the phase's requests: k6, unless the profile gives the steady /json phase
+     * ([Profile.jsonGenerator]) or the curve ([Profile.curveGenerator]) to vegeta.
+     */
     val generator: String = K6,
     /**
      * A search slot ([LoadTimeline.searchStep]): a curve step whose rate is chosen while the pass runs ([CurveSearch]), 0
@@ -78,7 +81,7 @@ object LoadTimeline {
         }
         for (step in 1..profile.socketSteps) phase(socketStep(step), profile.stepHoldSeconds)
         phase("json-warmup", profile.jsonWarmupSeconds, "json", profile.jsonRatePerSecond, ramp = true)
-        phase("json", profile.jsonSeconds, "json", profile.jsonRatePerSecond)
+        phase("json", profile.jsonSeconds, "json", profile.jsonRatePerSecond, generator = profile.jsonGenerator)
         phase("dashboard-warmup", profile.dashboardWarmupSeconds, "dashboard", profile.dashboardRatePerSecond, ramp = true)
         phase("dashboard", profile.dashboardSeconds, "dashboard", profile.dashboardRatePerSecond)
         for ((endpoint, rates) in listOf("json" to profile.jsonCurveRatesPerSecond, "dashboard" to profile.dashboardCurveRatesPerSecond)) {

@@ -27,6 +27,12 @@ data class Profile(
     /** A ramp from 1 request a second up to the rate before the /json phase, so the JIT has compiled the path. */
     val jsonWarmupSeconds: Int,
     val jsonSeconds: Int,
+    /**
+     * Which load generator offers the steady /json phase: [K6], as its warm-up, or [VEGETA], at a fraction of k6's CPU a request,
+     * so that the load's CPU offers the rate with room to spare while k6 holds the sockets (VegetaCurve). The warm-up stays
+     * k6's: a ramp, which vegeta's constant-rate attacks do not offer.
+     */
+    val jsonGenerator: String = K6,
     /** How long each calibration probe holds a rate; 0 takes [jsonRatePerSecond] as it is. */
     val calibrationSeconds: Int,
     val dashboardRatePerSecond: Int,
@@ -122,6 +128,9 @@ data class Profile(
     /** Every phase of the load, in order (LoadTimeline). */
     val timeline: List<LoadPhase> get() = LoadTimeline.of(this)
 
+    /** Whether any phase is vegeta's (the steady /json phase, or the curve's steps): the run needs vegeta-steps. */
+    val offersVegeta: Boolean get() = timeline.any { it.generator == VEGETA }
+
     /** How long k6 drives one server: the socket steps, the /json warm-up and phase, the dashboard's, then the curve. */
     val durationSeconds: Int get() = timeline.maxOfOrNull { it.toSeconds } ?: 0
 
@@ -162,6 +171,12 @@ data class Profile(
             dashboardSeconds == 0
         ) {
             add("dashboardWarmupSeconds needs a dashboard phase to warm up for (dashboardSeconds above 0)")
+        }
+        if (jsonGenerator !in CURVE_GENERATORS) {
+            add("jsonGenerator must be one of ${CURVE_GENERATORS.joinToString()}, not \"$jsonGenerator\"")
+        }
+        if (jsonGenerator == VEGETA && calibrationSeconds > 0) {
+            add("calibrationSeconds needs jsonGenerator \"$K6\": the calibration reads its probes' dropped iterations from k6")
         }
         if (serverCpus < 0) add("serverCpus must be 0 (share every CPU) or more")
         if (pinTrapsPerSecond < 0) add("pinTrapsPerSecond must be 0 or more")
@@ -232,7 +247,7 @@ data class Profile(
         /** Each is a file in the server beside the idle sockets (lab.bench.host.Preflight.requestConnections). */
         const val MAX_CURVE_CONNECTIONS = 4_096
 
-        /** The load generators: k6 runs every profile; vegeta may offer the curve's steps. */
+        /** The load generators: k6 runs every profile; vegeta may offer the steady /json phase and the curve's steps. */
         const val K6 = "k6"
         const val VEGETA = "vegeta"
         val CURVE_GENERATORS = listOf(K6, VEGETA)

@@ -16,19 +16,20 @@ data class VegetaAttack(
 ) {
     companion object {
         /**
-         * Each vegeta step of [timeline] as one attack, its settling phase and its measured phase end to end: the ladder's steps
-         * and the search's slots, in the order they run.
+         * Each vegeta step of [timeline] as one attack, in the order they run: the steady /json phase where vegeta offers it, from
+         * its own start (k6's warm-up ramps to its rate before it), and the curve's ladder steps and search slots, each from its
+         * settling phase's start to its measured phase's end.
          */
         fun allOf(timeline: List<LoadPhase>): List<VegetaAttack> {
-            // A step's settling phase is the one before it.
+            // A curve step's settling phase is the one before it.
             val settles = timeline.zipWithNext().associate { (settle, step) -> step.name to settle }
             val steps = timeline.filter { phase ->
                 val endpoint = phase.endpoint
                 val ladder = endpoint != null && phase.name == LoadTimeline.curveStep(endpoint, phase.ratePerSecond)
-                phase.generator == Profile.VEGETA && (ladder || LoadTimeline.searchSlot(phase) != null)
+                phase.generator == Profile.VEGETA && (ladder || steady(phase) || LoadTimeline.searchSlot(phase) != null)
             }
             return steps.map { step ->
-                val settle = settles[step.name]
+                val settle = settles[step.name]?.takeUnless { steady(step) }
                 VegetaAttack(
                     step.name,
                     step.endpoint!!,
@@ -39,6 +40,9 @@ data class VegetaAttack(
                 )
             }
         }
+
+        /** An endpoint's steady phase, named for the endpoint (LoadTimeline.of), at a rate held, not ramped. */
+        private fun steady(phase: LoadPhase): Boolean = phase.name == phase.endpoint && phase.ratePerSecond > 0 && !phase.ramp
     }
 }
 

@@ -248,10 +248,10 @@ class VegetaCurve(
 
         /** A profile that gives the curve to vegeta needs vegeta-steps here, beside the servers, as the wire and the CPU split are. */
         fun checkGenerator(profile: Profile, profileName: String, vegeta: File?, loadHere: Boolean) {
-            if (profile.curveGenerator != Profile.VEGETA) return
+            if (!profile.offersVegeta) return
             val binary = vegeta
                 ?: throw BenchInputException(
-                    "profile $profileName gives its curve to vegeta: pass --vegeta, the vegeta-steps that setup/vegeta-steps.sh builds",
+                    "profile $profileName gives load to vegeta: pass --vegeta, the vegeta-steps that setup/vegeta-steps.sh builds",
                 )
             if (!binary.canExecute()) {
                 throw BenchInputException(
@@ -260,7 +260,7 @@ class VegetaCurve(
             }
             if (!loadHere) {
                 throw BenchInputException(
-                    "profile $profileName gives its curve to vegeta, which runs beside the servers only: drop --loadgen",
+                    "profile $profileName gives load to vegeta, which runs beside the servers only: drop --loadgen",
                 )
             }
         }

@@ -70,6 +70,25 @@ class LoadTimelineTest {
     }
 
     @Test
+    fun `a steady json phase given to vegeta is one attack of its own seconds, after k6's warm-up, the only json phase k6 offers`() {
+        val profile = smoke.copy(
+            jsonGenerator = Profile.VEGETA,
+            curveGenerator = Profile.VEGETA,
+            jsonCurveRatesPerSecond = listOf(100, 900),
+        )
+        val steady = profile.timeline.single { it.name == "json" }
+        assertEquals(Profile.VEGETA, steady.generator)
+        assertEquals(Profile.K6, profile.timeline.single { it.name == "json-warmup" }.generator, "a warm-up ramps, which only k6 offers")
+        assertTrue(profile.offersVegeta)
+
+        val attacks = VegetaAttack.allOf(profile.timeline)
+        assertEquals(listOf("json", "json-at-100", "json-at-900", "dashboard-at-20"), attacks.map { it.step })
+        assertEquals(VegetaAttack("json", "json", profile.jsonRatePerSecond, steady.fromSeconds, steady.toSeconds), attacks.first())
+        assertEquals(K6Plan.vusFor(profile.jsonRatePerSecond), K6Plan.of(profile, 300, "http://127.0.0.1:1").jsonVus, "the warm-up's top")
+        assertTrue(!smoke.offersVegeta, "k6 offers every phase unless the profile says otherwise")
+    }
+
+    @Test
     fun `a search's slots follow each endpoint's ladder, the first settling as a first step does, and vegeta offers them`() {
         val profile = smoke.copy(curveGenerator = Profile.VEGETA, curveSearchSteps = 2, curveFirstSettleSeconds = 10)
         val curve = profile.timeline.dropWhile { it.name != "dashboard" }.drop(1)

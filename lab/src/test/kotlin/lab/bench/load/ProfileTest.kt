@@ -68,6 +68,9 @@ class ProfileTest {
         File(dir, "gen.json").writeText(smoke.replace("{", "{\n  \"curveGenerator\": \"wrk\","))
         val generator = assertThrows<BenchInputException> { Profile.load(dir, "gen") }
         assertTrue("curveGenerator must be one of k6, vegeta, not \"wrk\"" in generator.message!!, generator.message)
+        File(dir, "steady.json").writeText(smoke.replace("{", "{\n  \"jsonGenerator\": \"wrk\","))
+        val steady = assertThrows<BenchInputException> { Profile.load(dir, "steady") }
+        assertTrue("jsonGenerator must be one of k6, vegeta, not \"wrk\"" in steady.message!!, steady.message)
     }
 
     @Test
