@@ -27,6 +27,9 @@ def settings(run: Run) -> dict:
     found["jsonRatePerSecond"] = m.get("jsonRatePerSecond", found.get("jsonRatePerSecond"))
     found["idleSockets"] = m.get("preflight", {}).get("idleSockets", found.get("idleSockets"))
     found["pinThresholdMs"] = m.get("pinThresholdMs")
+    # A profile that does not name the steady /json phase's generator gave it to k6 (Profile.jsonGenerator's default), as every
+    # profile did before vegeta could offer it.
+    found.setdefault("jsonGenerator", "k6")
     return found
 
 

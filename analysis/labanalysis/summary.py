@@ -1,6 +1,7 @@
 """The table the report opens with: for each headline figure, which server wins, by how much, and how sure we are.
 
-Every figure is a server's median across its passes (perpass, repeats), and "how sure" is decided as the verdict decides it
+Every figure is a server's median across its passes (perpass, repeats). The servers are ordered as the verdict orders models, by
+their figures within rounds (stats.ranked_in_rounds), and "how sure" is decided as the verdict decides it
 (labanalysis.verdict): the best server is ahead when it did better than the runner-up in every round that measured both
 (stats.in_rounds), which cancels the host's drift over a run; where the passes carry no rounds, when its range across passes and
 the runner-up's do not overlap. A percentile's interval within one pass, or a slope's over one pass's steps, says how precisely
@@ -63,7 +64,7 @@ def winners(figs: list[Figure]) -> pd.DataFrame:
         measured = {name: v for name, v in fig.values.items() if not math.isnan(v.median)}
         if len(measured) < 2:
             continue
-        ranked = sorted(measured.items(), key=lambda item: item[1].median, reverse=not fig.lower_is_better)
+        ranked = [(name, measured[name]) for name in _order(fig, measured)]
         best_value = ranked[0][1].median
         best = [name for name, v in ranked if v.median == best_value]
         rest = [(name, v) for name, v in ranked if v.median != best_value]
@@ -99,11 +100,27 @@ def winners(figs: list[Figure]) -> pd.DataFrame:
                 "value": repeats.number(best_value),
                 "runner-up": second,
                 "runner-up value": repeats.number(r.median),
-                "by how much": by_how_much(best_value, r.median),
+                "by how much": _how_much(fig, best[0], second, best_value, r.median),
                 "how sure": sure,
             }
         )
     return pd.DataFrame(rows)
+
+
+def _order(fig: Figure, measured: dict[str, Across]) -> list[str]:
+    """The servers best first: as the verdict orders models (stats.ranked_in_rounds) where every one has rounds, so that the table
+    and the verdict agree; by the median across passes where the passes carry no rounds."""
+    if fig.rounds and all(fig.rounds.get(name) for name in measured):
+        return stats.ranked_in_rounds({name: fig.rounds[name] for name in measured}, fig.lower_is_better)
+    return [name for name, _ in sorted(measured.items(), key=lambda item: item[1].median, reverse=not fig.lower_is_better)]
+
+
+def _how_much(fig: Figure, best: str, runner_up: str, best_value: float, runner_up_value: float) -> str:
+    """The best server's advantage over the runner-up as the verdict gives it, the median across rounds of the ratio within each
+    (over 1 where the best did better); the ratio of the medians (by_how_much) where the two share no round."""
+    a, b = fig.rounds.get(best, {}), fig.rounds.get(runner_up, {})
+    advantage = stats.in_rounds(b, a) if fig.lower_is_better else stats.in_rounds(a, b)
+    return f"{advantage.median:.2f}x" if advantage.passes else by_how_much(best_value, runner_up_value)
 
 
 def by_how_much(best: float, runner_up: float) -> str:

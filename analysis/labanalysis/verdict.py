@@ -44,7 +44,7 @@ SHAPES = (
         (perpass.DASHBOARD_CAPACITY,),
         None,
         "Under load: what each model buys",
-        "make curve",
+        "make bench",
     ),
     Shape("CPU per request", (perpass.JSON_CAPACITY, perpass.CPU), None, "Under load: what each model buys", "make bench"),
 )
@@ -143,7 +143,8 @@ def _where(figure: perpass.Figure, settings: dict) -> str:
     """The settings a figure was measured under, in words: at the /json rate, with the sockets open, on the curve's CPU budget."""
     said = []
     if "jsonRatePerSecond" in figure.settings and settings.get("jsonRatePerSecond"):
-        said.append(f"at {settings['jsonRatePerSecond']:,}/s")
+        by = f" offered by {settings['jsonGenerator']}" if "jsonGenerator" in figure.settings and settings.get("jsonGenerator") else ""
+        said.append(f"at {settings['jsonRatePerSecond']:,}/s{by}")
     if "idleSockets" in figure.settings and settings.get("idleSockets"):
         said.append(f"{settings['idleSockets']:,} sockets open")
     if "curveServerCpuBudget" in figure.settings and settings.get("curveServerCpuBudget"):
@@ -169,16 +170,8 @@ def _by_model(values: pd.DataFrame) -> dict[str, dict[tuple[str, int], float]]:
 
 
 def _ranked(models: dict[str, dict[tuple[str, int], float]], lower_is_better: bool) -> list[str]:
-    """The models best first, each by the median across the rounds that measured them all of its figure over the round's geometric
-    mean of theirs: the host's drift over the run cancels, as in the verdict's ratios, so the best is the one those ratios favour.
-    By the median figure where no round measured them all with figures above 0."""
-    common = set.intersection(*({r for r, v in values.items() if v > 0} for values in models.values())) if models else set()
-    if common:
-        means = {r: math.exp(sum(math.log(values[r]) for values in models.values()) / len(models)) for r in common}
-        score = {m: stats.across([values[r] / means[r] for r in common]).median for m, values in models.items()}
-    else:
-        score = {m: stats.across(values.values()).median for m, values in models.items()}
-    return sorted(models, key=lambda m: score[m], reverse=not lower_is_better)
+    """The models best first, as the verdict's ratios favour them (stats.ranked_in_rounds)."""
+    return stats.ranked_in_rounds(models, lower_is_better)
 
 
 def _advantage(best: dict, other: dict, lower_is_better: bool) -> stats.Across:

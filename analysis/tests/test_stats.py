@@ -37,6 +37,19 @@ def test_a_round_that_put_the_other_server_ahead_shows_as_a_range_across_1():
     assert ratio.low < 1 < ratio.high
 
 
+def test_an_order_in_rounds_follows_the_ratios_within_rounds_not_the_medians_a_drift_moved():
+    # The host doubled every figure in round 2 and halved it in round 3. b's median (9) is under a's (10), from round 1 alone; a was
+    # under b in rounds 2 and 3, and 1.2 times under c in every round.
+    a = {1: 10.0, 2: 20.0, 3: 5.0}
+    b = {1: 9.0, 2: 23.0, 3: 6.0}
+    c = {1: 12.0, 2: 24.0, 3: 6.0}
+
+    assert stats.ranked_in_rounds({"b": b, "c": c, "a": a}, lower_is_better=True) == ["a", "b", "c"]
+    assert stats.ranked_in_rounds({"b": b, "c": c, "a": a}, lower_is_better=False) == ["c", "b", "a"]
+    # Where no round measured them all, the medians across rounds order them.
+    assert stats.ranked_in_rounds({"a": {1: 3.0}, "b": {2: 2.0}}, lower_is_better=True) == ["b", "a"]
+
+
 def test_the_capacity_fit_finds_the_fixed_part_and_the_cost_that_made_the_cpu():
     fixed_cores, us_per_request = 0.06, 40.0
     rates = [500, 1000, 1500, 2000, 3000, 4000]

@@ -69,6 +69,20 @@ def test_a_winner_ahead_in_every_round_is_named_though_the_hosts_drift_made_the_
     assert summary.winners([fig]).iloc[0]["how sure"] == "ahead in every round"
 
 
+def test_with_rounds_the_table_names_the_server_the_rounds_favour_as_the_verdict_does_and_its_factor_is_theirs():
+    # b's median is the lower, from a round in which the host was fast for b alone; round by round a was lower in two of three.
+    a, b = {("run", 1): 10.0, ("run", 2): 10.0, ("run", 3): 20.0}, {("run", 1): 11.0, ("run", 2): 9.5, ("run", 3): 22.0}
+    fig = Figure("pss", True, {"a": Across(10, 10, 20, 3), "b": Across(9.5, 9.5, 22, 3)}, rounds={"a": a, "b": b})
+    # Over the round's geometric mean: a 0.953, 1.026, 0.953 (median 0.953); b 1.049, 0.975, 1.049 (median 1.049).
+
+    row = summary.winners([fig]).iloc[0]
+
+    assert (row["best"], row["runner-up"]) == ("a", "b")
+    # b over a in each round: 1.10, 0.95, 1.10, median 1.10.
+    assert row["by how much"] == "1.10x"
+    assert row["how sure"] == "changed places in some round: not resolved"
+
+
 def test_a_figure_measured_for_one_server_only_has_no_winner():
     fig = Figure("p99", True, {"a": Across(10, 9, 11, 3), "b": Across(math.nan, math.nan, math.nan, 0)})
 

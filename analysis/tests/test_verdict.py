@@ -87,7 +87,7 @@ def test_one_round_names_no_winner():
 def test_a_shape_the_run_did_not_measure_names_the_command_that_does():
     waiting = row(verdict.table(passes(perpass.PSS, MEMORY)), "requests waiting on a slow downstream")
 
-    assert waiting["the model to pick"] == "no winner can be named: not measured in this run (make curve measures it)"
+    assert waiting["the model to pick"] == "no winner can be named: not measured in this run (make bench measures it)"
 
 
 def test_an_arm_is_left_out_of_the_verdict():

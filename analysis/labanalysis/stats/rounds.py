@@ -25,3 +25,20 @@ def in_rounds(a: Mapping[Hashable, float], b: Mapping[Hashable, float]) -> Acros
 
 def _positive(value: float) -> bool:
     return value is not None and not math.isnan(value) and value > 0
+
+
+def ranked_in_rounds(by_name: Mapping[str, Mapping[Hashable, float]], lower_is_better: bool) -> list[str]:
+    """The names best first, each scored by the median across the rounds that measured them all of its figure over that round's
+    geometric mean of theirs: the host's drift cancels as in `in_rounds`, so the first is the one the round ratios favour. By the
+    median across rounds where no round measured them all with figures above 0."""
+    if not by_name:
+        return []
+    common = set.intersection(*({r for r, v in values.items() if _positive(v)} for values in by_name.values()))
+    if common:
+        means = {r: math.exp(sum(math.log(values[r]) for values in by_name.values()) / len(by_name)) for r in common}
+        score = {name: across([values[r] / means[r] for r in common]).median for name, values in by_name.items()}
+    else:
+        score = {name: across(list(values.values())).median for name, values in by_name.items()}
+    # A name with no figure at all (NaN) goes last whichever way is better.
+    known = [n for n in by_name if not math.isnan(score[n])]
+    return sorted(known, key=lambda n: score[n], reverse=not lower_is_better) + [n for n in by_name if math.isnan(score[n])]

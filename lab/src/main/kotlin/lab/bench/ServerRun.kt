@@ -19,6 +19,7 @@ import lab.bench.load.K6Plan
 import lab.bench.load.K6Run
 import lab.bench.load.K6Segments
 import lab.bench.load.LoadGeneratorLost
+import lab.bench.load.Profile
 import lab.bench.load.VegetaCurve
 import lab.support.ChildExited
 import lab.support.Children
@@ -171,10 +172,15 @@ class ServerRun(
         return exited ?: k6LogFiles().firstNotNullOfOrNull(::k6ScriptErrors)
     }
 
-    /** The curve's search, guided by the wire's answers, where the profile searches and the wire is read; null otherwise. */
+    /**
+     * The curve's guide, from the wire's answers, where vegeta offers a curve and the wire is read; null otherwise. It stops each
+     * ladder two steps past the server's limit (CurveSearch.offers) whether or not the profile searches: offered the ladder's rest,
+     * Ktor's `/dashboard` backlog took a minute to drain after its last step, a minute of every pass spent on nothing measured.
+     */
     private fun searchFor(clock: RunClock, wire: WireLatency?): CurveSearch? {
         val profile = setup.profile
-        if (profile.curveSearchSteps == 0 || wire == null) return null
+        val curve = profile.jsonCurveRatesPerSecond.isNotEmpty() || profile.dashboardCurveRatesPerSecond.isNotEmpty()
+        if (!curve || profile.curveGenerator != Profile.VEGETA || wire == null) return null
         val bounds = mapOf("json" to profile.jsonCurveP99BoundMs, "dashboard" to profile.dashboardCurveP99BoundMs)
         return CurveSearch(clock, bounds, dir).also { wire.onAnswer = it::answered }
     }
