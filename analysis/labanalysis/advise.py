@@ -77,8 +77,11 @@ def per_pass(runs: list[Run], workload: Workload, sweep: SweepRun | None = None)
             / MIB,
             "RSS (MiB)": (memory.per_socket_fit(server, "RSS").at(workload.sockets) + workload.in_flight * extra.get("RSS", 0)) / MIB,
             "CPU (cores)": cores.get("fixed_cores", math.nan) + workload.rate_per_s * cores.get("cpu_us_per_request", math.nan) / 1e6,
-            "threads": memory.per_connection(points, "threads").at(workload.sockets) + workload.in_flight * extra.get("threads", 0),
-            "open files": memory.per_connection(points, "fds").at(workload.sockets) + workload.in_flight,
+            # Counts, fitted over every socket step: a step whose RSS was still moving as the collector gave memory back holds
+            # its threads and files all the same.
+            "threads": memory.per_connection(points, "threads", settled_only=False).at(workload.sockets)
+            + workload.in_flight * extra.get("threads", 0),
+            "open files": memory.per_connection(points, "fds", settled_only=False).at(workload.sockets) + workload.in_flight,
         }
         limits = _limits(run)
         rows.append({**base, **needs, **{f"{n} of its limit": needs[n] / limits[n] if limits[n] else math.nan for n in NEEDS}})

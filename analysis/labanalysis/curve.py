@@ -242,11 +242,21 @@ def mean(frame: pd.DataFrame, column: str) -> float:
     return float(frame[column].dropna().mean()) if column in frame.columns and frame[column].notna().any() else math.nan
 
 
+def step_rows(run: Run, server: ServerRun) -> list[dict]:
+    """step_row of each of the pass's steps, in the order they ran: computed once for the pass as loaded, as the report's curve
+    section, its verdict (perpass, through of_pass) and make advise each read them, and a pass's steps take seconds to read."""
+    found = server.__dict__.get("_curve_step_rows")
+    if found is None:
+        found = [step_row(run, server, step) for step in steps(run, server)]
+        server.__dict__["_curve_step_rows"] = found
+    return found
+
+
 def per_step(runs: list[Run]) -> pd.DataFrame:
     """One row per compared pass and curve step (COLUMNS), in the order the steps ran."""
     rows = []
     for run, server, base in repeats.each_pass(runs):
-        rows += [{**base, **step_row(run, server, step)} for step in steps(run, server)]
+        rows += [{**base, **row} for row in step_rows(run, server)]
     frame = pd.DataFrame(rows, columns=COLUMNS)
     frame["server_busy_percent"] = 100 * frame["server_busy"]
     frame["load_busy_percent"] = 100 * frame["load_busy"]
@@ -257,7 +267,7 @@ def of_pass(run: Run, server: ServerRun, base: dict) -> dict[str, dict[str, floa
     """One pass's curve figures by endpoint: {"highest_sustained_per_s": ..., "cpu_us_per_request": ..., "capacity_per_cpu": ...,
     "fixed_cores": ...}; none without a curve.
     `base` is the pass's PASS_COLUMNS (repeats.each_pass)."""
-    rows = pd.DataFrame([{**base, **step_row(run, server, step)} for step in steps(run, server)], columns=COLUMNS)
+    rows = pd.DataFrame([{**base, **row} for row in step_rows(run, server)], columns=COLUMNS)
     if rows.empty:
         return {}
     highest = highest_sustained(rows).set_index("endpoint")["highest_sustained_per_s"]

@@ -109,16 +109,17 @@ class LineFit:
         return self.intercept + self.slope * sockets
 
 
-def per_connection(points: pd.DataFrame, column: str) -> LineFit:
+def per_connection(points: pd.DataFrame, column: str, settled_only: bool = True) -> LineFit:
     """Least squares of `column` against open_sockets over the points that settled (all points, for points without a `settled`
-    column): the one line fitted through memory against sockets, for every source and component.
+    column, or where `settled_only` is False: a count, threads or files, does not drift as RSS does while the collector gives
+    memory back): the one line fitted through memory against sockets, for every source and component.
 
     The interval is the slope's 95% confidence interval from Student's t with n - 2 degrees of
     freedom: wide with five steps, and undefined (NaN) with two, which is honest about how much
     a handful of plateaus can say.
     """
     left_out: tuple[str, ...] = ()
-    if "settled" in points.columns:
+    if settled_only and "settled" in points.columns:
         unsettled = points[~points["settled"].astype(bool)]
         left_out = tuple(f"step {int(p['step'])}: {p['why']}" for _, p in unsettled.iterrows())
         points = points[points["settled"].astype(bool)]

@@ -116,11 +116,14 @@ def _order(fig: Figure, measured: dict[str, Across]) -> list[str]:
 
 
 def _how_much(fig: Figure, best: str, runner_up: str, best_value: float, runner_up_value: float) -> str:
-    """The best server's advantage over the runner-up as the verdict gives it, the median across rounds of the ratio within each
-    (over 1 where the best did better); the ratio of the medians (by_how_much) where the two share no round."""
+    """The best server's advantage over the runner-up as the verdict gives it: the median across rounds of the ratio within each
+    (over 1 where the best did better), with its range, so that a round that put the runner-up ahead shows below 1; the ratio of the
+    medians (by_how_much) where the two share no round."""
     a, b = fig.rounds.get(best, {}), fig.rounds.get(runner_up, {})
     advantage = stats.in_rounds(b, a) if fig.lower_is_better else stats.in_rounds(a, b)
-    return f"{advantage.median:.2f}x" if advantage.passes else by_how_much(best_value, runner_up_value)
+    if not advantage.passes:
+        return by_how_much(best_value, runner_up_value)
+    return f"{advantage.median:.2f}x [{advantage.low:.2f}, {advantage.high:.2f}]" if advantage.has_interval else f"{advantage.median:.2f}x"
 
 
 def by_how_much(best: float, runner_up: float) -> str:

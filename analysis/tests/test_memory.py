@@ -318,3 +318,23 @@ def test_the_command_line_prints_each_passs_bytes_per_socket_as_csv(repeats_fold
 def test_the_command_line_without_a_folder_says_how_to_call_it(capsys):
     assert memory.main([]) == 2
     assert capsys.readouterr().err.startswith("usage: python -m labanalysis.memory")
+
+
+def test_a_count_is_fitted_over_every_step_though_rss_was_still_moving_in_some():
+    # Two of three steps were still giving memory back (not settled): RSS's line has one point and no slope, while the
+    # threads, a count the collector does not move, keep all three, one a socket.
+    points = pd.DataFrame(
+        {
+            "step": [1, 2, 3],
+            "open_sockets": [5000, 10000, 15000],
+            "rss_bytes": [300e6, 380e6, 460e6],
+            "threads": [5040.0, 10040.0, 15040.0],
+            "settled": [False, False, True],
+            "why": ["RSS still moving", "RSS still moving", ""],
+        }
+    )
+
+    assert math.isnan(memory.per_connection(points, "rss_bytes").slope)
+    assert math.isnan(memory.per_connection(points, "threads").slope)
+    counted = memory.per_connection(points, "threads", settled_only=False)
+    assert counted.slope == pytest.approx(1.0) and counted.at(50_000) == pytest.approx(50_040)

@@ -78,8 +78,8 @@ def test_with_rounds_the_table_names_the_server_the_rounds_favour_as_the_verdict
     row = summary.winners([fig]).iloc[0]
 
     assert (row["best"], row["runner-up"]) == ("a", "b")
-    # b over a in each round: 1.10, 0.95, 1.10, median 1.10.
-    assert row["by how much"] == "1.10x"
+    # b over a in each round: 1.10, 0.95, 1.10, median 1.10, and the round that put b ahead below 1.
+    assert row["by how much"] == "1.10x [0.95, 1.10]"
     assert row["how sure"] == "changed places in some round: not resolved"
 
 
