@@ -186,7 +186,16 @@ def _engine_cell(values: pd.DataFrame, figure: perpass.Figure) -> str:
     engines_of = measured.groupby("model", sort=False)["engine"].unique()
     two = [m for m, engines in engines_of.items() if len(engines) >= 2]
     if not two:
-        return "one engine per model: no engine effect"
+        # A model the run ran on two engines, one of which measured nothing: not the same as a run with no engine effect to read.
+        ran = values.groupby("model", sort=False)["engine"].unique()
+        unmeasured = [
+            f"{MODEL_WORDS.get(m, m)} on {catalogue.engine_label(e)}: not measured in this run"
+            for m, engines in ran.items()
+            if len(engines) >= 2
+            for e in engines
+            if e not in set(engines_of.get(m, []))
+        ]
+        return "; ".join(unmeasured) if unmeasured else "one engine per model: no engine effect"
     model = two[0]
     on = {e: perpass.by_round(g) for e, g in measured[measured["model"] == model].groupby("engine", sort=False)}
     first, second = _ranked(on, figure.lower_is_better)[:2]

@@ -2,6 +2,8 @@
 than every other model in every round; its factor over the runner-up across rounds; the engine's share beside it; and a shape this
 run did not measure said so, with the command that measures it."""
 
+import math
+
 import pandas as pd
 
 from labanalysis import perpass, repeats, verdict
@@ -52,6 +54,20 @@ def test_a_model_is_judged_on_the_engine_that_runs_the_most_models_and_the_engin
     sockets = row(table, "many idle sockets")
     assert sockets["the model to pick"] == "coroutines"
     assert sockets["the engine"] == "coroutines: Ktor 3.5.2 on Netty 4.2.20 2.80x [2.80, 2.80] over Jetty 12.1.12"
+
+
+def test_an_engine_that_measured_nothing_is_named_as_not_measured_not_as_no_engine_effect():
+    # Ktor's capacity had no fit in any pass (its path still compiling, one step held): the engine effect is unknown, not absent.
+    capacity = perpass.DASHBOARD_CAPACITY
+    table = verdict.table(passes(capacity, {**MEMORY, "ktor-coroutine": math.nan}))
+
+    assert row(table, "requests waiting on a slow downstream")["the engine"] == "coroutines on Ktor 3.5.2 on Netty 4.2.20: not measured in this run"
+    assert (
+        row(verdict.table(passes(capacity, {k: v for k, v in MEMORY.items() if k != "ktor-coroutine"})), "requests waiting on a slow downstream")[
+            "the engine"
+        ]
+        == "one engine per model: no engine effect"
+    )
 
 
 def test_one_round_in_which_another_model_came_out_ahead_names_no_winner():
