@@ -2,7 +2,7 @@
 busy the server's CPUs and the load's CPUs were; and whether a pass's load generator, or its server, was saturated.
 
 A latency measured while k6 itself was short of CPU is k6's: requests start late, and their time waiting for k6 counts as the
-server's. Issue 16 saw it: with the server alone on one core, k6 on the other dropped iterations while the server used a quarter
+server's. The lab saw it (docs/JOURNAL.md): with the server alone on one core, k6 on the other dropped iterations while the server used a quarter
 of its core. A latency measured while the server's own CPUs were full is the server's, but it is its queue's more than its
 answer's, and it is not the "well under saturation" latency the rate was chosen for: the platform server holding 15,000 threads
 on one CPU was there at 200/s. So each pass's /json phase is checked for both, and a pass is marked, with why.

@@ -1,4 +1,4 @@
-"""The latency-throughput curve's steps (issue 32, item 3): each endpoint offered at rising constant rates, the idle sockets open,
+"""The latency-throughput curve's steps: each endpoint offered at rising constant rates, the idle sockets open,
 and at each step what the server achieved, what the load generator dropped, the latency (the generator's and the wire's), the CPU
 and the server's open files. labanalysis.curve_verdicts judges the steps, and labanalysis.curve_tables shows them to a reader.
 

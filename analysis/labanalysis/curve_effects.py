@@ -1,4 +1,4 @@
-"""The model effect and the engine effect at each step of the latency-throughput curve (issue 32, item 7).
+"""The model effect and the engine effect at each step of the latency-throughput curve.
 
 The grid compares servers on one figure per pass (grid.model_effects, grid.engine_effects). Here each offered rate of the curve is such
 a figure: at 800 dashboards a second, virtual threads against platform threads on Jetty, coroutines on Jetty against coroutines on

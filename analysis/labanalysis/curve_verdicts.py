@@ -1,4 +1,4 @@
-"""What a curve's steps show (issue 32, item 3): whether each step was sustained, and why not in a reader's words; which side's CPU ran
+"""What a curve's steps show: whether each step was sustained, and why not in a reader's words; which side's CPU ran
 out; whether the step can be judged at all; each pass's highest sustained rate; and the server's CPU per request as the slope of its
 CPU against the rate. The steps' figures are labanalysis.curve's; this module holds the rules that judge them.
 
@@ -9,13 +9,13 @@ cannot see it; but the profile holds the pool to at least the top rate times the
 shows on the wire: with all N in flight, the wire's mean time is N over what the server answers (Little's law), over the bound at
 any rate of the curve. vegeta's own p99 is not judged: it holds the load's CPU's delays too. Jetty coroutines at /json 4,000/s:
 vegeta's p99 60-67 ms over a second in which the wire's was 2-9 ms, and the wire's mean 0.49 ms over the step puts 2 of the 256 in
-flight (20261128-124904-curve).
+flight (docs/JOURNAL.md).
 
-A server's highest sustained rate in a pass is, as issue 32 defines it, the highest step it sustained, and a step below it that
+A server's highest sustained rate in a pass is, as the lab defines it, the highest step it sustained, and a step below it that
 failed is named beside the rate (`failed_below`), never dropped. Near a limit either way can be chance: one second's stall puts 1% of a step's
 requests over the bound (Ktor, /json 5,000/s: p99 116 ms in one second of six, the server 90% busy, no GC), and a server whose
 CPU is already full can hold a step above one it failed (Ktor, /dashboard: 100% busy from 300/s, 300 and 400 failed, 500 held;
-20261127-133746-curve). The rule before (the last step before the first failure) took the first kind for the limit; this one
+docs/JOURNAL.md). The rule before (the last step before the first failure) took the first kind for the limit; this one
 takes the second for a step held. A step that failed for the load generator's sake, or the host's, alone is not judged, and
 where no judged step above the highest failed, the rate is a lower bound.
 """
@@ -34,7 +34,7 @@ FILES_SLACK = 10
 
 # Cores of the load's CPUs another program may use in a step before a failed step is put down to it rather than to the server:
 # in two runs of 12 passes, the lab's processes left -0.08 to 0.07 of a core unexplained (/proc's sampling), and one pass had
-# 0.07-0.24 for 30 s, when the wire's p99 at 1,500/s was 37 ms against 1-8 ms either side (make curve, 20261127-102416).
+# 0.07-0.24 for 30 s, when the wire's p99 at 1,500/s was 37 ms against 1-8 ms either side (docs/JOURNAL.md).
 OTHERS_LIMIT_CORES = 0.1
 
 
@@ -72,7 +72,7 @@ def judged(row: dict) -> dict:
     # step's rate on time, and the wire's times then hold the load's delays too (the kernel delivers a loopback packet on the
     # sender's CPU, so a request waits there before the server can read it). Its limit is past the step, by how much the curve
     # cannot say. A failed request is the server's answer, and is judged. So is a step the wire saw none of while it saw the pass's
-    # others: nothing reached the server (vegeta, its CPU full, sent nothing at 10,000/s in one pass of 20261127-133746-curve).
+    # others: nothing reached the server (vegeta, its CPU full, sent nothing at 10,000/s in one pass of docs/JOURNAL.md).
     elif reasons and ran_out == "load generator" and row["failed"] == 0 and (row["judged_on"] == "wire" or row.get("wire_answered_per_s") == 0):
         reasons.append(f"{NOT_JUDGED}{LOAD_RAN_OUT} ({100 * row['load_busy']:.0f}% busy, the server {100 * row['server_busy']:.0f}%)")
     # A major GC cycle is the server's own cost, and the step counts all the same; a reader sees that it ran (labanalysis.zgc).

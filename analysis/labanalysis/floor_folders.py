@@ -1,4 +1,4 @@
-"""Which `make floor` folder of results/ measured a JDK: `make bench` measures the floor first where none did (issue 33, item 5), so
+"""Which `make floor` folder of results/ measured a JDK: `make bench` measures the floor first where none did, so
 that a new machine's first report splits each socket's memory without a second command. Standard library only, as make runs it:
 
     PYTHONPATH=analysis python3 -m labanalysis.floor_folders 25 results   # the newest such folder; status 1 if there is none

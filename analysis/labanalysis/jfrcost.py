@@ -3,7 +3,7 @@ this compares the two sets of passes, each pass the unit.
 
 The cost is read as the server's CPU per /json request at the profile's fixed rate, not as throughput at saturation. With the load
 generator on one CPU and the server on the other (this lab's 2-core hosts), k6 runs out of CPU first: offered 6,000/s, the servers
-"reached" what k6 could send, so the achieved rates measured k6 (issue 16). A server whose throughput is bound by its CPU serves at
+"reached" what k6 could send, so the achieved rates measured k6 (docs/JOURNAL.md). A server whose throughput is bound by its CPU serves at
 most its cores over its CPU per request, so the stream's share of the CPU per request is the share of saturated throughput it
 costs, and it can be measured at a rate both k6 and the server keep up with. The /json p99 at that rate is shown beside it.
 """

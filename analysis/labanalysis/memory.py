@@ -1,7 +1,7 @@
 """Memory per idle connection: the line through memory against open sockets, and what it costs per socket (labanalysis.memory_tables shows it).
 
 One statistic (`per_connection`, least squares against open sockets), through two sets of points:
-- memory.csv's snapshots (issue 16): at each socket step's end the harness forces a full GC and reads the server's memory split
+- memory.csv's snapshots: at each socket step's end the harness forces a full GC and reads the server's memory split
   into its parts (live heap, NMT's categories, kernel memory, RSS and PSS) and the sockets it holds open. Each component's slope
   over a pass's snapshots is what one more open socket costs of it (`component_fits`). Every figure per socket comes from these.
 - proc.csv's step plateaus (`plateaus`): RSS and PSS once a second, the mean of each step's last third, against the sockets k6

@@ -3,7 +3,7 @@ servers are apart, and which run folders may be pooled as repeats of one another
 
 A pass is one server run: a fresh JVM under the run's profile. Within a pass, a figure's interval (a percentile's block bootstrap, a
 slope's Student's t) says how precisely that one pass measured it; it says nothing of how another pass on the same host would come out,
-which is what two runs disagreeing by more than their intervals showed (issue 16). So every compared figure is a median across passes,
+which is what two runs disagreeing by more than their intervals showed (docs/JOURNAL.md). So every compared figure is a median across passes,
 its interval is across passes, and "apart" is decided from those intervals only.
 """
 

@@ -191,7 +191,7 @@ class Run:
     def server(self, name: str) -> ServerRun:
         return next(s for s in self.servers if s.name == name)
 
-    # The manifest's facts of how the passes ran (issue 16).
+    # The manifest's facts of how the passes ran.
 
     @property
     def pass_order(self) -> list[str]:

@@ -106,7 +106,7 @@ def _verdict(shape: Shape, per_pass: pd.DataFrame) -> Verdict:
     values = per_pass[per_pass["figure"] == figure.key]
     engine = _engine_of_most_models(values)
     models = _by_model(values[values["engine"] == engine])
-    ranked = _ranked(models, figure.lower_is_better)
+    ranked = stats.ranked_in_rounds(models, figure.lower_is_better)
     best, rest = ranked[0], ranked[1:]
     # Each other model against the best, as the best's advantage: above 1 where the best did better in that round.
     advantages = {m: _advantage(models[best], models[m], figure.lower_is_better) for m in rest}
@@ -169,11 +169,6 @@ def _by_model(values: pd.DataFrame) -> dict[str, dict[tuple[str, int], float]]:
     return {model: perpass.by_round(group) for model, group in measured.groupby("model", sort=False)}
 
 
-def _ranked(models: dict[str, dict[tuple[str, int], float]], lower_is_better: bool) -> list[str]:
-    """The models best first, as the verdict's ratios favour them (stats.ranked_in_rounds)."""
-    return stats.ranked_in_rounds(models, lower_is_better)
-
-
 def _advantage(best: dict, other: dict, lower_is_better: bool) -> stats.Across:
     """The best model's advantage over `other` in each round, as a factor over 1 where it did better: other / best for a figure
     where lower is better (memory, latency), best / other where higher is (a capacity)."""
@@ -198,7 +193,7 @@ def _engine_cell(values: pd.DataFrame, figure: perpass.Figure) -> str:
         return "; ".join(unmeasured) if unmeasured else "one engine per model: no engine effect"
     model = two[0]
     on = {e: perpass.by_round(g) for e, g in measured[measured["model"] == model].groupby("engine", sort=False)}
-    first, second = _ranked(on, figure.lower_is_better)[:2]
+    first, second = stats.ranked_in_rounds(on, figure.lower_is_better)[:2]
     advantage = _advantage(on[first], on[second], figure.lower_is_better)
     words = f"{MODEL_WORDS.get(model, model)}: {catalogue.engine_label(first)} {_factor(advantage)} over {catalogue.engine_label(second)}"
     if advantage.passes == 0:

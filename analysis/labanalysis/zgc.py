@@ -3,9 +3,9 @@ seconds, at its start, on the pass's clock; lab.bench.collect.JfrCollector).
 
 ZGC collects concurrently, on the server's own CPU. A major cycle ("Allocation Rate") took 3.4-16.5 s on 0.4 of a CPU in the curve's
 passes, and its pauses were under a millisecond: what a step overlapped by one lost was CPU, which the pause figures never show. Of the
-steps a major cycle overlapped, 24 of 35 failed; of the others, 126 of 349 (20261128-124904-curve and -144539-curve; docs/JOURNAL.md,
+steps a major cycle overlapped, 24 of 35 failed; of the others, 126 of 349 (docs/JOURNAL.md,
 "What moves a pass's limit"). With the longer warm-ups after, a major cycle overlapped 13 of each run's 271 steps, and 1 of the
-48 first failed steps above a limit (20261128-165559-curve and -200458-curve). So a step says how much of it a major cycle ran in,
+48 first failed steps above a limit (docs/JOURNAL.md). So a step says how much of it a major cycle ran in,
 beside its verdict: the cycle is the server's own cost of what it allocated, and counts against it, but a reader should see when a
 step failed with one.
 """

@@ -263,6 +263,6 @@ def test_where_vegeta_offered_the_steady_json_phase_its_figures_are_vegetas_by_t
     assert row["requests"] == 400 and row["failed_requests"] == 1 and row["dropped_iterations"] == 1
     assert row["requests_per_second"] == 399 / 4
     assert row["p(99)"] == pytest.approx(k6_percentile(ms, 99)) and row["max"] == pytest.approx(ms.max())
-    # Each request stamped with the whole epoch second it went out in, as k6 stamps its samples: 1,010 to 1,013, and 1,014 for the late one.
+    # Each request stamped with the whole epoch second it went out in, as k6 stamps its samples: 1,010 to 1,013, the late one too.
     timed = latency.timed_durations(server, "json")
     assert len(timed) == 400 and sorted(set(timed["timestamp"])) == [1010, 1011, 1012, 1013]

@@ -20,7 +20,7 @@ import java.util.concurrent.ConcurrentLinkedQueue
  *
  * An earlier version had each waiting request read its socket every 25 ms instead. That woke
  * every waiting thread 40 times a second: at 4,000 dashboards in flight on virtual threads, 196 of
- * 343 CPU samples were that poll (JFR, results/20261126-140618-sweep), a cost of the lab and not
+ * 343 CPU samples were that poll (JFR, docs/JOURNAL.md), a cost of the lab and not
  * of the model. Here a request costs one registration and one cancellation, whatever it waits.
  *
  * Every change to the selector's keys happens on its own thread, in the order asked, so a kept-alive

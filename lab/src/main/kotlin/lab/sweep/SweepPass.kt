@@ -25,7 +25,7 @@ import java.util.concurrent.atomic.AtomicLong
  * A workload gets a JVM of its own because a server carries what one step left into the next:
  * the platform server kept the 6,000 threads of `/delay` at 6,000 in flight into its `/dashboard`
  * steps, and served 15 dashboards a second at 1,000 in flight with 3,500 threads
- * (results/20261126-135136-sweep, stopped there). Within a workload the steps rise, so what a
+ * (docs/JOURNAL.md, stopped there). Within a workload the steps rise, so what a
  * step inherits is what it needs anyway.
  */
 class SweepPass(

@@ -6,7 +6,7 @@ import java.io.File
  * What JFR records in a server, and where, declared once for a run: every server that streams
  * JFR gets the same [jvmOptions], and records from its start into a repository in its working
  * directory (its pass's folder), which [JfrCollector] reads while the server writes it. Nothing
- * listens for it: the JMX stream this replaced opened a port on every interface (issue 17).
+ * listens for it: the JMX stream this replaced opened a port on every interface.
  */
 class JfrRecording private constructor(val settings: File) {
     /** Relative paths, so that the options are the same for every pass: each server runs in its pass's folder. */

@@ -23,8 +23,8 @@ object Preflight {
      * The server's connections for the request load at its peak, beside the idle sockets: every k6 VU of each endpoint's
      * scenario (a VU keeps its connection to the end of the run, idle or not), and where vegeta offers the curve, its pool
      * ([Profile.curveConnections]), which it holds from the load's start to the end. Without this, the curve's connections
-     * took the server to its 20,000 open files here, and it stopped accepting mid-step (`make curve`, runs 20261127-062156
-     * and -070541: every pass).
+     * took the server to its 20,000 open files here, and it stopped accepting mid-step in every pass
+     * (docs/JOURNAL.md).
      */
     fun requestConnections(profile: Profile): Int {
         val offered = profile.timeline.filter { it.endpoint != null }

@@ -80,7 +80,7 @@ class CurveSearch(
      * it held. A step past a server's limit leaves a backlog behind it, and the ladder's top (10 times the platform server's
      * `/json` limit, 30 times its `/dashboard`'s) left the platform server's queue and its 16,000 threads to the search, whose
      * steps then measured the backlog: p99 on the wire 36-54 s at `/dashboard` 105-120/s, the server at its open files
-     * (20261127-170419-curve). So the ladder stops two steps past the limit, and the server rests until the search. Two, not one:
+     * (docs/JOURNAL.md). So the ladder stops two steps past the limit, and the server rests until the search. Two, not one:
      * a server near its limit can fail a step and hold the next (Ktor, `/json` 6,000/s failed, 8,000 held, in the same run).
      */
     fun offers(step: LoadPhase): Boolean {
@@ -150,7 +150,7 @@ class CurveSearch(
         /**
          * How long a choice waits for the wire's reader to catch up, when it has not. With a second, the search's attacks after a
          * full load CPU started a second late and were cut by as much: 12-13% of each such step counted as dropped
-         * (20261127-170419-curve, the virtual-thread server's `/json` search steps at 6,400-6,900/s, p99 on the wire 1.5-1.8 ms).
+         * (docs/JOURNAL.md, the virtual-thread server's `/json` search steps at 6,400-6,900/s, p99 on the wire 1.5-1.8 ms).
          */
         const val WIRE_WAIT_MS = 300L
 

@@ -17,7 +17,7 @@ package lab.bench.load
  * a collection of it on the one CPU k6 has took 3 s of wall time, most of it k6's own requests
  * waiting to assist the collector. With a quarter (6 GiB here) the curve profile's pass first
  * collected 82 s in, at /json 2,000/s, and k6 dropped 6,332 iterations in that step with the
- * server 16% busy (results/20261126-232452-curve, an aborted run). k6 allocated about 64 MB a
+ * server 16% busy (docs/JOURNAL.md, an aborted run). k6 allocated about 64 MB a
  * second there; half the host (12 GiB) puts its first collection past the /json curve.
  */
 object K6GoRuntime {

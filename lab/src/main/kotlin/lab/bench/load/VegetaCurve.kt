@@ -237,7 +237,7 @@ class VegetaCurve(
          * step past a server's limit leaves its requests in flight that long, into the steps after it: with 10 s, the platform
          * server's `/json` steps past its limit left 1,780 requests to time out after the curve's last step, the kernel resent
          * theirs for up to 10 s, and the server was still answering them, a core busy, in `/dashboard`'s first step, whose p99
-         * on the wire was 957 ms at 100/s (`make curve`, 20261127-133746-curve, platform).
+         * on the wire was 957 ms at 100/s (`make curve`, docs/JOURNAL.md, platform).
          */
         const val REQUEST_TIMEOUT_S = 2L
 
@@ -277,7 +277,7 @@ class VegetaCurve(
          * 4,000/s and 321 ms at 8,000/s (medians of 6 passes, two runs) against 0.6 and 1.5 ms with this, from the same server,
          * and it used a quarter more CPU (loadtests/probes/vegeta-go-collector.sh; docs/under-load.md). A process a step never
          * collected under this limit; one a pass collected once, at about 2.7 GB, in a `/dashboard` step of 6 passes of 12:
-         * 1-1.7 ms stopped, 26-84 ms marking (20261128-124904-curve). The manifest records it (`vegetaEnvironment`).
+         * 1-1.7 ms stopped, 26-84 ms marking (docs/JOURNAL.md). The manifest records it (`vegetaEnvironment`).
          */
         fun environment(): Map<String, String> = GoRuntime.environment(GoRuntime.hostMemoryBytes() / MEMORY_SHARE_DENOMINATOR)
 
