@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from . import catalogue, curve, memory, repeats, stats, sweepmemory
+from . import catalogue, compare, cpu, curve, memory, repeats, stats, sweepmemory
 from .cli import OneLineParser
 from .headline import markdown, source
 from .run import Run, RunFolderError, load_run
@@ -103,6 +103,73 @@ def table(runs: list[Run], workload: Workload, sweep: SweepRun | None = None) ->
         row["the first limit it would hit"] = _first_limit(shares, limits)
         rows.append(row)
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+# The needs a run measured itself at its own shape, in its steady /json phase (cpu.PHASE): the server's mean cores (cpu.csv), and
+# its threads and open files (proc.csv, the phase's median). Memory is not among them: the phase's RSS and heap hold what the
+# collector has not yet taken back, where advise's lines run through snapshots taken after a full GC.
+CHECKED = ("CPU (cores)", "threads", "open files")
+CHECK_COLUMNS = ["server", "label", "need", "make advise", "measured", "measured over advise", "agrees"]
+
+
+def own_shape(run: Run) -> Workload:
+    """The workload `run` itself held in its steady /json phase: its idle sockets, and its /json rate with no downstream wait."""
+    found = compare.settings(run)
+    return Workload(int(found.get("idleSockets") or 0), float(found.get("jsonRatePerSecond") or 0), 0)
+
+
+def measured_at_own_shape(runs: list[Run]) -> pd.DataFrame:
+    """One row per compared pass (arms left out): each of CHECKED as the pass measured it in its steady /json phase."""
+    rows = []
+    for _, server, base in repeats.each_pass(runs):
+        if catalogue.arm_of(server.server) is not None:
+            continue
+        cores = cpu.in_phase(server)["server"].dropna() if not server.cpu.empty else pd.Series(dtype=float)
+        proc = server.proc[server.proc["phase"] == cpu.PHASE] if not server.proc.empty else server.proc
+        rows.append(
+            {
+                **base,
+                "CPU (cores)": float(cores.mean()) if len(cores) else math.nan,
+                "threads": float(proc["threads"].median()) if len(proc) else math.nan,
+                "open files": float(proc["fds"].median()) if len(proc) else math.nan,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def checked(runs: list[Run]) -> pd.DataFrame:
+    """make advise held to a known truth: its needs for the first run's own shape (own_shape), pass by pass along the lines, against
+    what the passes measured at that shape (CHECK_COLUMNS). They agree where the two ranges across passes overlap (stats.separated).
+    Empty where the run has no steady /json phase to check against."""
+    predicted, measured = per_pass(runs, own_shape(runs[0])), measured_at_own_shape(runs)
+    if predicted.empty or measured.empty or not own_shape(runs[0]).rate_per_s:
+        return pd.DataFrame(columns=CHECK_COLUMNS)
+    rows = []
+    for (server, label), group in predicted.groupby(["server", "label"], sort=False):
+        there = measured[measured["server"] == server]
+        for need in CHECKED:
+            said, found = stats.across(group[need]), stats.across(there[need])
+            ratio = found.median / said.median if said.passes and found.passes and said.median else math.nan
+            agrees = "not measured" if not (said.passes and found.passes) else _agrees(stats.separated(said, found))
+            rows.append(
+                {
+                    "server": server,
+                    "label": label,
+                    "need": need,
+                    "make advise": _shown(said),
+                    "measured": _shown(found),
+                    "measured over advise": "" if math.isnan(ratio) else f"{ratio:.2f}x",
+                    "agrees": agrees,
+                }
+            )
+    return pd.DataFrame(rows, columns=CHECK_COLUMNS)
+
+
+def _agrees(separated: str) -> str:
+    """stats.separated's words as an answer to whether advise agrees with the measurement."""
+    if separated == stats.ONE_PASS:
+        return "one pass: cannot tell"
+    return "no: the ranges across passes are apart" if separated.startswith("apart") else "yes: the ranges across passes overlap"
 
 
 def _limits(run: Run) -> dict[str, float]:
@@ -187,6 +254,12 @@ def main(argv: list[str]) -> int:
         print("No make sweep folder was given (SWEEP=): what each request in flight holds (memory, threads) is left out.")
     print()
     print(markdown(table(runs, workload, sweep)))
+    held = checked(runs)
+    if not held.empty:
+        print()
+        print(f"The same lines at this run's own shape, {own_shape(runs[0])}, against what its steady /json phase measured:")
+        print()
+        print(markdown(held.drop(columns="server")))
     return 0
 
 

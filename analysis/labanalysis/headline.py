@@ -15,7 +15,7 @@ import sys
 
 import pandas as pd
 
-from . import arms, compare, curve, curve_tables, grid, grid_plots, perpass, plots, provenance, summary, verdict
+from . import arms, compare, curve, curve_tables, grid, grid_plots, perpass, plots, provenance, summary, verdict, verdict_repeat
 from .cli import OneLineParser
 from .run import Run, RunFolderError, load_run
 
@@ -88,8 +88,14 @@ def picture(runs: list[Run], path: str) -> None:
 
 
 def of_comparison(a: Run, b: Run) -> str:
-    """The Markdown of `make compare A=a B=b`'s table: every figure of every server in both, B against A."""
-    return "\n\n".join([f"A: {source(a)}", f"B: {source(b)}", markdown(compare.table(compare.pairs(a, b)))]) + "\n"
+    """The Markdown of `make compare A=a B=b`'s tables: whether the verdict repeated, cell by cell, and each server's capacity per CPU;
+    then every figure of every server in both, B against A."""
+    per_pass_a, per_pass_b = perpass.table([a]), perpass.table([b])
+    parts = [f"A: {source(a)}", f"B: {source(b)}"]
+    parts += ["### Did the verdict repeat?", markdown(verdict_repeat.cells(per_pass_a, per_pass_b))]
+    parts += ["### Did each server's capacity per CPU repeat?", markdown(verdict_repeat.capacities(per_pass_a, per_pass_b))]
+    parts += ["### Every figure, B against A", markdown(compare.table(compare.pairs(a, b)))]
+    return "\n\n".join(parts) + "\n"
 
 
 def main(argv: list[str]) -> int:

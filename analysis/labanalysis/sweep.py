@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import pandas as pd
 
 from . import catalogue, provenance, repeats, stats
@@ -152,18 +151,16 @@ def capacity(run: SweepRun) -> pd.DataFrame:
 
 def cpu_per_request(run: SweepRun) -> pd.DataFrame:
     """Per server and workload: the server's CPU per request as the slope of its CPU use (CPU-seconds a second) against
-    throughput, fitted by least squares in each pass over the steps it held (LITTLE_HELD), then the median and range across
-    passes. At a low rate a step's own CPU per request is mostly the JVM's background (GC, the JIT, timers) divided by few
-    requests; the slope leaves that fixed part out. NaN where a pass held fewer than two steps."""
+    throughput, fitted by least squares in each pass over the steps it held (LITTLE_HELD; stats.capacity_fit, the curve's fit),
+    then the median and range across passes. At a low rate a step's own CPU per request is mostly the JVM's background (GC, the
+    JIT, timers) divided by few requests; the slope leaves that fixed part out. NaN where a pass held fewer than two steps."""
     steps = per_step(run)
     steps = steps.assign(cpu_per_s=steps["server_cpu_s"] / (steps["duration_us"] / 1e6))
     rows = []
     for (server, workload), group in steps.groupby(["server", "workload"], sort=False):
         slopes = []
         for _, one in group[group["little"] >= LITTLE_HELD].groupby("pass"):
-            if one["throughput_per_s"].nunique() >= 2:
-                slope, _ = np.polyfit(one["throughput_per_s"], one["cpu_per_s"], 1)
-                slopes.append(slope * 1e6)
+            slopes.append(stats.capacity_fit(one["throughput_per_s"], one["cpu_per_s"]).us_per_request)
         value = stats.across(slopes)
         rows.append(
             {"server": server, "workload": workload, "µs per request": value.median, "low": value.low, "high": value.high, "passes": value.passes}

@@ -68,6 +68,26 @@ class Verdict:
     costs: str
     engine: str
     evidence: str
+    # The model the rounds put first and the one after it, named or not (what a second run's verdict is set against), and the
+    # engine effect beside them, where one model ran on two engines that both measured the figure.
+    best: str = ""
+    second: str = ""
+    engine_effect: EngineEffect | None = None
+
+
+@dataclass(frozen=True)
+class EngineEffect:
+    """One model on two engines: the engine the rounds put first, the other, and the first's advantage across rounds."""
+
+    model: str
+    first: str
+    second: str
+    advantage: stats.Across
+
+    @property
+    def named(self) -> bool:
+        """Whether the first engine did better in every round, over at least two rounds."""
+        return self.advantage.passes >= 2 and self.advantage.low > 1
 
 
 def verdicts(per_pass: pd.DataFrame) -> list[Verdict]:
@@ -133,6 +153,9 @@ def _verdict(shape: Shape, per_pass: pd.DataFrame) -> Verdict:
         costs,
         _engine_cell(values, figure),
         shape.evidence,
+        best,
+        runner_up,
+        engine_effect(values, figure),
     )
 
 
@@ -175,13 +198,27 @@ def _advantage(best: dict, other: dict, lower_is_better: bool) -> stats.Across:
     return stats.in_rounds(other, best) if lower_is_better else stats.in_rounds(best, other)
 
 
-def _engine_cell(values: pd.DataFrame, figure: perpass.Figure) -> str:
-    """One model on two engines: which engine did better, by its factor across rounds, or that no engine can be named."""
+def engine_effect(values: pd.DataFrame, figure: perpass.Figure) -> EngineEffect | None:
+    """The first model that ran on two engines which both measured `figure`, the engines ordered by their figures within rounds; None
+    where no model did."""
     measured = values[values["value"].notna()]
     engines_of = measured.groupby("model", sort=False)["engine"].unique()
     two = [m for m, engines in engines_of.items() if len(engines) >= 2]
     if not two:
+        return None
+    model = two[0]
+    on = {e: perpass.by_round(g) for e, g in measured[measured["model"] == model].groupby("engine", sort=False)}
+    first, second = stats.ranked_in_rounds(on, figure.lower_is_better)[:2]
+    return EngineEffect(model, first, second, _advantage(on[first], on[second], figure.lower_is_better))
+
+
+def _engine_cell(values: pd.DataFrame, figure: perpass.Figure) -> str:
+    """One model on two engines: which engine did better, by its factor across rounds, or that no engine can be named."""
+    effect = engine_effect(values, figure)
+    if effect is None:
         # A model the run ran on two engines, one of which measured nothing: not the same as a run with no engine effect to read.
+        measured = values[values["value"].notna()]
+        engines_of = measured.groupby("model", sort=False)["engine"].unique()
         ran = values.groupby("model", sort=False)["engine"].unique()
         unmeasured = [
             f"{MODEL_WORDS.get(m, m)} on {catalogue.engine_label(e)}: not measured in this run"
@@ -191,16 +228,13 @@ def _engine_cell(values: pd.DataFrame, figure: perpass.Figure) -> str:
             if e not in set(engines_of.get(m, []))
         ]
         return "; ".join(unmeasured) if unmeasured else "one engine per model: no engine effect"
-    model = two[0]
-    on = {e: perpass.by_round(g) for e, g in measured[measured["model"] == model].groupby("engine", sort=False)}
-    first, second = stats.ranked_in_rounds(on, figure.lower_is_better)[:2]
-    advantage = _advantage(on[first], on[second], figure.lower_is_better)
-    words = f"{MODEL_WORDS.get(model, model)}: {catalogue.engine_label(first)} {_factor(advantage)} over {catalogue.engine_label(second)}"
+    model, advantage = MODEL_WORDS.get(effect.model, effect.model), effect.advantage
+    words = f"{model}: {catalogue.engine_label(effect.first)} {_factor(advantage)} over {catalogue.engine_label(effect.second)}"
     if advantage.passes == 0:
-        return f"{MODEL_WORDS.get(model, model)}: no round measured both engines with figures above 0"
+        return f"{model}: no round measured both engines with figures above 0"
     if advantage.passes < 2:
         return f"{words}, one round: {NO_WINNER}"
-    return words if advantage.low > 1 else f"{words}: {NO_WINNER}, it changed places in some round"
+    return words if effect.named else f"{words}: {NO_WINNER}, it changed places in some round"
 
 
 def _shown(per_pass: pd.DataFrame, engine: str, model: str, figure: perpass.Figure, named: bool = True) -> str:

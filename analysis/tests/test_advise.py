@@ -65,3 +65,27 @@ def test_a_negative_count_is_refused_in_one_line(capsys):
 def test_a_folder_that_is_no_run_is_refused_in_one_line(tmp_path, capsys):
     assert advise.main([str(tmp_path)]) == 2
     assert capsys.readouterr().err.startswith("make advise: ")
+
+
+def test_advise_at_the_runs_own_shape_agrees_with_what_its_steady_phase_measured_where_the_lines_are_known(run):
+    # The fixture's threads and open files follow their lines in every phase: advise at the run's 400 sockets gives what the /json
+    # phase counted.
+    held = advise.checked([run]).set_index(["server", "need"])
+
+    assert advise.own_shape(run) == advise.Workload(400, 20, 0)
+    assert held.loc[("platform", "threads"), "make advise"] == "440 [440, 440]"
+    assert held.loc[("platform", "threads"), "measured"] == "440 [440, 440]"
+    assert held.loc[("platform", "threads"), "agrees"] == "yes: the ranges across passes overlap"
+    assert held.loc[("vthread", "open files"), "agrees"] == "yes: the ranges across passes overlap"
+    # No curve, so no CPU line to hold to the phase's 0.3 cores.
+    assert held.loc[("vthread", "CPU (cores)"), "agrees"] == "not measured"
+
+
+def test_a_line_that_misses_what_the_phase_measured_is_said_to_disagree(run, monkeypatch):
+    measured = advise.measured_at_own_shape([run])
+    # As a pool of clients' connections would: 2,000 more open files in the phase than the idle sockets' line holds.
+    monkeypatch.setattr(advise, "measured_at_own_shape", lambda runs: measured.assign(**{"open files": measured["open files"] + 2_000}))
+    held = advise.checked([run]).set_index(["server", "need"])
+
+    assert held.loc[("vthread", "open files"), "measured over advise"] == "5.76x"
+    assert held.loc[("vthread", "open files"), "agrees"] == "no: the ranges across passes are apart"

@@ -1,0 +1,104 @@
+"""Whether a verdict repeated: two runs of one profile, their verdicts set cell by cell, then each server's capacity per CPU.
+
+A reader trusts a verdict that a second run on the same host, made back to back, would give again: the same model in every cell (or
+no model, for the same reason), by a factor that moved little, the engine effect likewise, and each server's capacity per CPU where
+the first run put it. "Moved little" is stats.repeated's rule. `make compare` and `make headline A= B=` open with these two tables.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from . import arms, catalogue, perpass, stats, verdict
+from .grid import MODEL_WORDS
+from .repeats import shown
+
+CELL_COLUMNS = ["work", "judged on", "A", "B", "B / A", "repeated"]
+CAPACITY_COLUMNS = ["server", "figure", "A", "B", "B / A", "repeated"]
+CAPACITIES = (perpass.JSON_CAPACITY, perpass.DASHBOARD_CAPACITY)
+
+
+def cells(a: pd.DataFrame, b: pd.DataFrame) -> pd.DataFrame:
+    """perpass.table's rows of runs A and B: a row per verdict cell, the model's and then the engine's, each run's pick and factor,
+    B's factor over A's, and whether the cell repeated (CELL_COLUMNS)."""
+    rows = []
+    for va, vb in zip(verdict.verdicts(a), verdict.verdicts(b), strict=True):
+        judged_on = (va.figure or vb.figure).label if (va.figure or vb.figure) else ""
+        rows.append({"work": va.work, "judged on": judged_on, **_model_cell(va, vb)})
+        rows.append({"work": f"{va.work}: the engine", "judged on": judged_on, **_engine_cell(va.engine_effect, vb.engine_effect)})
+    return pd.DataFrame(rows, columns=CELL_COLUMNS)
+
+
+def _model_cell(a: verdict.Verdict, b: verdict.Verdict) -> dict:
+    said = {"A": _pick(a), "B": _pick(b)}
+    if a.figure is None or b.figure is None or a.figure != b.figure:
+        return {**said, "B / A": "", "repeated": "no: not judged on the same figure" if (a.figure or b.figure) else "not measured in either"}
+    if a.winner != b.winner:
+        return {**said, "B / A": "", "repeated": "no: another model named"}
+    if (a.best, a.second) != (b.best, b.second):
+        return {**said, "B / A": "", "repeated": "no: the models ranked otherwise"}
+    return {**said, **_factor_moved(a.ratio, b.ratio)}
+
+
+def _engine_cell(a: verdict.EngineEffect | None, b: verdict.EngineEffect | None) -> dict:
+    said = {"A": _engine(a), "B": _engine(b)}
+    if a is None or b is None:
+        return {**said, "B / A": "", "repeated": "not measured in either" if a is None and b is None else "no: measured in one run only"}
+    if a.named != b.named:
+        return {**said, "B / A": "", "repeated": "no: an engine named in one run only"}
+    if (a.first, a.second) != (b.first, b.second):
+        return {**said, "B / A": "", "repeated": "no: the engines ranked otherwise"}
+    return {**said, **_factor_moved(a.advantage, b.advantage)}
+
+
+def _factor_moved(a: stats.Across, b: stats.Across) -> dict:
+    found = stats.repeated(a, b)
+    ratio = "" if math.isnan(found.ratio) else f"{found.ratio:.2f}x"
+    return {"B / A": ratio, "repeated": _said(found)}
+
+
+def _said(found: stats.Repeat) -> str:
+    return f"{'yes' if found.repeated else 'no'}: {found.how}"
+
+
+def _pick(v: verdict.Verdict) -> str:
+    if v.figure is None:
+        return "not measured"
+    factor = f"{v.ratio.median:.2f}x [{v.ratio.low:.2f}, {v.ratio.high:.2f}]" if v.ratio.has_interval else f"{v.ratio.median:.2f}x"
+    first = MODEL_WORDS.get(v.best, v.best)
+    named = first if v.winner else f"no winner ({first} first)"
+    return f"{named}, {factor} over {v.runner_up}" if v.ratio.passes else named
+
+
+def _engine(e: verdict.EngineEffect | None) -> str:
+    if e is None:
+        return "not measured"
+    factor = f"{e.advantage.median:.2f}x [{e.advantage.low:.2f}, {e.advantage.high:.2f}]" if e.advantage.has_interval else ""
+    first = catalogue.engine_label(e.first)
+    named = first if e.named else f"no engine named ({first} first)"
+    return f"{named}, {factor} over {catalogue.engine_label(e.second)}".rstrip(", ") if factor else named
+
+
+def capacities(a: pd.DataFrame, b: pd.DataFrame) -> pd.DataFrame:
+    """Each server's capacity per CPU on each endpoint in runs A and B, median [range] over passes, B's over A's, and whether it
+    repeated (CAPACITY_COLUMNS); servers in A's order, then any only B ran."""
+    a, b = arms.catalogue_only(a), arms.catalogue_only(b)
+    servers = list(dict.fromkeys([*a["server"], *b["server"]]))
+    rows = []
+    for server in servers:
+        for figure in CAPACITIES:
+            in_a, in_b = (stats.across(p.loc[(p["server"] == server) & (p["figure"] == figure.key), "value"]) for p in (a, b))
+            found = stats.repeated(in_a, in_b)
+            rows.append(
+                {
+                    "server": catalogue.label(server),
+                    "figure": figure.label,
+                    "A": shown(in_a),
+                    "B": shown(in_b),
+                    "B / A": "" if math.isnan(found.ratio) else f"{found.ratio:.2f}x",
+                    "repeated": _said(found),
+                }
+            )
+    return pd.DataFrame(rows, columns=CAPACITY_COLUMNS)

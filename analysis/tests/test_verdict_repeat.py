@@ -1,0 +1,76 @@
+"""Whether a verdict repeated: two runs' verdicts set cell by cell, a cell repeating only where the same model (or the same engine)
+came first over the same runner-up by a factor that moved at most 15%, and each server's capacity per CPU repeating where it moved
+at most 15% or each run's median lies inside the other's range."""
+
+import pandas as pd
+from test_verdict import MEMORY, passes
+
+from labanalysis import perpass, stats, verdict_repeat
+
+CAPACITY = {"jetty-coroutine": 2300.0, "jetty-virtual": 2000.0, "jetty-platform": 800.0, "ktor-coroutine": 500.0}
+
+
+def run(memory=MEMORY, capacity=CAPACITY, drift=None, flips=None) -> pd.DataFrame:
+    kwargs = {"drift": drift} if drift else {}
+    return pd.concat([passes(perpass.PSS, memory, **kwargs, flips=flips), passes(perpass.DASHBOARD_CAPACITY, capacity, **kwargs)])
+
+
+def cell(table: pd.DataFrame, work: str) -> pd.Series:
+    return table.set_index("work").loc[work]
+
+
+def test_a_run_that_gave_the_same_figures_on_another_day_repeats_every_cell():
+    table = verdict_repeat.cells(run(), run(drift={1: 1.1, 2: 1.3, 3: 0.9}))
+
+    sockets = cell(table, "many idle sockets")
+    assert sockets["A"] == "coroutines, 1.14x [1.14, 1.14] over virtual threads"
+    assert sockets["B / A"] == "1.00x"
+    assert sockets["repeated"] == "yes: within 15%"
+    assert cell(table, "many idle sockets: the engine")["repeated"] == "yes: within 15%"
+    assert cell(table, "requests waiting on a slow downstream")["repeated"] == "yes: within 15%"
+    assert cell(table, "a steady request rate")["repeated"] == "not measured in either"
+
+
+def test_a_factor_that_moved_more_than_15_percent_did_not_repeat_though_the_same_model_won():
+    table = verdict_repeat.cells(run(), run(memory={**MEMORY, "jetty-virtual": 20.0}))
+
+    sockets = cell(table, "many idle sockets")
+    assert sockets["B"] == "coroutines, 1.43x [1.43, 1.43] over virtual threads"
+    assert sockets["repeated"] == "no: moved +25%, outside the other run's range"
+
+
+def test_a_cell_whose_model_is_named_in_one_run_only_did_not_repeat():
+    # In B's second round virtual threads took less memory than coroutines: no model can be named there.
+    table = verdict_repeat.cells(run(), run(flips={("jetty-virtual", 2): 10.0}))
+
+    sockets = cell(table, "many idle sockets")
+    assert sockets["B"].startswith("no winner (coroutines first)")
+    assert sockets["repeated"] == "no: another model named"
+
+
+def test_a_capacity_repeats_within_15_percent_or_inside_the_other_runs_range_and_says_which():
+    wide = {1: 0.7, 2: 1.0, 3: 1.4}  # a figure whose passes spread as far apart as the short ladder's
+    table = verdict_repeat.capacities(run(drift=wide), run(capacity={**CAPACITY, "jetty-virtual": 2500.0}, drift=wide))
+    found = table.set_index(["server", "figure"])["repeated"]
+    dashboard = perpass.DASHBOARD_CAPACITY.label
+
+    assert found[("Jetty 12, coroutines", dashboard)] == "yes: within 15%"
+    assert found[("Jetty 12, virtual threads", dashboard)] == "yes: each median inside the other run's range"
+
+
+def test_a_capacity_measured_in_one_run_only_did_not_repeat():
+    measured_in_a = run()
+    in_b = run()
+    in_b.loc[(in_b["server"] == "ktor-coroutine") & (in_b["figure"] == perpass.DASHBOARD_CAPACITY.key), "value"] = float("nan")
+    table = verdict_repeat.capacities(measured_in_a, in_b).set_index(["server", "figure"])
+
+    assert table.loc[("Ktor on Netty, coroutines", perpass.DASHBOARD_CAPACITY.label), "repeated"] == "no: not measured in B"
+
+
+def test_the_rule_itself_on_figures_across_passes():
+    a = stats.Across(100.0, 90.0, 110.0, 3)
+    assert stats.repeated(a, stats.Across(114.0, 110.0, 118.0, 3)).repeated
+    assert not stats.repeated(a, stats.Across(130.0, 125.0, 140.0, 3)).repeated
+    assert stats.repeated(stats.Across(100.0, 60.0, 140.0, 3), stats.Across(125.0, 80.0, 150.0, 3)).how == (
+        "each median inside the other run's range"
+    )
