@@ -82,3 +82,16 @@ def test_no_line_is_fitted_through_one_rate():
 def test_a_budget_the_fixed_part_fills_serves_nothing_it_can_name():
     assert math.isnan(CapacityFit(0.5, 40.0, 4).capacity_per_s(0.4))
     assert math.isnan(CapacityFit(0.05, -3.0, 4).capacity_per_s(0.4))
+
+
+def test_the_first_is_ahead_of_the_second_by_their_own_ratio_when_a_third_misses_a_round():
+    # 12-02's /dashboard capacity: the platform server had no fit in round 1, so the rounds that measured all three are 2 and 3,
+    # where coroutines came first; virtual threads were ahead of coroutines in rounds 1 and 3, by their own ratio in every round.
+    coroutine = {1: 2325.0, 2: 2330.0, 3: 2428.0}
+    virtual = {1: 2634.0, 2: 2098.0, 3: 2582.0}
+    platform = {2: 992.0, 3: 874.0}
+
+    ranked = stats.ranked_in_rounds({"coroutine": coroutine, "virtual": virtual, "platform": platform}, lower_is_better=False)
+
+    assert ranked == ["virtual", "coroutine", "platform"]
+    assert stats.in_rounds(virtual, coroutine).median > 1

@@ -28,17 +28,34 @@ def _positive(value: float) -> bool:
 
 
 def ranked_in_rounds(by_name: Mapping[str, Mapping[Hashable, float]], lower_is_better: bool) -> list[str]:
-    """The names best first, each scored by the median across the rounds that measured them all of its figure over that round's
-    geometric mean of theirs: the host's drift cancels as in `in_rounds`, so the first is the one the round ratios favour. By the
-    median across rounds where no round measured them all with figures above 0."""
+    """The names best first, each pair ordered by its own ratio within the rounds that measured both (in_rounds): a name comes before
+    another whose figure its median ratio across those rounds favours, so the first is ahead of the second by the very factor the
+    verdict shows. Names are ranked by how many others they are ahead of so; ties, and pairs no round measured both of, by each
+    name's figure over its round's geometric mean of all names, across the rounds that measured them all (the host's drift cancels
+    as in `in_rounds`), or else by the median across rounds."""
     if not by_name:
         return []
+    names = list(by_name)
+    ahead = dict.fromkeys(names, 0)
+    for i, x in enumerate(names):
+        for y in names[i + 1 :]:
+            ratio = in_rounds(by_name[x], by_name[y]).median
+            if math.isnan(ratio) or ratio == 1:
+                continue
+            x_better = ratio < 1 if lower_is_better else ratio > 1
+            ahead[x if x_better else y] += 1
+    score = _normalised(by_name)
+    sign = 1 if lower_is_better else -1
+    # A name with no figure at all (NaN) goes last whichever way is better.
+    known = [n for n in names if not math.isnan(score[n])]
+    return sorted(known, key=lambda n: (-ahead[n], sign * score[n])) + [n for n in names if math.isnan(score[n])]
+
+
+def _normalised(by_name: Mapping[str, Mapping[Hashable, float]]) -> dict[str, float]:
+    """Each name's median across rounds of its figure over the round's geometric mean of all names' (the rounds that measured them
+    all with figures above 0), or its median across rounds where no round did."""
     common = set.intersection(*({r for r, v in values.items() if _positive(v)} for values in by_name.values()))
     if common:
         means = {r: math.exp(sum(math.log(values[r]) for values in by_name.values()) / len(by_name)) for r in common}
-        score = {name: across([values[r] / means[r] for r in common]).median for name, values in by_name.items()}
-    else:
-        score = {name: across(list(values.values())).median for name, values in by_name.items()}
-    # A name with no figure at all (NaN) goes last whichever way is better.
-    known = [n for n in by_name if not math.isnan(score[n])]
-    return sorted(known, key=lambda n: score[n], reverse=not lower_is_better) + [n for n in by_name if math.isnan(score[n])]
+        return {name: across([values[r] / means[r] for r in common]).median for name, values in by_name.items()}
+    return {name: across(list(values.values())).median for name, values in by_name.items()}
