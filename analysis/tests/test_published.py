@@ -1,6 +1,7 @@
-"""A figure README publishes can be made again: it is pasted from a committed headline (docs/results/<run>.md, written by `make
-headline` from a run in the format this analysis reads), inside a block that names it, and no measured figure stands outside such a
-block. No reader's document names a /tmp path, which no reader has."""
+"""A figure README or FINDINGS publishes can be made again: it is pasted from a committed headline (docs/results/<run>.md, written by
+`make headline` from a run in the format this analysis reads), inside a block that names it, and no measured figure (a number with a
+unit of memory, CPU time a request or rate, or a factor) stands outside such a block. No reader's document names a /tmp path, which
+no reader has."""
 
 import re
 from pathlib import Path
@@ -26,19 +27,26 @@ def outside_blocks(text: str) -> str:
     return BLOCK.sub("", text)
 
 
-def test_every_line_of_a_published_block_is_in_the_headline_it_names():
-    readme = (TOP / "README.md").read_text()
-    found = blocks(readme)
-    assert found, "README publishes its verdict inside a <!-- headline: docs/results/<run>.md --> block"
-    for file, body in found:
+# The documents that publish figures, each only inside headline blocks.
+PUBLISHING = ["README.md", "FINDINGS.md"]
+
+
+def test_readme_publishes_its_verdict_from_a_headline():
+    assert blocks((TOP / "README.md").read_text()), "README publishes its verdict inside a <!-- headline: docs/results/<run>.md --> block"
+
+
+@pytest.mark.parametrize("document", PUBLISHING)
+def test_every_line_of_a_published_block_is_in_the_headline_it_names(document):
+    for file, body in blocks((TOP / document).read_text()):
         headline = (TOP / file).read_text()
         missing = [line for line in body.splitlines() if line.strip() and line not in headline.splitlines()]
-        assert not missing, f"README quotes lines {file} does not hold: {missing}"
+        assert not missing, f"{document} quotes lines {file} does not hold: {missing}"
 
 
-def test_readme_has_no_measured_figure_outside_a_published_block():
-    stray = [m.group(0) for m in FIGURE.finditer(outside_blocks((TOP / "README.md").read_text()))]
-    assert not stray, f"README quotes figures outside a headline block: {stray}"
+@pytest.mark.parametrize("document", PUBLISHING)
+def test_no_measured_figure_stands_outside_a_published_block(document):
+    stray = [m.group(0) for m in FIGURE.finditer(outside_blocks((TOP / document).read_text()))]
+    assert not stray, f"{document} quotes figures outside a headline block: {stray}"
 
 
 @pytest.mark.parametrize("headline", sorted(RESULTS.glob("*.md")), ids=lambda p: p.name)
