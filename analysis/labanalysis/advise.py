@@ -141,8 +141,9 @@ def checked(runs: list[Run]) -> pd.DataFrame:
     """make advise held to a known truth: its needs for the first run's own shape (own_shape), pass by pass along the lines, against
     what the passes measured at that shape (CHECK_COLUMNS). They agree where the two ranges across passes overlap (stats.separated).
     Empty where the run has no steady /json phase to check against."""
-    predicted, measured = per_pass(runs, own_shape(runs[0])), measured_at_own_shape(runs)
-    if predicted.empty or measured.empty or not own_shape(runs[0]).rate_per_s:
+    shape = own_shape(runs[0])
+    predicted, measured = per_pass(runs, shape), measured_at_own_shape(runs)
+    if predicted.empty or measured.empty or not shape.rate_per_s:
         return pd.DataFrame(columns=CHECK_COLUMNS)
     rows = []
     for (server, label), group in predicted.groupby(["server", "label"], sort=False):

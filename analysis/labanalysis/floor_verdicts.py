@@ -1,5 +1,5 @@
 """What the floor (`make floor`) tells a reader to pick, and whether the claims it checks held: the model whose parked task holds the
-least memory at each depth, and issue #15's figures beside this run's. The figures are labanalysis.floor's."""
+least memory at each depth, and the figures the lab was first given beside this run's. The figures are labanalysis.floor's."""
 
 from __future__ import annotations
 
@@ -45,8 +45,8 @@ def recommendations(run: FloorRun) -> list[dict]:
     return rows
 
 
-# The issue's previous measurement (issue #15, unverified): a claim to check at depth 0, not a target.
-CLAIM_SOURCE = "issue #15 (a previous measurement, unverified)"
+# The figures the lab was first given (docs/EXPERIMENTS.md, "Each model's floor"), unverified: a claim to check at depth 0, not a target.
+CLAIM_SOURCE = "the figures the lab was first given (a previous measurement, unverified)"
 CLAIMS = [
     claims.Claim("coroutine", "live heap per parked task", "~1.15-1.26 KB", 1.15 * KIB, 1.26 * KIB, "live heap"),
     claims.Claim("virtual", "live heap per parked task", "~2.94-3.04 KB", 2.94 * KIB, 3.04 * KIB, "live heap"),

@@ -229,7 +229,7 @@ def _engine_cell(values: pd.DataFrame, figure: perpass.Figure) -> str:
         ]
         return "; ".join(unmeasured) if unmeasured else "one engine per model: no engine effect"
     model, advantage = MODEL_WORDS.get(effect.model, effect.model), effect.advantage
-    words = f"{model}: {catalogue.engine_label(effect.first)} {_factor(advantage)} over {catalogue.engine_label(effect.second)}"
+    words = f"{model}: {catalogue.engine_label(effect.first)} {factor(advantage)} over {catalogue.engine_label(effect.second)}"
     if advantage.passes == 0:
         return f"{model}: no round measured both engines with figures above 0"
     if advantage.passes < 2:
@@ -251,10 +251,11 @@ def _shown(per_pass: pd.DataFrame, engine: str, model: str, figure: perpass.Figu
 def _ratio(ratio: stats.Across, runner_up: str) -> str:
     if ratio.passes == 0:
         return ""
-    return f"{_factor(ratio)} over {runner_up}, in {ratio.passes} round{'s' if ratio.passes > 1 else ''}"
+    return f"{factor(ratio)} over {runner_up}, in {ratio.passes} round{'s' if ratio.passes > 1 else ''}"
 
 
-def _factor(ratio: stats.Across) -> str:
+def factor(ratio: stats.Across) -> str:
+    """A factor across rounds as the verdict writes it: `1.14x [1.02, 1.23]`."""
     if ratio.passes == 0:
         return "not compared"
     interval = f" [{_x(ratio.low)}, {_x(ratio.high)}]" if ratio.has_interval else ""
@@ -274,7 +275,7 @@ def sentence(per_pass: pd.DataFrame) -> str:
     for v in found:
         if v.winner:
             won.setdefault(MODEL_WORDS.get(v.winner, v.winner), []).append(
-                f"{v.work} ({_factor(v.ratio)} over {v.runner_up} in {v.figure.label.split(' (')[0]})"
+                f"{v.work} ({factor(v.ratio)} over {v.runner_up} in {v.figure.label.split(' (')[0]})"
             )
     unnamed = [v.work for v in found if not v.winner]
     parts = [f"pick {model} for {' and '.join(works)}" for model, works in won.items()]

@@ -66,19 +66,17 @@ def _said(found: stats.Repeat) -> str:
 def _pick(v: verdict.Verdict) -> str:
     if v.figure is None:
         return "not measured"
-    factor = f"{v.ratio.median:.2f}x [{v.ratio.low:.2f}, {v.ratio.high:.2f}]" if v.ratio.has_interval else f"{v.ratio.median:.2f}x"
     first = MODEL_WORDS.get(v.best, v.best)
     named = first if v.winner else f"no winner ({first} first)"
-    return f"{named}, {factor} over {v.runner_up}" if v.ratio.passes else named
+    return f"{named}, {verdict.factor(v.ratio)} over {v.runner_up}" if v.ratio.passes else named
 
 
 def _engine(e: verdict.EngineEffect | None) -> str:
     if e is None:
         return "not measured"
-    factor = f"{e.advantage.median:.2f}x [{e.advantage.low:.2f}, {e.advantage.high:.2f}]" if e.advantage.has_interval else ""
     first = catalogue.engine_label(e.first)
     named = first if e.named else f"no engine named ({first} first)"
-    return f"{named}, {factor} over {catalogue.engine_label(e.second)}".rstrip(", ") if factor else named
+    return f"{named}, {verdict.factor(e.advantage)} over {catalogue.engine_label(e.second)}" if e.advantage.passes else named
 
 
 def capacities(a: pd.DataFrame, b: pd.DataFrame) -> pd.DataFrame:

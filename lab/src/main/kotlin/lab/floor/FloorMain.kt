@@ -32,8 +32,8 @@ import java.io.File
 import java.util.Locale
 
 /**
- * `make floor`: each concurrency model's own cost per parked task, with no server (issue #15,
- * item 4). For every JDK x model x call depth x repeat it starts a fresh JVM of the floor program
+ * `make floor`: each concurrency model's own cost per parked task, with no server
+ * (docs/EXPERIMENTS.md, "Each model's floor"). For every JDK x model x call depth x repeat it starts a fresh JVM of the floor program
  * (`floor/target/floor.jar`, lab.floor.tasks) with the bench's flags and heap plus NMT, which
  * parks tasks in steps and measures each step; this writes every step to
  * `results/<time>-floor/floor.csv`, and the manifest says what ran and what failed. A JVM that

@@ -30,7 +30,7 @@ import java.io.File
 import java.util.Locale
 
 /**
- * `make sweep`: what each model buys with requests in flight (issue #32, item 4). A closed loop
+ * `make sweep`: what each model buys with requests in flight (docs/under-load.md). A closed loop
  * (wrk) holds C requests in flight on each server, each waiting D ms, on `/delay` (the model
  * itself waits) and `/dashboard` (two downstream calls wait), for C in steps. Throughput should
  * be C/D until something gives (Little's law); what gives first, and at which C, is the finding.
