@@ -6,8 +6,11 @@ law the requests in flight are the rate times the wait. Each server's needs are 
 across passes (stats.across):
 - the live heap and RSS: memory at rest plus bytes per idle socket times the sockets (the bench's socket steps), plus bytes per
   request in flight times the requests in flight (a `make sweep` folder's /dashboard snapshots, where one is given);
-- CPU cores: the fixed part plus CPU per request times the rate (the curve's fit over the steps the server held, /dashboard's where
-  the requests wait, /json's where they do not);
+- CPU cores: the fixed part plus CPU per request times the rate, from the line of the server's cores against the rate it answered
+  second by second on its whole CPUs, over the bench's warm-up and steady phase of /dashboard where the requests wait, of /json
+  where they do not (cpu.whole_cpu_fit). Not the curve's line: that one is fitted under a CPU budget, where a request costs
+  less than on a whole CPU, so it falls short of the cores a server measured at its own shape (docs/under-load.md, "Capacity
+  per CPU");
 - threads and open files: their lines against the idle sockets, plus what each request in flight holds (the sweep's threads
   against requests in flight; one file a request's connection).
 Each need is set against this host's limit for it (the run's heap, open files, pid_max and threads-max, the server's CPUs), and
@@ -24,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from . import catalogue, compare, cpu, curve, memory, repeats, stats, sweepmemory
+from . import catalogue, compare, cpu, memory, repeats, stats, sweepmemory
 from .cli import OneLineParser
 from .headline import markdown, source
 from .run import Run, RunFolderError, load_run
@@ -71,12 +74,12 @@ def per_pass(runs: list[Run], workload: Workload, sweep: SweepRun | None = None)
             continue  # an arm is the server without some of the lab's changes: a reader runs the server
         extra = in_flight.get(server.server, {})
         points = memory.plateaus(server)
-        cores = curve.of_pass(run, server, base).get(workload.endpoint, {})
+        cores = cpu.whole_cpu_fit(server, workload.endpoint)
         needs = {
             "live heap (MiB)": (memory.per_socket_fit(server, "live heap").at(workload.sockets) + workload.in_flight * extra.get("live heap", 0))
             / MIB,
             "RSS (MiB)": (memory.per_socket_fit(server, "RSS").at(workload.sockets) + workload.in_flight * extra.get("RSS", 0)) / MIB,
-            "CPU (cores)": cores.get("fixed_cores", math.nan) + workload.rate_per_s * cores.get("cpu_us_per_request", math.nan) / 1e6,
+            "CPU (cores)": cores.fixed_cores + workload.rate_per_s * cores.us_per_request / 1e6,
             # Counts, fitted over every socket step: a step whose RSS was still moving as the collector gave memory back holds
             # its threads and files all the same.
             "threads": memory.per_connection(points, "threads", settled_only=False).at(workload.sockets)

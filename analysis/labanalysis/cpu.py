@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 
-from . import latency, repeats, vegeta_sent
+from . import latency, repeats, stats, vegeta_sent
 from .run import Run, ServerRun
 
 PROCESSES = ["server", "k6", "vegeta", "stub", "harness"]
@@ -173,3 +174,25 @@ def _notes(runs: list[Run], why_marked) -> list[str]:
         if why:
             notes.append(f"{run.folder.name}/{server.name}: {why}")
     return notes
+
+
+def whole_cpu_fit(server: ServerRun, endpoint: str) -> stats.CapacityFit:
+    """The server's cores against the rate it answered, second by second, over `endpoint`'s warm-up (the rate rising from nothing)
+    and its steady phase (lab.bench.load.LoadTimeline's `<endpoint>-warmup` and `<endpoint>`), where it ran on its whole CPUs with
+    the idle sockets open: a line (stats.capacity_fit) whose intercept is what the server spends serving nothing and whose slope is
+    a request's cost, unthrottled. The curve's line is fitted under a CPU budget, and a throttled server batches its work: its
+    requests cost less there (docs/under-load.md, "Capacity per CPU"). The JIT compilers' cores are left out of each second: the
+    warm-up compiles the endpoint's path, which a server long up has done. A second's rate is the answers the wire saw in it; NO_FIT
+    where the pass has no wire capture, or not both phases."""
+    phases = [f"{endpoint}-warmup", endpoint]
+    seconds = server.cpu[server.cpu["phase"].isin(phases)] if not server.cpu.empty else server.cpu
+    wire = server.wire
+    # Without the warm-up, the seconds' rates are one rate and its jitter, which set no line.
+    if wire.empty or not set(phases) <= set(seconds["phase"]):
+        return stats.NO_FIT
+    # cpu.csv's row at t is the second up to t: count the answers the wire saw in (t - 1, t].
+    answered_at = np.sort(wire.loc[wire["endpoint"] == endpoint, "time_s"].astype(float).to_numpy())
+    ends = seconds["time_s"].astype(float).to_numpy()
+    rates = np.searchsorted(answered_at, ends, side="right") - np.searchsorted(answered_at, ends - 1, side="right")
+    jit = seconds["server_jit"].fillna(0.0) if "server_jit" in seconds.columns else 0.0
+    return stats.capacity_fit(rates, (seconds["server"] - jit).to_numpy(dtype=float))

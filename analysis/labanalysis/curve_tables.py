@@ -12,14 +12,15 @@ from .curve_verdicts import cpu_slopes, highest_sustained
 
 def summary(per_step: pd.DataFrame) -> pd.DataFrame:
     """Per server and endpoint, for a reader: the highest sustained rate, the CPU per request, the fixed part and the capacity per
-    CPU (stats.capacity), each `median [low, high] over N passes`, and, from the pass with the median highest rate, the first step
+    CPU (stats.capacity), and what a core served with the server's CPU full (curve_verdicts.served_when_full), each `median [low,
+    high] over N passes`, and, from the pass with the median highest rate, the first step
     above it not sustained, why, which side ran out, and the steps below it that failed."""
     highest, slopes = highest_sustained(per_step), cpu_slopes(per_step)
     rows = []
     for (server, label, endpoint), group in highest.groupby(["server", "label", "endpoint"], sort=False):
         rate = stats.across(group["highest_sustained_per_s"])
         fits = slopes[(slopes["server"] == server) & (slopes["endpoint"] == endpoint)]
-        slope, fixed, capacity = (stats.across(fits[c]) for c in ("cpu_us_per_request", "fixed_cores", "capacity_per_cpu"))
+        slope, fixed, capacity, served = (stats.across(fits[c]) for c in ("cpu_us_per_request", "fixed_cores", "capacity_per_cpu", "served_per_cpu"))
         middle = group.sort_values("highest_sustained_per_s").iloc[(len(group) - 1) // 2]
         rows.append(
             {
@@ -32,6 +33,8 @@ def summary(per_step: pd.DataFrame) -> pd.DataFrame:
                 "server CPU per request (µs, slope)": repeats.shown(slope),
                 "fixed part (cores, intercept)": repeats.shown(fixed),
                 "capacity per CPU (req/s a core)": repeats.shown(capacity),
+                # The known truth the line is held to: what a core served where the server's CPU was full.
+                "served a core with its CPU full (req/s)": repeats.shown(served),
                 "first step not sustained (median pass)": "" if not middle["why_not"] else f"{middle['first_not_sustained_per_s']:,.0f}/s",
                 "why": middle["why_not"],
                 "CPU full there": middle["ran_out"],

@@ -129,7 +129,10 @@ def cpu_slopes(per_step: pd.DataFrame) -> pd.DataFrame:
     squares over the steps it sustained (stats.capacity_fit); the fit's intercept, the cores it spends serving nothing (the idle
     sockets' pings, GC, JIT, JFR); and its capacity per CPU, what its CPU in the steps (the budget, or its whole CPUs) serves once
     that fixed part is paid, per core. A step's own CPU over its rate would count the fixed part as the requests'; the slope leaves
-    it out. NaN with fewer than two sustained steps."""
+    it out. NaN with fewer than two sustained steps.
+
+    Beside it, the known truth the line is held to: what the server served a core of CPU where its CPU was full (`served_per_cpu`,
+    served_when_full)."""
     rows = []
     for (_folder, _pass, endpoint), group in per_step.groupby(["run folder", "pass", "endpoint"], sort=False):
         held = group[group["sustained"].astype(bool)]
@@ -142,6 +145,19 @@ def cpu_slopes(per_step: pd.DataFrame) -> pd.DataFrame:
                 "cpu_us_per_request": fit.us_per_request,
                 "fixed_cores": fit.fixed_cores,
                 "capacity_per_cpu": fit.per_cpu(cores),
+                "served_per_cpu": served_when_full(group),
             }
         )
     return pd.DataFrame(rows)
+
+
+def served_when_full(steps: pd.DataFrame) -> float:
+    """Requests a second per core the server used, in the judged step that served the most among those whose CPU was full
+    (cpu.BUSY of its budget or more, sustained or not): what a core serves when the server has no more CPU to give, measured
+    where the line's capacity is drawn. It is all-in, the fixed part paid. NaN where no step filled the server's CPU. Where the
+    fullest step was one it held, the server had a little more to give."""
+    full = steps[(steps["server_busy"] >= cpu.BUSY) & steps["judged"].astype(bool) & (steps["server_cores"] > 0)]
+    if full.empty:
+        return math.nan
+    top = full.loc[full["achieved_per_s"].idxmax()]
+    return float(top["achieved_per_s"] / top["server_cores"])

@@ -2,9 +2,9 @@
 
 Every figure is a server's median across its passes (perpass, repeats). The servers are ordered as the verdict orders models, by
 their figures within rounds (stats.ranked_in_rounds), and "how sure" is decided as the verdict decides it
-(labanalysis.verdict): the best server is ahead when it did better than the runner-up in every round that measured both
-(stats.in_rounds), which cancels the host's drift over a run; where the passes carry no rounds, when its range across passes and
-the runner-up's do not overlap. A percentile's interval within one pass, or a slope's over one pass's steps, says how precisely
+(labanalysis.verdict): the best server is ahead when it led the runner-up clearly in every round that measured both
+(stats.in_rounds, stats.clear_lead), which cancels the host's drift over a run; where the passes carry no rounds, when its range
+across passes and the runner-up's do not overlap. A percentile's interval within one pass, or a slope's over one pass's steps, says how precisely
 that pass measured it, not whether another pass would agree, so neither is used here; with one pass per server no comparison is
 concluded.
 """
@@ -138,12 +138,14 @@ def by_how_much(best: float, runner_up: float) -> str:
 
 AHEAD = "ahead in every round"
 CHANGED_PLACES = "changed places in some round: not resolved"
-SURENESS = [CHANGED_PLACES, "overlap across passes: not resolved", stats.ONE_PASS, AHEAD, "apart across passes", "equal"]
+SMALL_LEAD = f"ahead in every round, by under {stats.LEAD_AT_LEAST - 1:.0%} in some: not resolved"
+SURENESS = [CHANGED_PLACES, SMALL_LEAD, "overlap across passes: not resolved", stats.ONE_PASS, AHEAD, "apart across passes", "equal"]
 
 
 def how_sure(best: Across, runner_up: Across, lower_is_better: bool, best_rounds: dict | None = None, runner_up_rounds: dict | None = None) -> str:
     """`equal`; or, where both servers have rounds in common, the best one's advantage in each (stats.in_rounds): ahead in every
-    round, changed places in some, or one round (a pass each) and so no conclusion; otherwise stats.apart on the ranges across passes."""
+    round by a clear lead (stats.clear_lead), ahead in every round by less in some, changed places in some, or one round (a pass
+    each) and so no conclusion; otherwise stats.apart on the ranges across passes."""
     if best.median == runner_up.median:
         return "equal"
     a, b = best_rounds or {}, runner_up_rounds or {}
@@ -152,4 +154,6 @@ def how_sure(best: Across, runner_up: Across, lower_is_better: bool, best_rounds
         return stats.apart(best, runner_up, lower_is_better)
     if not advantage.has_interval:
         return stats.ONE_PASS
-    return AHEAD if advantage.low > 1 else CHANGED_PLACES
+    if stats.clear_lead(advantage):
+        return AHEAD
+    return SMALL_LEAD if advantage.low > 1 else CHANGED_PLACES

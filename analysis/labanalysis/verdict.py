@@ -5,10 +5,13 @@ A model is judged on the engine that runs the most models (Jetty runs three), wh
 difference between servers of two engines says nothing about either model. The engine's share is its own column, one model on two
 engines.
 
-A winner is named only where it did better than every other model in every round that measured both: its figure over each other's
-(stats.in_rounds) has its whole range on its side of 1. Two passes of a round ran minutes apart, so the host's drift over a run,
-which moves a pass's absolute figures by 5-12% here, cancels in their ratio. Where some round put another model ahead, or there is
-one round, the cell says no winner can be named, and shows the medians anyway.
+Models are named where they led every other model by a clear lead in every round that measured both: their figure over each
+other's (stats.in_rounds) at least stats.LEAD_AT_LEAST in the weakest round. Two passes of a round ran minutes apart, so the host's
+drift over a run, which moves a pass's absolute figures by 5-12% here, cancels in their ratio; and a lead smaller than a second run
+may move a figure would not name the same model twice. Where the first two models are within that of each other and both lead the
+rest clearly, both are named: the reader may pick either, and the factor shown is the one that sets them apart from the rest. Where
+no such group leads, or some round put another model ahead, or there is one round, the cell says no model can be named, and shows
+the medians anyway.
 """
 
 from __future__ import annotations
@@ -55,13 +58,17 @@ NO_WINNER = "no winner can be named"
 
 @dataclass(frozen=True)
 class Verdict:
-    """One shape's cell: the model named (or why none is), its ratio over the runner-up across rounds, and the figures shown."""
+    """One shape's cell: the models named (or why none is), the lead that named them, and the figures shown."""
 
     work: str
     # The figure judged, or None where none of the shape's was measured.
     figure: perpass.Figure | None
-    winner: str | None
+    # The models to pick, best first: one, or the first two where neither led the other clearly and both led the rest; empty where
+    # none can be named.
+    picks: tuple[str, ...]
     why_none: str
+    # The last of the picks' advantage over the first model not picked across rounds (where none is picked, the first's over the
+    # second's), in words `leader` over `runner_up`.
     ratio: stats.Across
     runner_up: str
     shown: str
@@ -73,6 +80,14 @@ class Verdict:
     best: str = ""
     second: str = ""
     engine_effect: EngineEffect | None = None
+    leader: str = ""
+    # Where two models are picked, the first's advantage over the second, which did not name it alone.
+    between_picks: stats.Across | None = None
+
+    @property
+    def winner(self) -> str | None:
+        """The model named alone; None where none or two are."""
+        return self.picks[0] if len(self.picks) == 1 else None
 
 
 @dataclass(frozen=True)
@@ -86,8 +101,8 @@ class EngineEffect:
 
     @property
     def named(self) -> bool:
-        """Whether the first engine did better in every round, over at least two rounds."""
-        return self.advantage.passes >= 2 and self.advantage.low > 1
+        """Whether the first engine led the other clearly in every round, over at least two rounds (stats.clear_lead)."""
+        return stats.clear_lead(self.advantage)
 
 
 def verdicts(per_pass: pd.DataFrame) -> list[Verdict]:
@@ -103,13 +118,12 @@ def table(per_pass: pd.DataFrame, settings: dict | None = None) -> pd.DataFrame:
     for v, shape in zip(verdicts(per_pass), SHAPES, strict=True):
         judged_on = " or ".join(f.label for f in shape.judged_on) if v.figure is None else v.figure.label
         where = _where(v.figure, settings or {}) if v.figure else ""
-        pick = MODEL_WORDS.get(v.winner, v.winner) if v.winner else f"{NO_WINNER}: {v.why_none}"
         rows.append(
             {
                 "work": v.work,
                 "judged on": f"{judged_on}, {where}" if where else judged_on,
-                "the model to pick": pick,
-                "by how much": _ratio(v.ratio, v.runner_up),
+                "the model to pick": _picked(v),
+                "by how much": _by_how_much(v),
                 "its figure": v.shown,
                 "what it costs": v.costs,
                 "the engine": v.engine,
@@ -122,33 +136,43 @@ def table(per_pass: pd.DataFrame, settings: dict | None = None) -> pd.DataFrame:
 def _verdict(shape: Shape, per_pass: pd.DataFrame) -> Verdict:
     figure = next((f for f in shape.judged_on if _measured(per_pass, f)), None)
     if figure is None:
-        return Verdict(shape.work, None, None, f"not measured in this run ({shape.measured_by} measures it)", _NONE, "", "", "", "", shape.evidence)
+        return Verdict(shape.work, None, (), f"not measured in this run ({shape.measured_by} measures it)", _NONE, "", "", "", "", shape.evidence)
     values = per_pass[per_pass["figure"] == figure.key]
     engine = _engine_of_most_models(values)
     models = _by_model(values[values["engine"] == engine])
     ranked = stats.ranked_in_rounds(models, figure.lower_is_better)
     best, rest = ranked[0], ranked[1:]
+
+    def advantage(a: str, b: str) -> stats.Across:
+        return _advantage(models[a], models[b], figure.lower_is_better)
+
     # Each other model against the best, as the best's advantage: above 1 where the best did better in that round.
-    advantages = {m: _advantage(models[best], models[m], figure.lower_is_better) for m in rest}
-    winner, why_none = best, ""
+    advantages = {m: advantage(best, m) for m in rest}
+    picks, why_none = _picks(ranked, advantage), ""
     if not rest:
-        winner, why_none = None, f"one model on {engine}"
+        why_none = f"one model on {engine}"
     elif any(a.passes == 0 for a in advantages.values()):
-        winner, why_none = None, "no round measured two models with figures above 0"
+        picks, why_none = (), "no round measured two models with figures above 0"
     elif any(a.passes < 2 for a in advantages.values()):
-        winner, why_none = None, "one round: run more passes"
-    elif any(not a.low > 1 for a in advantages.values()):
+        picks, why_none = (), "one round: run more passes"
+    elif not picks:
         overtaken = [MODEL_WORDS.get(m, m) for m, a in advantages.items() if not a.low > 1]
-        winner, why_none = None, f"{', '.join(overtaken)} came out ahead of {MODEL_WORDS.get(best, best)} in some round"
+        why_none = (
+            f"{', '.join(overtaken)} came out ahead of {MODEL_WORDS.get(best, best)} in some round"
+            if overtaken
+            else f"no model led the others by {stats.LEAD_AT_LEAST - 1:.0%} in every round"
+        )
     runner_up = rest[0] if rest else ""
+    # The lead that named the picks: the last one's over the first model left; where none was named, the first's over the second.
+    leader, beaten = (picks[-1], ranked[len(picks)]) if picks and len(picks) < len(ranked) else (best, runner_up)
     costs = _shown(per_pass, engine, best, shape.costs) if shape.costs is not None else ""
     return Verdict(
         shape.work,
         figure,
-        winner,
+        picks,
         why_none,
-        advantages.get(runner_up, _NONE),
-        MODEL_WORDS.get(runner_up, runner_up),
+        advantage(leader, beaten) if beaten else _NONE,
+        MODEL_WORDS.get(beaten, beaten),
         f"{MODEL_WORDS.get(best, best)}: {_shown(per_pass, engine, best, figure, named=False)}",
         costs,
         _engine_cell(values, figure),
@@ -156,7 +180,42 @@ def _verdict(shape: Shape, per_pass: pd.DataFrame) -> Verdict:
         best,
         runner_up,
         engine_effect(values, figure),
+        leader,
+        advantages[runner_up] if len(picks) > 1 else None,
     )
+
+
+# At most this many models are named together: past two, "pick any" is no verdict.
+PICKED_AT_MOST = 2
+
+
+def _picks(ranked: list[str], advantage) -> tuple[str, ...]:
+    """The first one or two of `ranked` where each led every model after them clearly in every round (stats.clear_lead); empty
+    where neither one nor two do."""
+    for n in range(1, min(PICKED_AT_MOST, len(ranked) - 1) + 1):
+        picked, left = ranked[:n], ranked[n:]
+        if all(stats.clear_lead(advantage(p, m)) for p in picked for m in left):
+            return tuple(picked)
+    return ()
+
+
+def _picked(v: Verdict) -> str:
+    """The model to pick, in words: one; two, with why both; or why none can be named."""
+    if not v.picks:
+        return f"{NO_WINNER}: {v.why_none}"
+    words = [MODEL_WORDS.get(m, m) for m in v.picks]
+    if len(words) == 1:
+        return words[0]
+    return f"{' or '.join(words)}: neither led the other by {stats.LEAD_AT_LEAST - 1:.0%} in every round"
+
+
+def _by_how_much(v: Verdict) -> str:
+    """The lead that named the picks; where two were named, the first's over the second before it."""
+    lead = _ratio(v.ratio, v.runner_up)
+    if v.between_picks is None or not lead:
+        return lead
+    first, second = (MODEL_WORDS.get(m, m) for m in v.picks)
+    return f"{second} {lead}; {first} {factor(v.between_picks)} over {second}"
 
 
 _NONE = stats.Across(math.nan, math.nan, math.nan, 0)
@@ -234,7 +293,11 @@ def _engine_cell(values: pd.DataFrame, figure: perpass.Figure) -> str:
         return f"{model}: no round measured both engines with figures above 0"
     if advantage.passes < 2:
         return f"{words}, one round: {NO_WINNER}"
-    return words if effect.named else f"{words}: {NO_WINNER}, it changed places in some round"
+    if effect.named:
+        return words
+    if advantage.low > 1:
+        return f"{words}: {NO_WINNER}, its lead under {stats.LEAD_AT_LEAST - 1:.0%} in some round"
+    return f"{words}: {NO_WINNER}, it changed places in some round"
 
 
 def _shown(per_pass: pd.DataFrame, engine: str, model: str, figure: perpass.Figure, named: bool = True) -> str:
@@ -273,11 +336,12 @@ def sentence(per_pass: pd.DataFrame) -> str:
     found = verdicts(per_pass)
     won: dict[str, list[str]] = {}
     for v in found:
-        if v.winner:
-            won.setdefault(MODEL_WORDS.get(v.winner, v.winner), []).append(
-                f"{v.work} ({factor(v.ratio)} over {v.runner_up} in {v.figure.label.split(' (')[0]})"
+        if v.picks:
+            leader = "" if len(v.picks) == 1 else f"{MODEL_WORDS.get(v.leader, v.leader)} "
+            won.setdefault(" or ".join(MODEL_WORDS.get(m, m) for m in v.picks), []).append(
+                f"{v.work} ({leader}{factor(v.ratio)} over {v.runner_up} in {v.figure.label.split(' (')[0]})"
             )
-    unnamed = [v.work for v in found if not v.winner]
+    unnamed = [v.work for v in found if not v.picks]
     parts = [f"pick {model} for {' and '.join(works)}" for model, works in won.items()]
     if unnamed:
         parts.append(f"no model can be named for {_listed(unnamed)} (the verdict's table says why)")

@@ -1,8 +1,9 @@
 """Whether a verdict repeated: two runs of one profile, their verdicts set cell by cell, then each server's capacity per CPU.
 
-A reader trusts a verdict that a second run on the same host, made back to back, would give again: the same model in every cell (or
-no model, for the same reason), by a factor that moved little, the engine effect likewise, and each server's capacity per CPU where
-the first run put it. "Moved little" is stats.repeated's rule. `make compare` and `make headline A= B=` open with these two tables.
+A reader trusts a verdict that a second run on the same host, made back to back, would give again: the same models named in every
+cell (or none), by a lead that moved little, the engine effect likewise, and each server's capacity per CPU where the first run put
+it. "Moved little" is stats.repeated's rule. A cell that named no model in either run claims no order, and so repeats whatever order
+its medians came in. `make compare` and `make headline A= B=` open with these two tables.
 """
 
 from __future__ import annotations
@@ -35,9 +36,11 @@ def _model_cell(a: verdict.Verdict, b: verdict.Verdict) -> dict:
     said = {"A": _pick(a), "B": _pick(b)}
     if a.figure is None or b.figure is None or a.figure != b.figure:
         return {**said, "B / A": "", "repeated": "no: not judged on the same figure" if (a.figure or b.figure) else "not measured in either"}
-    if a.winner != b.winner:
-        return {**said, "B / A": "", "repeated": "no: another model named"}
-    if (a.best, a.second) != (b.best, b.second):
+    if set(a.picks) != set(b.picks):
+        return {**said, "B / A": "", "repeated": "no: another model named" if a.picks and b.picks else "no: a model named in one run only"}
+    if not a.picks:
+        return {**said, "B / A": "", "repeated": "yes: no model named in either"}
+    if (a.leader, a.runner_up) != (b.leader, b.runner_up):
         return {**said, "B / A": "", "repeated": "no: the models ranked otherwise"}
     return {**said, **_factor_moved(a.ratio, b.ratio)}
 
@@ -48,6 +51,8 @@ def _engine_cell(a: verdict.EngineEffect | None, b: verdict.EngineEffect | None)
         return {**said, "B / A": "", "repeated": "not measured in either" if a is None and b is None else "no: measured in one run only"}
     if a.named != b.named:
         return {**said, "B / A": "", "repeated": "no: an engine named in one run only"}
+    if not a.named:
+        return {**said, "B / A": "", "repeated": "yes: no engine named in either"}
     if (a.first, a.second) != (b.first, b.second):
         return {**said, "B / A": "", "repeated": "no: the engines ranked otherwise"}
     return {**said, **_factor_moved(a.advantage, b.advantage)}
@@ -67,8 +72,9 @@ def _pick(v: verdict.Verdict) -> str:
     if v.figure is None:
         return "not measured"
     first = MODEL_WORDS.get(v.best, v.best)
-    named = first if v.winner else f"no winner ({first} first)"
-    return f"{named}, {verdict.factor(v.ratio)} over {v.runner_up}" if v.ratio.passes else named
+    named = " or ".join(MODEL_WORDS.get(m, m) for m in v.picks) if v.picks else f"no winner ({first} first)"
+    leader = f"{MODEL_WORDS.get(v.leader, v.leader)} " if len(v.picks) > 1 else ""
+    return f"{named}, {leader}{verdict.factor(v.ratio)} over {v.runner_up}" if v.ratio.passes else named
 
 
 def _engine(e: verdict.EngineEffect | None) -> str:

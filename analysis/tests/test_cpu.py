@@ -137,3 +137,27 @@ def test_a_server_with_no_budget_is_as_busy_as_its_cpus():
     assert cpu.server_busy(seconds) == pytest.approx(0.5)
     assert cpu.server_busy(seconds.drop(columns=["server_budget"])) == pytest.approx(0.5), "a folder from before the budget"
     assert math.isnan(cpu.server_busy(seconds.iloc[0:0]))
+
+
+def test_the_whole_cpu_line_runs_through_the_cores_each_second_of_the_warm_up_and_the_steady_phase_cost_without_the_jit(repeats_folder):
+    # Known by construction: 0.08 cores serving nothing, plus 150 µs a request; the warm-up's seconds also compile, on 0.2 cores
+    # of JIT that the line leaves out. A second's rate is the answers the wire saw in it.
+    path = repeats_folder / "vthread"
+    seconds = pd.read_csv(path / "cpu.csv")
+    rates = {"json-warmup": [400, 1200], "json": [2000] * 10}
+    wire, answered = [], iter([r for phase in ("json-warmup", "json") for r in rates[phase]])
+    for i in seconds.index[seconds["phase"].isin(rates)]:
+        rate, end = next(answered), float(seconds.loc[i, "time_s"])
+        jit = 0.2 if seconds.loc[i, "phase"] == "json-warmup" else 0.0
+        seconds.loc[i, ["server", "server_jit"]] = [0.08 + rate * 150e-6 + jit, jit]
+        wire += [[end - 1 + (k + 0.5) / rate, seconds.loc[i, "phase"], "json", 0.5] for k in range(rate)]
+    seconds.to_csv(path / "cpu.csv", index=False)
+    pd.DataFrame(wire, columns=["time_s", "phase", "endpoint", "ms"]).to_csv(path / "wire.csv", index=False)
+
+    line = cpu.whole_cpu_fit(load_run(repeats_folder).server("vthread"), "json")
+
+    assert (line.fixed_cores, line.us_per_request, line.steps) == (pytest.approx(0.08), pytest.approx(150), 12)
+
+
+def test_a_pass_without_the_wire_has_no_whole_cpu_line(repeats_folder):
+    assert math.isnan(cpu.whole_cpu_fit(load_run(repeats_folder).server("vthread"), "json").us_per_request)

@@ -105,6 +105,20 @@ def test_capacity_per_cpu_is_where_the_line_of_cpu_against_rate_meets_the_budget
     assert (fit["fixed_cores"], fit["capacity_per_cpu"]) == pytest.approx((0.1, 7_500 / 0.4))
 
 
+def test_what_a_core_served_with_the_cpu_full_is_read_off_the_full_step_that_served_the_most():
+    # On 0.4 of a CPU: 7,500/s fills it by the line; offered 9,000 the server answered 8,000 on 0.39 cores, its requests cheaper
+    # when it is busiest. A step in which k6 stalled collecting its heap is not judged, and a step with room is not a full one.
+    steps = [_step(r, server_cpu_cores=0.4, server_busy=(0.1 + r * 40e-6) / 0.4) for r in (500, 1000, 2000)]
+    full = _step(9000, achieved_per_s=8000.0, server_cores=0.39, server_busy=0.975, wire_p99_ms=80.0)
+    lost = _step(12000, achieved_per_s=9000.0, server_cores=0.39, server_busy=0.975, wire_p99_ms=90.0, k6_gc_ms=40.0)
+
+    found = curve_verdicts.cpu_slopes(pd.DataFrame([*steps, full, lost])).iloc[0]
+
+    assert not lost["judged"]
+    assert found["served_per_cpu"] == pytest.approx(8000 / 0.39)
+    assert math.isnan(curve_verdicts.cpu_slopes(pd.DataFrame(steps)).iloc[0]["served_per_cpu"])
+
+
 def test_the_spread_table_gives_each_capacity_figures_highest_pass_over_its_lowest():
     # The second pass's requests cost 50 µs, not 40: CPU per request and the capacity per CPU move by a quarter, the ladder's
     # highest step held (every step) not at all.

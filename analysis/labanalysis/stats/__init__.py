@@ -5,12 +5,14 @@ numbers and show what comes back.
 """
 
 from .across import ONE_PASS, Across, across, apart, separated
-from .capacity import CapacityFit, capacity_fit
-from .rounds import in_rounds, ranked_in_rounds
+from .capacity import NO_FIT, CapacityFit, capacity_fit
+from .rounds import LEAD_AT_LEAST, clear_lead, in_rounds, ranked_in_rounds
 from .runs import MOVED_AT_MOST, Repeat, repeated
 
 __all__ = [
+    "LEAD_AT_LEAST",
     "MOVED_AT_MOST",
+    "NO_FIT",
     "ONE_PASS",
     "Across",
     "CapacityFit",
@@ -18,6 +20,7 @@ __all__ = [
     "across",
     "apart",
     "capacity_fit",
+    "clear_lead",
     "in_rounds",
     "ranked_in_rounds",
     "repeated",

@@ -13,6 +13,12 @@ import math
 from collections.abc import Hashable, Mapping
 
 from .across import Across, across
+from .runs import MOVED_AT_MOST
+
+# The least lead, in every round, that names one server or model ahead of another: as much as a second run may move a figure and
+# still be said to repeat it (runs.MOVED_AT_MOST). A smaller lead, though it held in every round of one run, is one a second run
+# that repeated every figure could take back (docs/METHODS.md, "Statistics").
+LEAD_AT_LEAST = 1 + MOVED_AT_MOST
 
 
 def in_rounds(a: Mapping[Hashable, float], b: Mapping[Hashable, float]) -> Across:
@@ -21,6 +27,12 @@ def in_rounds(a: Mapping[Hashable, float], b: Mapping[Hashable, float]) -> Acros
     (a slope of memory over a few hundred sockets can come out below 0) is left out, and `passes` counts the rounds compared."""
     ratios = [a[r] / b[r] for r in a.keys() & b.keys() if _positive(a[r]) and _positive(b[r])]
     return across(ratios)
+
+
+def clear_lead(advantage: Across) -> bool:
+    """Whether an advantage within rounds (in_rounds, over 1 where the first did better) names a leader: two rounds or more, and
+    at least LEAD_AT_LEAST in the weakest."""
+    return advantage.passes >= 2 and advantage.low >= LEAD_AT_LEAST
 
 
 def _positive(value: float) -> bool:

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# How many TCP connections each server opens to the downstream stub per /dashboard request.
+#
+# The host's TCP ActiveOpens counter (/proc/net/snmp) counts every connect() on the host. It is read before and after a fixed
+# number of /dashboard requests, sent one after another on a single keep-alive connection, and the difference is divided by the
+# number of requests. A client that keeps its connections to the stub opens none once warm. Ktor's CIO client, with its default
+# `pipelining = false`, opens one per call, and a /dashboard request makes two calls. See FINDINGS.md, "Ktor's CIO client opens a
+# new TCP connection for every request".
+#
+# Everything listens on loopback ports the kernel picks. Each server runs alone with its own stub, and both are stopped on exit
+# or on Ctrl-C. The counter is host-wide, so another program connecting meanwhile counts too: run it on a quiet host, never
+# beside a bench.
+#
+#   reproducers/downstream-connections/count.sh [SERVERS=ktor-coroutine,jetty-coroutine] [REQUESTS=300] [WARMUP=50]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+servers="${SERVERS:-ktor-coroutine,jetty-coroutine}"
+requests="${REQUESTS:-300}"
+warmup="${WARMUP:-50}"
+[[ "$requests" =~ ^[1-9][0-9]*$ && "$warmup" =~ ^[0-9]+$ ]] || { echo "count.sh: give REQUESTS as 1 or more and WARMUP as 0 or more" >&2; exit 2; }
+
+java="$(setup/jdk.sh 25)/bin/java"
+python="$(setup/python.sh)"
+make --no-print-directory build >/dev/null
+work="$(mktemp -d)"
+pids=()
+stop() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  pids=()
+}
+trap 'stop; rm -rf "$work"' EXIT
+trap 'exit 130' INT TERM
+
+# Starts a program whose log will hold a ready line, and prints the URL that line announces (at most 60 s).
+start() {
+  local log="$1"; shift
+  "$@" >"$log" 2>&1 &
+  pids+=("$!")
+  for _ in $(seq 600); do
+    url="$(sed -n 's/^READY .*url=\([^ ]*\).*/\1/p' "$log" | head -1)"
+    [ -n "$url" ] && { echo "$url"; return; }
+    kill -0 "${pids[-1]}" 2>/dev/null || break
+    sleep 0.1
+  done
+  echo "count.sh: $* did not say it was ready; its log: $log" >&2
+  cat "$log" >&2
+  exit 1
+}
+
+
+echo "server, requests, connections opened, opened a request"
+for server in ${servers//,/ }; do
+  jar="$(PYTHONPATH=analysis python3 -m labanalysis.catalogue jar "$server" 2>&1)" || { echo "count.sh: SERVERS: $jar" >&2; exit 2; }
+  stub="$(start "$work/stub.log" "$java" -jar stub/target/stub.jar --port 0)"
+  url="$(start "$work/$server.log" "$java" --enable-native-access=ALL-UNNAMED -jar "$jar" --port 0 --downstream-url "$stub")"
+  "$python" - "$url" "$warmup" "$requests" "$server" <<'PY'
+import http.client, subprocess, sys
+from urllib.parse import urlparse
+
+url, warmup, requests, server = urlparse(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+client = http.client.HTTPConnection(url.hostname, url.port, timeout=10)
+
+def dashboard(n: int) -> None:
+    for _ in range(n):
+        client.request("GET", "/dashboard/42")
+        answer = client.getresponse()
+        answer.read()
+        if answer.status != 200:
+            sys.exit(f"count.sh: {server} answered /dashboard {answer.status}")
+
+def opens() -> int:
+    return int(subprocess.run(["awk", "/^Tcp:/ { n++; if (n == 2) print $6 }", "/proc/net/snmp"], capture_output=True, text=True, check=True).stdout)
+
+dashboard(max(warmup, 1))  # the client's own connection, and the server's pool, open here
+before = opens()
+dashboard(requests)
+opened = opens() - before
+print(f"{server}, {requests}, {opened}, {opened / requests:.2f}")
+PY
+  stop
+done
