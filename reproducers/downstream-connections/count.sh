@@ -33,14 +33,16 @@ stop() {
 trap 'stop; rm -rf "$work"' EXIT
 trap 'exit 130' INT TERM
 
-# Starts a program whose log will hold a ready line, and prints the URL that line announces (at most 60 s).
+# Starts a program in this shell (so that `stop` knows its pid) and sets `url` to the URL its ready line announces (at most
+# 60 s).
 start() {
   local log="$1"; shift
   "$@" >"$log" 2>&1 &
   pids+=("$!")
+  url=""
   for _ in $(seq 600); do
     url="$(sed -n 's/^READY .*url=\([^ ]*\).*/\1/p' "$log" | head -1)"
-    [ -n "$url" ] && { echo "$url"; return; }
+    [ -n "$url" ] && return
     kill -0 "${pids[-1]}" 2>/dev/null || break
     sleep 0.1
   done
@@ -49,12 +51,12 @@ start() {
   exit 1
 }
 
-
 echo "server, requests, connections opened, opened a request"
 for server in ${servers//,/ }; do
   jar="$(PYTHONPATH=analysis python3 -m labanalysis.catalogue jar "$server" 2>&1)" || { echo "count.sh: SERVERS: $jar" >&2; exit 2; }
-  stub="$(start "$work/stub.log" "$java" -jar stub/target/stub.jar --port 0)"
-  url="$(start "$work/$server.log" "$java" --enable-native-access=ALL-UNNAMED -jar "$jar" --port 0 --downstream-url "$stub")"
+  start "$work/stub.log" "$java" -jar stub/target/stub.jar --port 0
+  stub="$url"
+  start "$work/$server.log" "$java" --enable-native-access=ALL-UNNAMED -jar "$jar" --port 0 --downstream-url "$stub"
   "$python" - "$url" "$warmup" "$requests" "$server" <<'PY'
 import http.client, subprocess, sys
 from urllib.parse import urlparse
@@ -73,9 +75,12 @@ def dashboard(n: int) -> None:
 def opens() -> int:
     return int(subprocess.run(["awk", "/^Tcp:/ { n++; if (n == 2) print $6 }", "/proc/net/snmp"], capture_output=True, text=True, check=True).stdout)
 
-dashboard(max(warmup, 1))  # the client's own connection, and the server's pool, open here
-before = opens()
-dashboard(requests)
+try:
+    dashboard(max(warmup, 1))  # the client's own connection, and the server's pool, open here
+    before = opens()
+    dashboard(requests)
+except KeyboardInterrupt:
+    sys.exit(130)  # the shell stops the server and the stub
 opened = opens() - before
 print(f"{server}, {requests}, {opened}, {opened / requests:.2f}")
 PY
