@@ -11,11 +11,11 @@
 # or on Ctrl-C. The counter is host-wide, so another program connecting meanwhile counts too: run it on a quiet host, never
 # beside a bench.
 #
-#   reproducers/downstream-connections/count.sh [SERVERS=ktor-coroutine,jetty-coroutine] [REQUESTS=300] [WARMUP=50]
+#   reproducers/downstream-connections/count.sh [SERVERS=<name>,... (default: every server `make servers` lists)] [REQUESTS=300] [WARMUP=50]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-servers="${SERVERS:-ktor-coroutine,jetty-coroutine}"
+servers="${SERVERS:-$(PYTHONPATH=analysis python3 -m labanalysis.catalogue names)}"
 requests="${REQUESTS:-300}"
 warmup="${WARMUP:-50}"
 [[ "$requests" =~ ^[1-9][0-9]*$ && "$warmup" =~ ^[0-9]+$ ]] || { echo "count.sh: give REQUESTS as 1 or more and WARMUP as 0 or more" >&2; exit 2; }
