@@ -80,14 +80,18 @@ class Verdict:
     best: str = ""
     second: str = ""
     engine_effect: EngineEffect | None = None
-    leader: str = ""
     # Where two models are picked, the first's advantage over the second, which did not name it alone.
     between_picks: stats.Across | None = None
 
     @property
-    def winner(self) -> str | None:
-        """The model named alone; None where none or two are."""
-        return self.picks[0] if len(self.picks) == 1 else None
+    def leader(self) -> str:
+        """The model whose lead `ratio` is: the last of the picks, or the first in the rounds where none is picked."""
+        return self.picks[-1] if self.picks else self.best
+
+    @property
+    def leader_words(self) -> str:
+        """The leader's name as a lead's prefix, where two models are picked and the lead is the second's; empty otherwise."""
+        return f"{MODEL_WORDS.get(self.leader, self.leader)} " if len(self.picks) > 1 else ""
 
 
 @dataclass(frozen=True)
@@ -180,7 +184,6 @@ def _verdict(shape: Shape, per_pass: pd.DataFrame) -> Verdict:
         best,
         runner_up,
         engine_effect(values, figure),
-        leader,
         advantages[runner_up] if len(picks) > 1 else None,
     )
 
@@ -215,7 +218,7 @@ def _by_how_much(v: Verdict) -> str:
     if v.between_picks is None or not lead:
         return lead
     first, second = (MODEL_WORDS.get(m, m) for m in v.picks)
-    return f"{second} {lead}; {first} {factor(v.between_picks)} over {second}"
+    return f"{v.leader_words}{lead}; {first} {factor(v.between_picks)} over {second}"
 
 
 _NONE = stats.Across(math.nan, math.nan, math.nan, 0)
@@ -337,9 +340,8 @@ def sentence(per_pass: pd.DataFrame) -> str:
     won: dict[str, list[str]] = {}
     for v in found:
         if v.picks:
-            leader = "" if len(v.picks) == 1 else f"{MODEL_WORDS.get(v.leader, v.leader)} "
             won.setdefault(" or ".join(MODEL_WORDS.get(m, m) for m in v.picks), []).append(
-                f"{v.work} ({leader}{factor(v.ratio)} over {v.runner_up} in {v.figure.label.split(' (')[0]})"
+                f"{v.work} ({v.leader_words}{factor(v.ratio)} over {v.runner_up} in {v.figure.label.split(' (')[0]})"
             )
     unnamed = [v.work for v in found if not v.picks]
     parts = [f"pick {model} for {' and '.join(works)}" for model, works in won.items()]

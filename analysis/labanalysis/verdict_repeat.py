@@ -73,8 +73,7 @@ def _pick(v: verdict.Verdict) -> str:
         return "not measured"
     first = MODEL_WORDS.get(v.best, v.best)
     named = " or ".join(MODEL_WORDS.get(m, m) for m in v.picks) if v.picks else f"no winner ({first} first)"
-    leader = f"{MODEL_WORDS.get(v.leader, v.leader)} " if len(v.picks) > 1 else ""
-    return f"{named}, {leader}{verdict.factor(v.ratio)} over {v.runner_up}" if v.ratio.passes else named
+    return f"{named}, {v.leader_words}{verdict.factor(v.ratio)} over {v.runner_up}" if v.ratio.passes else named
 
 
 def _engine(e: verdict.EngineEffect | None) -> str:

@@ -58,7 +58,7 @@ for server in ${servers//,/ }; do
   stub="$url"
   start "$work/$server.log" "$java" --enable-native-access=ALL-UNNAMED -jar "$jar" --port 0 --downstream-url "$stub"
   "$python" - "$url" "$warmup" "$requests" "$server" <<'PY'
-import http.client, subprocess, sys
+import http.client, sys
 from urllib.parse import urlparse
 
 url, warmup, requests, server = urlparse(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
@@ -73,7 +73,9 @@ def dashboard(n: int) -> None:
             sys.exit(f"count.sh: {server} answered /dashboard {answer.status}")
 
 def opens() -> int:
-    return int(subprocess.run(["awk", "/^Tcp:/ { n++; if (n == 2) print $6 }", "/proc/net/snmp"], capture_output=True, text=True, check=True).stdout)
+    """The host's TCP ActiveOpens: /proc/net/snmp's second `Tcp:` line holds the values the first one names."""
+    names, values = (line.split() for line in open("/proc/net/snmp") if line.startswith("Tcp:"))
+    return int(values[names.index("ActiveOpens")])
 
 try:
     dashboard(max(warmup, 1))  # the client's own connection, and the server's pool, open here
