@@ -11,9 +11,9 @@ from .curve_verdicts import cpu_slopes, highest_sustained
 
 
 def summary(per_step: pd.DataFrame) -> pd.DataFrame:
-    """Per server and endpoint, for a reader: the highest sustained rate, the CPU per request, the fixed part and the capacity per
-    CPU (stats.capacity), and what a core served with the server's CPU full (curve_verdicts.served_when_full), each `median [low,
-    high] over N passes`, and, from the pass with the median highest rate, the first step
+    """Per server and endpoint, for a reader: the highest sustained rate, the CPU per request and the fixed part (the line of CPU
+    against rate), the capacity per CPU (what a core served with the server's CPU full, curve_verdicts.served_when_full) and the
+    line's (stats.capacity), each `median [low, high] over N passes`, and, from the pass with the median highest rate, the first step
     above it not sustained, why, which side ran out, and the steps below it that failed."""
     highest, slopes = highest_sustained(per_step), cpu_slopes(per_step)
     rows = []
@@ -32,9 +32,10 @@ def summary(per_step: pd.DataFrame) -> pd.DataFrame:
                 else repeats.shown(rate),
                 "server CPU per request (µs, slope)": repeats.shown(slope),
                 "fixed part (cores, intercept)": repeats.shown(fixed),
-                "capacity per CPU (req/s a core)": repeats.shown(capacity),
-                # The known truth the line is held to: what a core served where the server's CPU was full.
-                "served a core with its CPU full (req/s)": repeats.shown(served),
+                # The compared capacity: what a core served where the server's CPU was full (perpass.JSON_CAPACITY says why).
+                "capacity per CPU: served a core with its CPU full (req/s)": repeats.shown(served),
+                # Beside it the line's, which carries the low steps' CPU per request to the top.
+                "the line's capacity per CPU (req/s a core)": repeats.shown(capacity),
                 "first step not sustained (median pass)": "" if not middle["why_not"] else f"{middle['first_not_sustained_per_s']:,.0f}/s",
                 "why": middle["why_not"],
                 "CPU full there": middle["ran_out"],
@@ -61,7 +62,8 @@ def table(per_step: pd.DataFrame, endpoint: str, figure: str) -> pd.DataFrame:
 # The curve's per-pass figures a reader compares for how well they repeat: (column of highest_sustained or cpu_slopes, name).
 SPREAD_FIGURES = (
     ("highest_sustained_per_s", "highest sustained"),
-    ("capacity_per_cpu", "capacity per CPU"),
+    ("served_per_cpu", "capacity per CPU"),
+    ("capacity_per_cpu", "the line's capacity per CPU"),
     ("cpu_us_per_request", "CPU per request"),
 )
 

@@ -15,7 +15,7 @@ import sys
 
 import pandas as pd
 
-from . import arms, compare, curve, curve_tables, grid, grid_plots, perpass, plots, provenance, summary, verdict, verdict_repeat
+from . import arms, compare, curve, curve_tables, grid, grid_plots, perpass, plots, provenance, summary, verdict, verdict_repeat, zgc
 from .cli import OneLineParser
 from .run import Run, RunFolderError, load_run
 
@@ -48,13 +48,16 @@ def source(run: Run) -> str:
 
 
 def tables(runs: list[Run]) -> list[tuple[str, pd.DataFrame]]:
-    """(title, table) in the report's order: the verdict, who wins what, then the curve's summary and its step tables, where there is
-    a curve."""
+    """(title, table) in the report's order: the verdict, who wins what, the steady phase's p99 against the collector's major cycles
+    where the run has both, then the curve's summary and its step tables, where there is a curve."""
     per_pass = perpass.table(runs)
     found = [
         ("The verdict: the model to pick for each shape of work", verdict.table(per_pass, compare.settings(runs[0]))),
         ("Who wins what", summary.winners(summary.figures(arms.catalogue_only(per_pass)))),
     ]
+    stalls = zgc.stalls_table(runs)
+    if not stalls.empty:
+        found.append(("The steady /json phase and ZGC's major cycles: the wire's p99 inside and outside them, a row a pass", stalls))
     changes = arms.change_effects(grid.passes(runs))
     if not changes.empty:
         found.append(("What the lab's changes to each engine do: each arm against its server", grid.effects_table(changes)))

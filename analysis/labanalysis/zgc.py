@@ -16,7 +16,9 @@ import math
 
 import pandas as pd
 
-from .run import ServerRun
+from . import repeats
+from .latency import percentile
+from .run import Run, ServerRun
 
 MAJOR = "gc_major_cycle_s"
 
@@ -40,3 +42,50 @@ def major_seconds_within(server: ServerRun, seconds: pd.DataFrame) -> float:
     start, end = float(seconds["time_s"].min()) - 1, float(seconds["time_s"].max())
     overlap = (found["to_s"].clip(upper=end) - found["from_s"].clip(lower=start)).clip(lower=0)
     return float(overlap.sum())
+
+
+def wire_during_major(wire: pd.DataFrame, found: pd.DataFrame) -> dict[str, float]:
+    """The wire's requests (`time_s`, the arrival on the pass's clock, and `ms`) split by whether they arrived while a major cycle
+    (`found`, as `cycles` gives them) ran: the seconds of cycle within the requests' span, the share of requests that arrived in
+    one (%), and the p99 (ms) of those that did and of those that did not. NaN for a side with no request."""
+    times = wire["time_s"].to_numpy(dtype=float)
+    during = pd.Series(False, index=wire.index)
+    for start, end in zip(found["from_s"], found["to_s"], strict=True):
+        during |= (times >= start) & (times < end)
+    first, last = (float(times.min()), float(times.max())) if len(times) else (math.nan, math.nan)
+    overlap = (found["to_s"].clip(upper=last) - found["from_s"].clip(lower=first)).clip(lower=0)
+    ms = wire["ms"].astype(float)
+    return {
+        "major_s": float(overlap.sum()),
+        "during_percent": 100 * float(during.mean()) if len(times) else math.nan,
+        "p99_during_ms": percentile(ms[during], 99),
+        "p99_outside_ms": percentile(ms[~during], 99),
+        "p99_ms": percentile(ms, 99),
+    }
+
+
+def stalls_table(runs: list[Run], endpoint: str = "json") -> pd.DataFrame:
+    """One row a compared pass: how much of `endpoint`'s steady phase a major cycle ran in, and the wire's p99 inside and outside
+    the cycles, so that a reader sees whether a pass's p99 is the model's or the collector's. Passes with no wire or no cycle
+    series are left out."""
+    rows = []
+    for _run, server, base in repeats.each_pass(runs):
+        wire = server.wire
+        if wire.empty or server.jfr.empty:
+            continue
+        steady = wire[(wire["endpoint"] == endpoint) & (wire["phase"] == endpoint)]
+        if steady.empty:
+            continue
+        found = wire_during_major(steady, cycles(server))
+        rows.append(
+            {
+                "server": base["label"],
+                "pass": base["pass"],
+                "major cycle in the phase (s)": round(found["major_s"], 1),
+                "requests during one (%)": round(found["during_percent"], 1),
+                "p99 during one (ms)": repeats.number(found["p99_during_ms"]),
+                "p99 outside them (ms)": repeats.number(found["p99_outside_ms"]),
+                "p99 of the phase (ms)": repeats.number(found["p99_ms"]),
+            }
+        )
+    return pd.DataFrame(rows)

@@ -120,14 +120,20 @@ def test_what_a_core_served_with_the_cpu_full_is_read_off_the_full_step_that_ser
 
 
 def test_the_spread_table_gives_each_capacity_figures_highest_pass_over_its_lowest():
-    # The second pass's requests cost 50 µs, not 40: CPU per request and the capacity per CPU move by a quarter, the ladder's
-    # highest step held (every step) not at all.
-    one = [_step(r, server_cpu_cores=0.4) for r in (500, 1000, 2000)]
-    two = [_step(r, server_cpu_cores=0.4, server_cores=0.1 + r * 50e-6, **{"pass": "vthread-r2"}) for r in (500, 1000, 2000)]
+    # The second pass's requests cost 50 µs, not 40: CPU per request and the line's capacity move by a quarter. Offered 9,000 with
+    # its CPU full, it answered 6,400 against the first pass's 8,000: the capacity per CPU moves by a quarter too. The ladder's
+    # highest step held (every step below 9,000) does not move at all.
+    def full(achieved: float, **values) -> dict:
+        return _step(9000, achieved_per_s=achieved, server_cores=0.4, server_busy=1.0, wire_p99_ms=80.0, **values)
+
+    one = [_step(r, server_cpu_cores=0.4) for r in (500, 1000, 2000)] + [full(8000.0)]
+    second = {"pass": "vthread-r2"}
+    two = [_step(r, server_cpu_cores=0.4, server_cores=0.1 + r * 50e-6, **second) for r in (500, 1000, 2000)] + [full(6400.0, **second)]
 
     row = curve_tables.spread(pd.DataFrame(one + two)).iloc[0]
 
     assert row["CPU per request: highest pass over lowest"] == "1.25x"
+    assert row["the line's capacity per CPU: highest pass over lowest"] == "1.25x"
     assert row["capacity per CPU: highest pass over lowest"] == "1.25x"
     assert row["highest sustained: highest pass over lowest"] == "1.00x"
 

@@ -1,0 +1,38 @@
+import math
+
+import pandas as pd
+import pytest
+
+from labanalysis import zgc
+
+
+def _wire(stalled_from_s: float, stalled_to_s: float) -> pd.DataFrame:
+    """A thousand requests a second for 20 s, 1 ms each, but 30 ms for those that arrived in [stalled_from_s, stalled_to_s)."""
+    times = [i / 1000 for i in range(20_000)]
+    return pd.DataFrame({"time_s": times, "ms": [30.0 if stalled_from_s <= t < stalled_to_s else 1.0 for t in times]})
+
+
+def test_the_requests_that_arrived_in_a_major_cycle_are_told_apart_from_the_others():
+    # A cycle from 12 s to 14 s, on a wire whose requests were slow in exactly those seconds: a tenth of them arrived in it.
+    found = zgc.wire_during_major(_wire(12.0, 14.0), pd.DataFrame({"from_s": [12.0], "to_s": [14.0]}))
+
+    assert found["major_s"] == pytest.approx(2.0)
+    assert found["during_percent"] == pytest.approx(10.0)
+    assert (found["p99_during_ms"], found["p99_outside_ms"]) == (30.0, 1.0)
+    assert found["p99_ms"] == 30.0
+
+
+def test_a_cycle_counts_only_the_seconds_it_overlaps_the_requests_and_a_slow_second_outside_it_stays_outside():
+    # The cycle began 5 s before the first request and ran 3 s into them; the slow seconds came later, with no cycle.
+    found = zgc.wire_during_major(_wire(15.0, 16.0), pd.DataFrame({"from_s": [-5.0], "to_s": [3.0]}))
+
+    assert found["major_s"] == pytest.approx(3.0)
+    assert found["p99_during_ms"] == 1.0
+    assert found["p99_outside_ms"] == 30.0
+
+
+def test_without_a_cycle_every_request_is_outside_and_the_during_side_has_no_p99():
+    found = zgc.wire_during_major(_wire(0.0, 0.0), pd.DataFrame(columns=["from_s", "to_s"]))
+
+    assert (found["major_s"], found["during_percent"]) == (0.0, 0.0)
+    assert math.isnan(found["p99_during_ms"]) and found["p99_outside_ms"] == 1.0
