@@ -33,7 +33,7 @@ def summary(per_step: pd.DataFrame) -> pd.DataFrame:
                 "server CPU per request (µs, slope)": repeats.shown(slope),
                 "fixed part (cores, intercept)": repeats.shown(fixed),
                 # The compared capacity: what a core served where the server's CPU was full (perpass.JSON_CAPACITY says why).
-                "capacity per CPU: served a core with its CPU full (req/s)": repeats.shown(served),
+                "capacity per CPU: served a core with its CPU full (req/s)": repeats.shown(served) + _floors(fits),
                 # Beside it the line's, which carries the low steps' CPU per request to the top.
                 "the line's capacity per CPU (req/s a core)": repeats.shown(capacity),
                 "first step not sustained (median pass)": "" if not middle["why_not"] else f"{middle['first_not_sustained_per_s']:,.0f}/s",
@@ -44,6 +44,12 @@ def summary(per_step: pd.DataFrame) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows)
+
+
+def _floors(fits: pd.DataFrame) -> str:
+    """Where some pass's fullest step answered all it was offered, how many: their figure is a floor (served_full_is_floor)."""
+    floors = int(fits["served_full_is_floor"].astype(bool).sum()) if "served_full_is_floor" in fits.columns else 0
+    return f"; a floor in {floors} of {len(fits)}, which answered all they were offered" if floors else ""
 
 
 def table(per_step: pd.DataFrame, endpoint: str, figure: str) -> pd.DataFrame:

@@ -146,9 +146,31 @@ def cpu_slopes(per_step: pd.DataFrame) -> pd.DataFrame:
                 "fixed_cores": fit.fixed_cores,
                 "capacity_per_cpu": fit.per_cpu(cores),
                 "served_per_cpu": served_when_full(group),
+                "served_full_is_floor": served_full_is_floor(group),
             }
         )
     return pd.DataFrame(rows)
+
+
+# The share of a step's offered rate a server must answer for the step to count as served whole: vegeta's seconds at the step's
+# edges leave a few requests to the next.
+SERVED_WHOLE = 0.99
+
+
+def _fullest(steps: pd.DataFrame) -> pd.Series | None:
+    """The judged step that served the most among those whose CPU was full (cpu.BUSY of its budget or more); None without one."""
+    full = steps[(steps["server_busy"] >= cpu.BUSY) & steps["judged"].astype(bool) & (steps["server_cores"] > 0)]
+    return None if full.empty else full.loc[full["achieved_per_s"].idxmax()]
+
+
+def served_full_is_floor(steps: pd.DataFrame) -> bool:
+    """Whether the step served_when_full reads answered (SERVED_WHOLE of) all it was offered and no judged step offered more: the
+    server, its CPU full, kept up with the most it was offered, so what a core served is a floor under what it could serve. Where a
+    step offered more and it answered fewer, or a step was offered past what it could serve, the figure is the most it served."""
+    top = _fullest(steps)
+    if top is None or top["achieved_per_s"] < SERVED_WHOLE * top["offered_per_s"]:
+        return False
+    return not (steps["judged"].astype(bool) & (steps["offered_per_s"] > top["offered_per_s"])).any()
 
 
 def served_when_full(steps: pd.DataFrame) -> float:
@@ -156,8 +178,5 @@ def served_when_full(steps: pd.DataFrame) -> float:
     (cpu.BUSY of its budget or more, sustained or not): what a core serves when the server has no more CPU to give, measured
     where the line's capacity is drawn. It is all-in, the fixed part paid. NaN where no step filled the server's CPU. Where the
     fullest step was one it held, the server had a little more to give."""
-    full = steps[(steps["server_busy"] >= cpu.BUSY) & steps["judged"].astype(bool) & (steps["server_cores"] > 0)]
-    if full.empty:
-        return math.nan
-    top = full.loc[full["achieved_per_s"].idxmax()]
-    return float(top["achieved_per_s"] / top["server_cores"])
+    top = _fullest(steps)
+    return math.nan if top is None else float(top["achieved_per_s"] / top["server_cores"])

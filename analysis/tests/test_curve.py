@@ -116,7 +116,21 @@ def test_what_a_core_served_with_the_cpu_full_is_read_off_the_full_step_that_ser
 
     assert not lost["judged"]
     assert found["served_per_cpu"] == pytest.approx(8000 / 0.39)
+    assert not found["served_full_is_floor"]
     assert math.isnan(curve_verdicts.cpu_slopes(pd.DataFrame(steps)).iloc[0]["served_per_cpu"])
+
+
+def test_a_full_step_that_answered_all_it_was_offered_gives_a_floor_under_the_capacity():
+    # Offered 5,000 on a full 0.4 of a CPU, the server answered all of it: it kept up, and could have served more.
+    steps = [_step(r, server_cpu_cores=0.4) for r in (500, 1000)] + [_step(5000, server_cores=0.39, server_busy=0.975)]
+
+    found = curve_verdicts.cpu_slopes(pd.DataFrame(steps)).iloc[0]
+
+    assert found["served_per_cpu"] == pytest.approx(5000 / 0.39)
+    assert found["served_full_is_floor"]
+    # Offered 8,000 after it, it answered 4,000: 5,000 is the most it served, no floor.
+    beyond = _step(8000, achieved_per_s=4000.0, server_cores=0.4, server_busy=1.0, wire_p99_ms=900.0)
+    assert not curve_verdicts.cpu_slopes(pd.DataFrame([*steps, beyond])).iloc[0]["served_full_is_floor"]
 
 
 def test_the_spread_table_gives_each_capacity_figures_highest_pass_over_its_lowest():

@@ -115,4 +115,22 @@ class CurveSearchTest {
         val rows = File(dir, CurveSearch.FILE).readLines().drop(1).map { it.split(',').drop(3).joinToString(",") }
         assertEquals(listOf("json-at-400,0,100,200", "json-at-500,0,100,200"), rows)
     }
+
+    @Test
+    fun `with no search to follow, the ladder's top is offered though the steps below it rested`(@TempDir dir: File) {
+        val ladder = profile.copy(curveSearchSteps = 0, jsonCurveRatesPerSecond = listOf(100, 200, 300, 400, 500))
+        val clock = RunClock(ladder).apply { markLoadStart() }
+        val loadStart = -clock.loadSeconds(0.0)
+        fun phase(rate: Int) = clock.timeline.phases.single { it.name == "json-at-$rate" }
+        CurveSearch(clock, mapOf("json" to 50.0), dir).use { search ->
+            fun step(rate: Int, ms: Double) = repeat(rate * (phase(rate).toSeconds - phase(rate).fromSeconds)) { i ->
+                search.answered(loadStart + phase(rate).fromSeconds + i.toDouble() / rate, "json-at-$rate", "json", ms)
+            }
+            step(100, 1.0)
+            step(200, 80.0)
+            step(300, 80.0)
+            assertFalse(search.offers(phase(400)), "two in a row failed: the server rests")
+            assertTrue(search.offers(phase(500)), "the top, where its CPU is full, is offered all the same")
+        }
+    }
 }
