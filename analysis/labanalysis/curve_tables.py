@@ -60,6 +60,8 @@ def table(per_step: pd.DataFrame, endpoint: str, figure: str) -> pd.DataFrame:
         return pd.DataFrame()
     values = values.assign(text=[repeats.shown(stats.Across(r.median, r.low, r.high, r.passes)) for r in values.itertuples()])
     wide = values.pivot_table(index="label", columns="offered_per_s", values="text", aggfunc="first", sort=False)
+    # Rates in order whatever pass offered them first: a pass that rested a step puts the steps above it first.
+    wide = wide[sorted(wide.columns)]
     wide.columns = [f"{c:,}/s" for c in wide.columns]
     wide.index.name = None
     return wide

@@ -117,20 +117,26 @@ class CurveSearchTest {
     }
 
     @Test
-    fun `with no search to follow, the ladder's top is offered though the steps below it rested`(@TempDir dir: File) {
-        val ladder = profile.copy(curveSearchSteps = 0, jsonCurveRatesPerSecond = listOf(100, 200, 300, 400, 500))
+    fun `with no search to follow, the ladder stops two steps past where the server stopped keeping up`(@TempDir dir: File) {
+        val ladder = profile.copy(curveSearchSteps = 0, jsonCurveRatesPerSecond = listOf(100, 200, 300, 400, 500, 600))
         val clock = RunClock(ladder).apply { markLoadStart() }
         val loadStart = -clock.loadSeconds(0.0)
         fun phase(rate: Int) = clock.timeline.phases.single { it.name == "json-at-$rate" }
         CurveSearch(clock, mapOf("json" to 50.0), dir).use { search ->
-            fun step(rate: Int, ms: Double) = repeat(rate * (phase(rate).toSeconds - phase(rate).fromSeconds)) { i ->
-                search.answered(loadStart + phase(rate).fromSeconds + i.toDouble() / rate, "json-at-$rate", "json", ms)
+            // Answers `share` of the step's requests, each in `ms`.
+            fun step(rate: Int, ms: Double, share: Double = 1.0) {
+                val answered = (share * rate * (phase(rate).toSeconds - phase(rate).fromSeconds)).toInt()
+                val from = loadStart + phase(rate).fromSeconds
+                repeat(answered) { i -> search.answered(from + i / (share * rate), "json-at-$rate", "json", ms) }
             }
             step(100, 1.0)
             step(200, 80.0)
             step(300, 80.0)
-            assertFalse(search.offers(phase(400)), "two in a row failed: the server rests")
-            assertTrue(search.offers(phase(500)), "the top, where its CPU is full, is offered all the same")
+            assertTrue(search.offers(phase(400)), "two over the bound, every request answered: the server kept up")
+            step(400, 80.0, share = 0.5)
+            assertTrue(search.offers(phase(500)), "one step it did not keep up with")
+            step(500, 80.0, share = 0.5)
+            assertFalse(search.offers(phase(600)), "two in a row it did not keep up with")
         }
     }
 }
