@@ -32,16 +32,18 @@ def cycles(server: ServerRun, metric: str = MAJOR) -> pd.DataFrame:
     return pd.DataFrame({"from_s": found["time_s"].astype(float), "to_s": found["time_s"].astype(float) + found["value"].astype(float)})
 
 
+def overlap_s(found: pd.DataFrame, start: float, end: float) -> float:
+    """The seconds of the cycles in `found` (as `cycles` gives them) that lie between `start` and `end`."""
+    return float((found["to_s"].clip(upper=end) - found["from_s"].clip(lower=start)).clip(lower=0).sum())
+
+
 def major_seconds_within(server: ServerRun, seconds: pd.DataFrame) -> float:
     """How many seconds of major cycles overlap `seconds` (a step's rows of cpu.csv, each the second up to its time_s). NaN without
     the step's seconds, or for a pass whose series has no cycle at all (none can be said to overlap)."""
     jfr = server.jfr
     if seconds.empty or jfr.empty or not jfr["metric"].isin([MAJOR, "gc_minor_cycle_s"]).any():
         return math.nan
-    found = cycles(server)
-    start, end = float(seconds["time_s"].min()) - 1, float(seconds["time_s"].max())
-    overlap = (found["to_s"].clip(upper=end) - found["from_s"].clip(lower=start)).clip(lower=0)
-    return float(overlap.sum())
+    return overlap_s(cycles(server), float(seconds["time_s"].min()) - 1, float(seconds["time_s"].max()))
 
 
 def wire_during_major(wire: pd.DataFrame, found: pd.DataFrame) -> dict[str, float]:
@@ -53,10 +55,9 @@ def wire_during_major(wire: pd.DataFrame, found: pd.DataFrame) -> dict[str, floa
     for start, end in zip(found["from_s"], found["to_s"], strict=True):
         during |= (times >= start) & (times < end)
     first, last = (float(times.min()), float(times.max())) if len(times) else (math.nan, math.nan)
-    overlap = (found["to_s"].clip(upper=last) - found["from_s"].clip(lower=first)).clip(lower=0)
     ms = wire["ms"].astype(float)
     return {
-        "major_s": float(overlap.sum()),
+        "major_s": overlap_s(found, first, last),
         "during_percent": 100 * float(during.mean()) if len(times) else math.nan,
         "p99_during_ms": percentile(ms[during], 99),
         "p99_outside_ms": percentile(ms[~during], 99),

@@ -90,7 +90,7 @@ class CurveSearch(
      * of its requests unanswered), not one whose p99 crossed the bound: the steps past its p99 limit, up to where it stops
      * keeping up, are where its CPU is full and the capacity per CPU is read (labanalysis.curve_verdicts.served_when_full), and
      * what a core of the platform server serves there depends on what it is offered. Its `/json`, its CPU full from 1,500/s on,
-     * answered 1,500/s offered 1,500, 3,509 offered 4,000, and 1,248-2,258 offered 6,500 (docs/JOURNAL.md): rested by its p99
+     * answered 1,500/s offered 1,500, 3,509 offered 4,000 (in one pass), and 1,248-2,258 offered 6,500 (docs/JOURNAL.md): rested by its p99
      * from 2,500/s on, it was measured at the lowest of those only.
      */
     fun offers(step: LoadPhase): Boolean {
