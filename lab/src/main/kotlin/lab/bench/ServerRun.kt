@@ -101,6 +101,8 @@ class ServerRun(
             runCatching { measured.proc?.close() }
             runCatching { measured.cpu?.close() }
             runCatching { measured.jfr?.close() }.onFailure { if (failure == null) failure = "the JFR stream failed: ${it.message}" }
+            // Nothing is measured from here on (the collectors are closed), so the server stops at its full speed, not the budget's.
+            runCatching { measured.budget?.lift() }
             Children.stop(process, graceSeconds = 10)
             JfrRecording.tidy(dir)
             Children.stop(stub.process, graceSeconds = 5)

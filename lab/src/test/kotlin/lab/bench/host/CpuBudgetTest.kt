@@ -46,7 +46,7 @@ class CpuBudgetTest {
     }
 
     @Test
-    fun `a busy loop runs free in its group until the budget is imposed, then gets the budget and no more, counted as held back`() {
+    fun `a busy loop in its group runs free until the budget is imposed, then gets the budget and no more, and free again once lifted`() {
         val budget = budgetOrSkip(0.25)
         val loop = ProcessBuilder(budget.launch(listOf("sh", "-c", "while :; do :; done"))).start().also { loop = it }
         val deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5)
@@ -66,6 +66,11 @@ class CpuBudgetTest {
         val throttledS = (budget.throttledNs()!! - throttledBefore) / 1e9
         // Held back for three quarters of each period it wanted to run: about 1.5 s of the 2.
         assertTrue(throttledS > 1.0, "the group counted $throttledS s held back")
+
+        budget.lift()
+        assertNull(budget.inEffectCores)
+        val lifted = coresOver(loop, 1)
+        assertTrue(lifted > 0.5, "with the budget lifted, the loop had $lifted of a CPU")
     }
 
     @Test
