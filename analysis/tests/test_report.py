@@ -1,6 +1,7 @@
 """The report: the notebook run headless on a run folder, exported to one self-contained report.html."""
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -31,11 +32,31 @@ SECTIONS = [
 ]
 
 
-def test_a_whole_run_renders_every_section_with_embedded_plots(run_folder):
-    report = render.render(run_folder)
+@pytest.fixture(scope="module")
+def whole_run(tmp_path_factory) -> tuple[Path, str]:
+    """The fixture run and its report, rendered once for the tests that only read it: as make bench leaves a run, with the newest
+    pinning audit beside it and k6's dashboard exported for two passes (one on this host, one over two load generators' segments).
+    """
+    import shutil
 
-    html = report.read_text()
-    assert report == run_folder / "report.html"
+    from conftest import FIXTURE, FIXTURES
+
+    results = tmp_path_factory.mktemp("results")
+    folder = results / FIXTURE.name
+    shutil.copytree(FIXTURE, folder)
+    shutil.copytree(FIXTURES / "audit", results / "20261122-061512-pinning")
+    (folder / "jetty-virtual" / "k6-dashboard.html").write_text("<html></html>")
+    for segment in ("0", "1"):
+        (folder / "jetty-platform" / "k6-segments" / segment).mkdir(parents=True)
+        (folder / "jetty-platform" / "k6-segments" / segment / "k6-dashboard.html").write_text("<html></html>")
+    report = render.render(folder)
+    assert report == folder / "report.html"
+    return folder, report.read_text()
+
+
+def test_a_whole_run_renders_every_section_with_embedded_plots(whole_run):
+    _, html = whole_run
+
     for section in SECTIONS:
         assert f">{section}<" in html, section
     assert html.count("data:image/png;base64,") >= 10
@@ -63,8 +84,8 @@ def _pss_per_socket_kib(run_folder, name: str) -> float:
     return (pss[300] - pss[0]) / 300 / 1024
 
 
-def test_the_report_opens_with_one_sentence_on_what_the_model_and_the_engine_cost(run_folder):
-    html = render.render(run_folder).read_text()
+def test_the_report_opens_with_one_sentence_on_what_the_model_and_the_engine_cost(whole_run):
+    run_folder, html = whole_run
 
     opening = html[html.index("In one sentence.") : html.index(">Who wins what<")]
     # PSS per idle socket leads. From memory.csv: jetty-platform (177,370,112 - 157,991,936) / 300 B = 63.1 KiB, jetty-coroutine
@@ -79,8 +100,8 @@ def test_the_report_opens_with_one_sentence_on_what_the_model_and_the_engine_cos
     assert opening.count("one pass each: no interval, so no conclusion") >= 2
 
 
-def test_without_a_floor_folder_the_decomposition_says_to_run_make_floor_and_the_claims_say_why_ktor_is_not_compared(run_folder):
-    html = render.render(run_folder).read_text()
+def test_without_a_floor_folder_the_decomposition_says_to_run_make_floor_and_the_claims_say_why_ktor_is_not_compared(whole_run):
+    _, html = whole_run
 
     decomposition = html[html.index(">Per-socket decomposition<") : html.index(">Claims checked<")]
     assert "run <code>make floor</code>" in decomposition
@@ -147,13 +168,8 @@ def test_runs_given_with_also_are_pooled_as_repeats(run_folder, tmp_path):
     assert f"{second.name}</td>" in html, "the pooled run's passes are listed among the repeats"
 
 
-def test_the_newest_pinning_audit_beside_the_run_is_in_its_report(run_folder):
-    import shutil
-    from pathlib import Path
-
-    shutil.copytree(Path(__file__).parent / "fixtures" / "audit", run_folder.parent / "20261122-061512-pinning")
-
-    html = render.render(run_folder).read_text()
+def test_the_newest_pinning_audit_beside_the_run_is_in_its_report(whole_run):
+    _, html = whole_run
 
     assert "From <code>20261122-061512-pinning</code>" in html
     assert "pinned 8x, 367 ms" in html
@@ -271,14 +287,8 @@ def test_runs_that_do_not_share_their_jvm_flags_are_refused_in_one_line_and_noth
     assert not (repeats_folder / "report.html").exists() and not (repeats_folder / render.INPUTS).exists()
 
 
-def test_each_passs_k6_dashboard_is_linked_relative_to_the_report(run_folder):
-    (run_folder / "jetty-virtual" / "k6-dashboard.html").write_text("<html></html>")
-    segments = run_folder / "jetty-platform" / "k6-segments"
-    for i in ("0", "1"):
-        (segments / i).mkdir(parents=True)
-        (segments / i / "k6-dashboard.html").write_text("<html></html>")
-
-    html = render.render(run_folder).read_text()
+def test_each_passs_k6_dashboard_is_linked_relative_to_the_report(whole_run):
+    _, html = whole_run
 
     the_run = _section(html, "The run", "Memory per idle connection (/proc, per pass)")
     assert 'href="jetty-virtual/k6-dashboard.html">jetty-virtual</a>' in the_run
