@@ -64,12 +64,13 @@ test: ## run every test: unit tests, the suites that start the real servers, a s
 	@# verify packaged every jar from these sources, so the suites below that call make bench-vps build nothing again.
 	@mkdir -p .tools && touch $(JARS_STAMP)
 	@# The analysis tests are Python alone and start no lab process, so they run beside the infra tests (whose bench-vps runs
-	@# mark a pass the host's other work shared, never refuse it); their output follows the infra tests'. Ctrl-C stops both.
+	@# mark a pass the host's other work shared, never refuse it); their output follows the infra tests'. Both run in the
+	@# background, so that Ctrl-C or a SIGTERM to make stops both at once.
 	(cd analysis && exec "$$(../setup/python.sh)" -m pytest) > .tools/analysis-tests.log 2>&1 & analysis=$$!; \
-	  trap 'kill $$analysis 2>/dev/null' EXIT INT TERM; status=0; \
-	  setup/test-hosts.sh && "$$(setup/python.sh)" -m pytest infra/tests || status=$$?; \
-	  wait $$analysis || status=$$?; trap - EXIT; echo "--- the analysis tests (cd analysis && pytest), run beside the infra tests:"; \
-	  cat .tools/analysis-tests.log; exit $$status
+	  { setup/test-hosts.sh && exec "$$(setup/python.sh)" -m pytest infra/tests; } & infra=$$!; \
+	  trap 'kill $$analysis $$infra 2>/dev/null' EXIT INT TERM; status=0; \
+	  wait $$infra || status=$$?; wait $$analysis || status=$$?; trap - EXIT; \
+	  echo "--- the analysis tests (cd analysis && pytest), run beside the infra tests:"; cat .tools/analysis-tests.log; exit $$status
 
 smoke: ## the servers' smoke check: build, start the stub and each server, and hold them to the contract
 	$(MVN) verify -pl conformance -am -Dtest='*ConformanceTest' -Dsurefire.failIfNoSpecifiedTests=false
@@ -133,10 +134,11 @@ headline: ## a run's headline tables as Markdown, for a README or a note: make h
 SOCKETS ?=
 WAIT_MS ?=
 SWEEP ?= $(lastword $(sort $(wildcard results/*-sweep)))
-advise: ## what a workload would take on each server (heap, RSS, CPU, threads, files) and the first limit it would hit: make advise [SOCKETS=50000] [RATE=2000] [WAIT_MS=100] [RUN=results/<run>] [SWEEP=results/<run>-sweep]
+advise: ## what a workload would take on each server (heap, RSS, CPU, threads, files) and the first limit it would hit: make advise [SOCKETS=50000] [RATE=2000] [WAIT_MS=100] [CONNECTIONS=0] [RUN=results/<run>] [SWEEP=results/<run>-sweep]
 	@[ -f "$(RUN)/manifest.json" ] || { echo "make advise: $(RUN) is not a run folder (no manifest.json); run make bench, or pass RUN=results/<run>" >&2; exit 2; }
 	@cd analysis && "$$(../setup/python.sh)" -m labanalysis.advise "$(abspath $(RUN))" $(if $(SOCKETS),--sockets $(SOCKETS),) \
-	  $(if $(RATE),--rate $(RATE),) $(if $(WAIT_MS),--wait-ms $(WAIT_MS),) $(if $(SWEEP),--sweep "$(abspath $(SWEEP))",)
+	  $(if $(RATE),--rate $(RATE),) $(if $(WAIT_MS),--wait-ms $(WAIT_MS),) $(if $(CONNECTIONS),--connections $(CONNECTIONS),) \
+	  $(if $(SWEEP),--sweep "$(abspath $(SWEEP))",)
 
 # Jetty 12.1's buffer defect on a plain Jetty, outside the lab (reproducers/jetty-buffer-defect/README.md): each version's
 # jars are resolved once into .tools/jetty-defect/, then the program runs from its source; the newest version given runs again

@@ -12,7 +12,8 @@ across passes (stats.across):
   less than on a whole CPU, so it falls short of the cores a server measured at its own shape (docs/under-load.md, "Capacity
   per CPU");
 - threads and open files: their lines against the idle sockets, plus what each request in flight holds (the sweep's threads
-  against requests in flight; one file a request's connection).
+  against requests in flight), and a file for each connection the requests come over: those the clients keep open, and at least
+  one a request in flight.
 Each need is set against this host's limit for it (the run's heap, open files, pid_max and threads-max, the server's CPUs), and
 the first limit a server would hit is the one its workload fills the most. A line taken far past the sockets a run held assumes
 nothing changes on the way: read it as where the measured slopes lead.
@@ -30,7 +31,7 @@ import pandas as pd
 from . import catalogue, compare, cpu, memory, repeats, stats, sweepmemory
 from .cli import OneLineParser
 from .headline import markdown, source
-from .run import Run, RunFolderError, load_run
+from .run import Run, RunFolderError, ServerRun, load_run
 from .sweep import SweepFolderError, SweepRun
 from .sweep import load as load_sweep
 
@@ -42,11 +43,19 @@ class Workload:
     sockets: int
     rate_per_s: float
     wait_ms: float
+    # The connections the requests come over, kept open between requests (a client's pool of keep-alive connections, or a load
+    # generator's). 0: each request opens its own and closes it after.
+    connections: float = 0
 
     @property
     def in_flight(self) -> float:
         """Little's law: requests in flight are the arrival rate times the time each spends."""
         return self.rate_per_s * self.wait_ms / 1000
+
+    @property
+    def connections_held(self) -> float:
+        """The request connections the server holds a file for: those kept open, and at least one for each request in flight."""
+        return max(self.connections, self.in_flight)
 
     @property
     def endpoint(self) -> str:
@@ -55,7 +64,8 @@ class Workload:
 
     def __str__(self) -> str:
         requests = f"{self.rate_per_s:,.0f} requests a second each waiting {self.wait_ms:g} ms"
-        return f"{self.sockets:,} idle sockets and {requests} ({self.in_flight:,.0f} in flight)"
+        kept = f", over {self.connections:,.0f} connections kept open" if self.connections > self.in_flight else ""
+        return f"{self.sockets:,} idle sockets and {requests} ({self.in_flight:,.0f} in flight){kept}"
 
 
 MISSION = Workload(50_000, 2_000, 0)
@@ -84,7 +94,7 @@ def per_pass(runs: list[Run], workload: Workload, sweep: SweepRun | None = None)
             # its threads and files all the same.
             "threads": memory.per_connection(points, "threads", settled_only=False).at(workload.sockets)
             + workload.in_flight * extra.get("threads", 0),
-            "open files": memory.per_connection(points, "fds", settled_only=False).at(workload.sockets) + workload.in_flight,
+            "open files": memory.per_connection(points, "fds", settled_only=False).at(workload.sockets) + workload.connections_held,
         }
         limits = _limits(run)
         rows.append({**base, **needs, **{f"{n} of its limit": needs[n] / limits[n] if limits[n] else math.nan for n in NEEDS}})
@@ -116,9 +126,23 @@ CHECK_COLUMNS = ["server", "label", "need", "make advise", "measured", "measured
 
 
 def own_shape(run: Run) -> Workload:
-    """The workload `run` itself held in its steady /json phase: its idle sockets, and its /json rate with no downstream wait."""
+    """The workload `run` itself held in its steady /json phase: its idle sockets, its /json rate with no downstream wait, and the
+    connections k6 opened to /json before it ended (load_connections; the median over the compared passes)."""
     found = compare.settings(run)
-    return Workload(int(found.get("idleSockets") or 0), float(found.get("jsonRatePerSecond") or 0), 0)
+    opened = [load_connections(server) for server in repeats.compared(run) if catalogue.arm_of(server.server) is None]
+    connections = float(np.median(opened)) if opened else 0
+    return Workload(int(found.get("idleSockets") or 0), float(found.get("jsonRatePerSecond") or 0), 0, connections)
+
+
+def load_connections(server: ServerRun, endpoint: str = "json") -> int:
+    """The connections k6 opened to `endpoint` by the end of its steady phase: its requests of the endpoint's warm-up and steady
+    phase that had to connect (k6's http_req_connecting above 0). k6's VUs keep theirs open, idle, to the pass's end, so the server
+    holds a file for each through the phase; 2,000 in a local run, one a VU of the warm-up's ramp. vegeta's pool is not among
+    them: it opens as the pass's load starts, so the socket steps' line holds it already."""
+    samples = server.k6_samples
+    tags = {f"endpoint={endpoint}-warmup", f"endpoint={endpoint}"}
+    connecting = samples[(samples["metric_name"] == "http_req_connecting") & samples["extra_tags"].isin(tags)]
+    return int((connecting["metric_value"] > 0).sum())
 
 
 def measured_at_own_shape(runs: list[Run]) -> pd.DataFrame:
@@ -233,20 +257,21 @@ def _per_request_in_flight(sweep: SweepRun | None) -> dict[str, dict[str, float]
 def main(argv: list[str]) -> int:
     parser = OneLineParser(
         "make advise",
-        "make advise [SOCKETS=50000] [RATE=2000] [WAIT_MS=100] [RUN=results/<run>] [SWEEP=results/<run>-sweep]",
+        "make advise [SOCKETS=50000] [RATE=2000] [WAIT_MS=100] [CONNECTIONS=0] [RUN=results/<run>] [SWEEP=results/<run>-sweep]",
         description="What a workload would take on each server, from a run's measured slopes.",
     )
     parser.add_argument("run", help="a bench or curve run folder")
     parser.add_argument("--sockets", type=int, default=MISSION.sockets)
     parser.add_argument("--rate", type=float, default=MISSION.rate_per_s)
     parser.add_argument("--wait-ms", type=float, default=MISSION.wait_ms)
+    parser.add_argument("--connections", type=float, default=MISSION.connections, help="request connections the clients keep open")
     parser.add_argument("--sweep", help="a make sweep folder, for what each request in flight holds")
     args = parser.parse(argv)
     if isinstance(args, int):
         return args
-    if args.sockets < 0 or args.rate < 0 or args.wait_ms < 0:
-        return parser.mistake("SOCKETS, RATE and WAIT_MS are counts and times: give each as 0 or more")
-    workload = Workload(args.sockets, args.rate, args.wait_ms)
+    if args.sockets < 0 or args.rate < 0 or args.wait_ms < 0 or args.connections < 0:
+        return parser.mistake("SOCKETS, RATE, WAIT_MS and CONNECTIONS are counts and times: give each as 0 or more")
+    workload = Workload(args.sockets, args.rate, args.wait_ms, args.connections)
     try:
         runs = [load_run(args.run)]
         sweep = load_sweep(args.sweep) if args.sweep else None

@@ -119,7 +119,7 @@ def gunzip_what_is_there(path: Path) -> tuple[str, bool]:
 
 
 K6_SAMPLE_COLUMNS = ["metric_name", "timestamp", "metric_value", "scenario", "extra_tags"]
-K6_SAMPLE_METRICS = ["http_req_duration", "http_req_failed", "dropped_iterations", "lab_sockets_opened"]
+K6_SAMPLE_METRICS = ["http_req_duration", "http_req_failed", "http_req_connecting", "dropped_iterations", "lab_sockets_opened"]
 
 
 def read_k6_samples(path: Path) -> tuple[pd.DataFrame, str]:

@@ -1,7 +1,8 @@
 """make advise: a reader's workload (idle sockets, a rate, a wait) taken along each server's measured lines, pass by pass, to what it
 would need, each need set against this host's limit for it. The repeats-run fixture's lines are known by construction
 (make_repeats_run.py): live heap 40 MiB plus 2,000 / 2,100 / 1,900 B a socket for vthread; threads 40, plus one a socket for
-platform; 20 open files plus one a socket for both; a 160 MiB heap and 20,000 open files."""
+platform; 20 open files plus one a socket for both, and 4 more from the /json warm-up on, the connections k6 opened there and kept;
+a 160 MiB heap and 20,000 open files."""
 
 import pytest
 
@@ -22,6 +23,19 @@ def need(table, server: str, column: str) -> str:
 
 def test_requests_in_flight_follow_littles_law():
     assert advise.Workload(0, 2_000, 100).in_flight == 200
+
+
+def test_the_connections_held_are_those_kept_open_and_one_a_request_in_flight_at_least():
+    assert advise.Workload(0, 2_000, 100).connections_held == 200
+    assert advise.Workload(0, 2_000, 100, connections=50).connections_held == 200
+    assert advise.Workload(0, 2_000, 100, connections=500).connections_held == 500
+
+
+def test_a_workload_over_kept_connections_needs_a_file_for_each(run):
+    alone = advise.per_pass([run], advise.Workload(10_000, 0, 0))
+    kept = advise.per_pass([run], advise.Workload(10_000, 0, 0, connections=300))
+
+    assert list(kept["open files"] - alone["open files"]) == pytest.approx([300] * 6)
 
 
 def test_each_need_is_the_pass_by_pass_line_at_the_workload_across_passes(run):
@@ -72,7 +86,10 @@ def test_advise_at_the_runs_own_shape_agrees_with_what_its_steady_phase_measured
     # phase counted.
     held = advise.checked([run]).set_index(["server", "need"])
 
-    assert advise.own_shape(run) == advise.Workload(400, 20, 0)
+    # The 4 connections are k6's, counted from its samples, not read off the phase's open files.
+    assert advise.own_shape(run) == advise.Workload(400, 20, 0, connections=4)
+    assert held.loc[("vthread", "open files"), "make advise"] == "424 [424, 424]"
+    assert held.loc[("vthread", "open files"), "measured"] == "424 [424, 424]"
     assert held.loc[("platform", "threads"), "make advise"] == "440 [440, 440]"
     assert held.loc[("platform", "threads"), "measured"] == "440 [440, 440]"
     assert held.loc[("platform", "threads"), "agrees"] == "yes: the ranges across passes overlap"
@@ -87,5 +104,5 @@ def test_a_line_that_misses_what_the_phase_measured_is_said_to_disagree(run, mon
     monkeypatch.setattr(advise, "measured_at_own_shape", lambda runs: measured.assign(**{"open files": measured["open files"] + 2_000}))
     held = advise.checked([run]).set_index(["server", "need"])
 
-    assert held.loc[("vthread", "open files"), "measured over advise"] == "5.76x"
+    assert held.loc[("vthread", "open files"), "measured over advise"] == "5.72x"
     assert held.loc[("vthread", "open files"), "agrees"] == "no: the ranges across passes are apart"

@@ -124,6 +124,14 @@ class ServerRun(
         val url = Children.awaitReady(process, File(dir, "server.log"), READY_TIMEOUT_S)
             ?: throw ServerFailure("did not print its READY line within $READY_TIMEOUT_S s")
         measured.futexHash = ReadyLine.firstIn(File(dir, "server.log"))?.let { ReadyLine.fact(it, ServerConfig.FUTEX_HASH) }
+        // k6 starts paused, and initialises its VUs while the contract is checked and the memory at rest taken apart: it sends
+        // nothing until its timeline starts (awaitRunning).
+        val plan = K6Plan.of(setup.profile, setup.preflight.idleSockets, url)
+        val k6 = setup.loadGenerators?.let { K6Segments(it, setup.script, plan, dir, runTag = hostName) }
+            ?: K6Run(setup.k6, setup.script, plan, dir, setup.preflight.sourceAddresses, setup.k6Dashboard)
+        measured.k6 = k6
+        measured.k6StartEpochMs = System.currentTimeMillis()
+        k6.start()
         ContractCheck.firstBreach(URI(url))?.let { throw ServerFailure("broke the contract before any load: $it") }
         // Each request as the wire saw it (WireLatency), beside k6's own timing of it, on the interface the load arrives by.
         try {
@@ -138,15 +146,9 @@ class ServerRun(
             CpuSampler.Role.HARNESS to ProcessHandle.current().pid(),
         ) + listOfNotNull(measured.stub?.let { CpuSampler.Role.STUB to it.process.pid() })
         measured.cpu = CpuSampler(clock, File(dir, "cpu.csv"), pids, setup.cpuSplit, measured.budget).also { it.start() }
+        k6.localPid?.let { measured.cpu?.track(CpuSampler.Role.K6, it) }
         val memory = MemoryCollector(process.pid(), url, dir, clock, kernel).also { measured.memory = it }
         measured.snapshots = PlateauSnapshots(memory, setup.profile).also { it.atRest() }
-        val plan = K6Plan.of(setup.profile, setup.preflight.idleSockets, url)
-        val k6 = setup.loadGenerators?.let { K6Segments(it, setup.script, plan, dir, runTag = hostName) }
-            ?: K6Run(setup.k6, setup.script, plan, dir, setup.preflight.sourceAddresses, setup.k6Dashboard)
-        measured.k6 = k6
-        measured.k6StartEpochMs = System.currentTimeMillis()
-        k6.start()
-        k6.localPid?.let { measured.cpu?.track(CpuSampler.Role.K6, it) }
         if (!k6.awaitRunning(K6_START_TIMEOUT_S)) {
             throw ServerFailure(
                 when {
@@ -192,12 +194,14 @@ class ServerRun(
         var previous: K6Load.Live? = null
         var ticks = 0
         val deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(setup.profile.durationSeconds + K6_GRACE_S)
+        val curveSeconds = setup.profile.curveStartSeconds.toDouble()..setup.profile.durationSeconds.toDouble()
         while (!k6.awaitExit(LOAD_SAMPLE_MS)) {
             if (!process.isAlive) throw ServerFailure("${exitDescription(process.exitValue())} during ${clock.phase()}")
             if (System.nanoTime() > deadlineNs) throw ServerFailure("k6 did not finish within the profile's time plus $K6_GRACE_S s")
             if (setup.holdIn == clock.phase()) hold(clock.phase())
             // Within a second of the curve's start, in its first step's settling.
-            measured.budget?.takeIf { it.inEffectCores == null && clock.loadSeconds() >= setup.profile.curveStartSeconds }?.impose()
+            measured.budget?.takeIf { it.inEffectCores == null && clock.loadSeconds() in curveSeconds }?.impose()
+            if (curveOver(clock, curveSeconds.endInclusive, measured)) measured.budget?.lift()
             noteStubLost(clock, measured)
             val live = k6.live()
             val rate = live?.rateSince(previous) ?: 0.0
@@ -216,6 +220,22 @@ class ServerRun(
                 )
             }
         }
+    }
+
+    /**
+     * Whether nothing measured runs under the budget any more: the timeline is over, vegeta (which offered the curve) has ended
+     * every attack, and the wire has paired no answer for [WIRE_QUIET_S], so that no late answer to the last step, which the wire
+     * counts in that step, comes from a server freed of its budget. From then on the budget only slows what is left: held to it,
+     * the servers took 10-20 s to answer k6's closing of the sockets (docs/JOURNAL.md). Without vegeta or the wire, it is never
+     * over before the pass's end.
+     */
+    private fun curveOver(clock: RunClock, timelineEndS: Double, measured: PassMeasured): Boolean {
+        val budget = measured.budget ?: return false
+        val wire = measured.wire ?: return false
+        if (budget.inEffectCores == null || setup.profile.curveGenerator != Profile.VEGETA || clock.loadSeconds() < timelineEndS) {
+            return false
+        }
+        return measured.vegeta?.allEnded() == true && System.nanoTime() - wire.lastAnswerNs > TimeUnit.SECONDS.toNanos(WIRE_QUIET_S)
     }
 
     /** Marks the pass once its stub has exited under load, with the phase and time of the exit. */
@@ -267,6 +287,9 @@ class ServerRun(
         const val K6_START_TIMEOUT_S = 60L
         const val CHUNKS_TIMEOUT_S = 10L
         const val LOAD_SAMPLE_MS = 1_000L
+
+        /** How long the wire pairs no answer before the curve counts as over (curveOver): vegeta's requests time out after 2 s. */
+        const val WIRE_QUIET_S = 2L
 
         /** A progress line every 5 s. */
         const val PROGRESS_EVERY_TICKS = 5

@@ -25,9 +25,13 @@ import java.time.Duration
 interface K6Load : AutoCloseable {
     val summaryFile: File
 
+    /** Starts k6, paused once its VUs are initialised: nothing reaches the server until [awaitRunning]. */
     fun start()
 
-    /** True once the profile's timeline has started; false if k6 exited or [timeoutSeconds] passed first. */
+    /**
+     * Lets the paused k6 begin the profile's timeline, once its VUs are initialised; true once the timeline has started, false if
+     * k6 exited or [timeoutSeconds] passed first.
+     */
     fun awaitRunning(timeoutSeconds: Long): Boolean
 
     /** Waits up to [ms] for the load to end; true once it has. */
@@ -141,6 +145,9 @@ class K6Api private constructor(private val exchange: (method: String, path: Str
 
     companion object {
         private const val STATUS_POLL_MS = 50L
+
+        /** k6's execution status while `--paused` holds it after initialising its VUs. */
+        const val PAUSED_BEFORE_RUN = 4
 
         /** A k6 listening on [port] of 127.0.0.1. */
         fun onPort(port: Int): K6Api {

@@ -32,7 +32,7 @@ class K6Run(
     override fun start() {
         plan.writeIn(dir)
         val command = buildList {
-            addAll(listOf(k6.path, "run", "--quiet", "--no-color", "--address", "127.0.0.1:0"))
+            addAll(listOf(k6.path, "run", "--quiet", "--no-color", "--paused", "--address", "127.0.0.1:0"))
             addAll(K6Samples.arguments(K6Samples.writtenIn(dir).path))
             // Past one address's ephemeral ports, k6 spreads its sockets over several loopback sources.
             if (sourceAddresses > 1) addAll(listOf("--local-ips", "127.0.0.1-127.0.0.$sourceAddresses"))
@@ -46,9 +46,9 @@ class K6Run(
     }
 
     /**
-     * Waits until k6 has initialised its VUs and started the timeline (its REST API says
-     * `running`): the moment the profile's phases count from. False if k6 exited or
-     * [timeoutSeconds] passed first.
+     * Waits until k6 has initialised its VUs (about 6 s for a local run's 2,300: the harness starts k6 first and takes the
+     * server's memory at rest meanwhile), resumes it, and waits until the timeline has started (its REST API says `running`):
+     * the moment the profile's phases count from. False if k6 exited or [timeoutSeconds] passed first.
      */
     override fun awaitRunning(timeoutSeconds: Long): Boolean {
         val deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds)
@@ -63,8 +63,9 @@ class K6Run(
         }
         dashboardUrl = (ports - found.key).singleOrNull()?.let(K6Dashboard::url)
         val api = found.value.also { api = it }
-        val left = TimeUnit.NANOSECONDS.toSeconds(deadlineNs - System.nanoTime())
-        return api.await(maxOf(left, 1), { process.isAlive }) { it.running }
+        fun left() = maxOf(TimeUnit.NANOSECONDS.toSeconds(deadlineNs - System.nanoTime()), 1)
+        if (!api.await(left(), { process.isAlive }) { it.phase == K6Api.PAUSED_BEFORE_RUN }) return false
+        return api.resume() && api.await(left(), { process.isAlive }) { it.running }
     }
 
     /** Waits up to [ms] for k6 to finish; true once it has. */

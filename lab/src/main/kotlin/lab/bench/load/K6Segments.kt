@@ -105,7 +105,7 @@ class K6Segments(
         fun left() = ((deadline - System.nanoTime()) / 1_000_000_000).coerceAtLeast(1)
         for (s in segments) {
             val api = forwardApi(s, deadline) ?: return false
-            if (!api.await(left(), { s.process.isAlive }) { it.phase == PAUSED_BEFORE_RUN }) return false
+            if (!api.await(left(), { s.process.isAlive }) { it.phase == K6Api.PAUSED_BEFORE_RUN }) return false
         }
         if (!segments.all { it.api?.resume() == true }) return false
         return segments.all { s -> s.api?.await(left(), { s.process.isAlive }) { it.running } == true }
@@ -233,9 +233,6 @@ class K6Segments(
     }
 
     private companion object {
-        /** k6's execution status while `--paused` holds it after initialising its VUs. */
-        const val PAUSED_BEFORE_RUN = 4
-
         const val API_POLL_MS = 200L
 
         /** 99: k6's "a threshold failed", which the lab's always-passing thresholds never do; 0: done. */

@@ -76,6 +76,16 @@ class VegetaCurve(
         return "vegeta ${step?.name ?: attack.step}"
     }
 
+    /**
+     * Whether every attack of the pass has been offered and has ended (vegeta-steps' log says so of each): from then on none of
+     * vegeta's requests is in flight.
+     */
+    fun allEnded(): Boolean {
+        if (runner.isAlive) return false
+        val offered = synchronized(started) { started.map { it.step } }
+        return VegetaStepsLog.ended(log).containsAll(offered)
+    }
+
     /** What vegeta-steps' log says of its pool, once [collect] has run; null where it says nothing (VegetaStepsLog). */
     fun pool(): VegetaStepsLog.PoolRecord? = VegetaStepsLog.pool(log)
 

@@ -32,6 +32,10 @@ object VegetaStepsLog {
         return opened?.let { PoolRecord(it, dialledAfter) }
     }
 
+    /** The attacks that have ended so far, by name: their last answer came in, or timed out. None where [log] is not there yet. */
+    fun ended(log: File): Set<String> =
+        if (!log.isFile) emptySet() else log.useLines { lines -> lines.mapNotNull { ENDED.matchEntire(it)?.groupValues?.get(1) }.toSet() }
+
     /** Where the pool was not the fixed [connections] every step was to go on: fewer opened, or some dialled again. */
     fun poolProblem(record: PoolRecord?, connections: Int): String? = when {
         record == null -> "vegeta-steps' log says nothing of its pool; see vegeta/$FILE"

@@ -13,6 +13,7 @@ import java.net.URI
 import java.util.concurrent.TimeUnit
 import java.util.zip.GZIPInputStream
 import kotlin.test.assertEquals
+import kotlin.test.assertFalse
 import kotlin.test.assertTrue
 
 /**
@@ -47,7 +48,11 @@ class VegetaCurveIT {
                 synchronized(attacked) { attacked += it }
             }.use { curve ->
                 curve.start()
+                assertFalse(curve.allEnded(), "with its steps still to come, vegeta's attacks have not all ended")
                 Thread.sleep(((profile.durationSeconds - clock.loadSeconds()) * 1000).toLong() + 500)
+                val deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(5)
+                while (!curve.allEnded() && System.nanoTime() < deadlineNs) Thread.sleep(100)
+                assertTrue(curve.allEnded(), "the timeline over and the last answers in, every attack has ended")
                 curve.collect()
             }
             assertEquals(1, attacked.toSet().size, "one vegeta-steps for every step, followed by the CPU sampler: $attacked")
