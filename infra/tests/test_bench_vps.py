@@ -279,9 +279,13 @@ def test_the_server_host_times_each_request_on_its_private_interface_beneath_k6s
             if row["metric_name"] == "http_req_duration" and "endpoint=json" in row["extra_tags"].split("&")
         ]
         # The same requests, seen from both sides of the network: as many, and k6's time of each holds the wire's.
-        assert abs(len(wire) - len(k6)) <= 0.02 * len(k6), (server, len(wire), len(k6))
+        unpaired = abs(len(wire) - len(k6))
+        assert unpaired <= 0.02 * len(k6), (server, len(wire), len(k6))
+        # A request only one side counted moves a percentile by at most one rank, so k6's is compared with
+        # the wire's that many ranks lower: in a stall many answers leave at once, and a strict comparison
+        # at the same rank can pick two different requests of that batch.
         for pct in (50, 99):
-            assert k6_percentile(k6, pct) > k6_percentile(wire, pct), (server, pct)
+            assert k6_percentile(k6, pct) > k6_percentile(wire, pct - 100 * unpaired / len(k6)), (server, pct)
 
 
 def test_nothing_is_left_running_and_the_run_key_is_gone(rehearsal, smoke_run):
