@@ -122,6 +122,21 @@ def load_cpu_per_request(server: ServerRun, requests_per_second: float, generato
 LOAD_PER_REQUEST = "load generator CPU per /json request (µs)"
 
 
+def steal_cores(run: Run) -> stats.Across:
+    """The host's CPU the hypervisor gave to others, in cores, a compared pass's mean over its seconds: across passes. The same
+    for every server of a round in principle, since it is the host's; it says how far the run's figures are this host's at all
+    (the harness marks a host check above QuietHost.STEAL_CORES_MARK_ABOVE)."""
+    means = [float(s.cpu["steal"].mean()) * host_cpus(run) for s in repeats.compared(run) if not s.cpu.empty and "steal" in s.cpu.columns]
+    return stats.across([m for m in means if not math.isnan(m)])
+
+
+def host_cpus(run: Run) -> int:
+    """The host's online CPUs, as its first host check read them, else the CPUs the run split between server and load."""
+    checks = run.manifest.get("hostChecks") or [{}]
+    split = run.manifest.get("cpuSplit") or {}
+    return checks[0].get("reading", {}).get("onlineCpus") or len(split.get("serverCpus", [])) + len(split.get("loadCpus", []))
+
+
 def phase_table(runs: list[Run]) -> pd.DataFrame:
     """One row per compared pass: the mean cores of each process in the /json phase, the host's steal, how busy the server's and the
     load's CPUs were, the share of seconds each were BUSY busy, the CPU per request of the load generator that offered the phase

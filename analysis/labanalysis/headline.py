@@ -15,7 +15,7 @@ import sys
 
 import pandas as pd
 
-from . import arms, compare, curve, curve_tables, grid, grid_plots, perpass, plots, provenance, summary, verdict, verdict_repeat, zgc
+from . import arms, compare, cpu, curve, curve_tables, grid, grid_plots, perpass, plots, provenance, repeats, summary, verdict, verdict_repeat, zgc
 from .cli import OneLineParser
 from .run import Run, RunFolderError, load_run
 
@@ -47,6 +47,18 @@ def source(run: Run) -> str:
     return f"From `{run.folder.name}` ({made_as}), made by `{made.get('command', '?')}`."
 
 
+def host(run: Run) -> str:
+    """One line on how much of the host the run had: the hypervisor's steal over its passes, which no other table shows."""
+    steal = cpu.steal_cores(run)
+    if steal.passes == 0:
+        return f"`{run.folder.name}`: no pass recorded the host's steal time."
+    return (
+        f"`{run.folder.name}`'s host: the CPU its hypervisor gave to others (steal time), in cores of its {cpu.host_cpus(run)} a "
+        f"pass: {repeats.shown(steal)}. What it takes, the server and the load generator wait for, so the figures of a run it "
+        "took much from compare only within the run's rounds."
+    )
+
+
 def tables(runs: list[Run]) -> list[tuple[str, pd.DataFrame]]:
     """(title, table) in the report's order: the verdict, who wins what, the steady phase's p99 against the collector's major cycles
     where the run has both, then the curve's summary and its step tables, where there is a curve."""
@@ -57,7 +69,8 @@ def tables(runs: list[Run]) -> list[tuple[str, pd.DataFrame]]:
     ]
     stalls = zgc.stalls_table(runs)
     if not stalls.empty:
-        found.append(("The steady /json phase and ZGC's major cycles: the wire's p99 inside and outside them, a row a pass", stalls))
+        title = "The steady /json phase and ZGC's major cycles: the wire's p99 inside and outside them, a row a pass"
+        found.append((f"{title} (how much was ZGC's warm-up: blank where the pass's series names no warm-up cycle)", stalls))
     changes = arms.change_effects(grid.passes(runs))
     if not changes.empty:
         found.append(("What the lab's changes to each engine do: each arm against its server", grid.effects_table(changes)))
@@ -73,7 +86,7 @@ def tables(runs: list[Run]) -> list[tuple[str, pd.DataFrame]]:
 
 def of_run(runs: list[Run]) -> str:
     """The whole Markdown of one run (pooled with `runs[1:]` as repeats, as `make report ALSO=` does)."""
-    parts = [source(r) for r in runs]
+    parts = [source(r) for r in runs] + [host(r) for r in runs]
     for title, table in tables(runs):
         parts += [f"### {title}", markdown(table, index=title.startswith("/"))]
     return "\n\n".join(parts) + "\n"

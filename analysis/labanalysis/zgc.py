@@ -1,5 +1,6 @@
 """The server's ZGC cycles, from its JFR series (jfr-series.csv's `gc_major_cycle_s` and `gc_minor_cycle_s`: each cycle's length in
-seconds, at its start, on the pass's clock; lab.bench.collect.JfrCollector).
+seconds, at its start, on the pass's clock; a major cycle of ZGC's warm-up rule also as `gc_major_warmup_cycle_s`;
+lab.bench.collect.JfrCollector).
 
 ZGC collects concurrently, on the server's own CPU. A major cycle ("Allocation Rate") took 3.4-16.5 s on 0.4 of a CPU in the curve's
 passes, and its pauses were under a millisecond: what a step overlapped by one lost was CPU, which the pause figures never show. Of the
@@ -21,6 +22,10 @@ from .latency import percentile
 from .run import Run, ServerRun
 
 MAJOR = "gc_major_cycle_s"
+# The major cycles of ZGC's warm-up rule, also in MAJOR: three, as the heap in use first passes 10%, 20% and 30% of its soft maximum.
+# When the third falls depends on how fast the server's heap fills, so it can land in one server's measured phase and not another's
+# (docs/JOURNAL.md, "The steady phase's major cycles are ZGC's warm-up rule"). Runs made before the series named them have none.
+WARMUP = "gc_major_warmup_cycle_s"
 
 
 def cycles(server: ServerRun, metric: str = MAJOR) -> pd.DataFrame:
@@ -65,10 +70,21 @@ def wire_during_major(wire: pd.DataFrame, found: pd.DataFrame) -> dict[str, floa
     }
 
 
+def warmup_seconds_within(server: ServerRun, wire: pd.DataFrame) -> float:
+    """How many seconds of ZGC's warm-up cycles overlap the span of the wire's requests (`time_s`, on the pass's clock). NaN for a
+    pass whose series names no warm-up cycle at all, where none can be told from one not recorded: a run made before the series
+    named them, a pass whose stream began after all three, or one whose heap never passed a tenth of its soft maximum."""
+    jfr = server.jfr
+    if wire.empty or jfr.empty or not (jfr["metric"] == WARMUP).any():
+        return math.nan
+    times = wire["time_s"].astype(float)
+    return overlap_s(cycles(server, WARMUP), float(times.min()), float(times.max()))
+
+
 def stalls_table(runs: list[Run], endpoint: str = "json") -> pd.DataFrame:
-    """One row a compared pass: how much of `endpoint`'s steady phase a major cycle ran in, and the wire's p99 inside and outside
-    the cycles, so that a reader sees whether a pass's p99 is the model's or the collector's. Passes with no wire or no cycle
-    series are left out."""
+    """One row a compared pass: how much of `endpoint`'s steady phase a major cycle ran in, how much of that was ZGC's warm-up,
+    and the wire's p99 inside and outside the cycles, so that a reader sees whether a pass's p99 is the model's or the collector's,
+    and whether the collector's was its steady cost or its warm-up. Passes with no wire or no cycle series are left out."""
     rows = []
     for _run, server, base in repeats.each_pass(runs):
         wire = server.wire
@@ -83,6 +99,7 @@ def stalls_table(runs: list[Run], endpoint: str = "json") -> pd.DataFrame:
                 "server": base["label"],
                 "pass": base["pass"],
                 "major cycle in the phase (s)": round(found["major_s"], 1),
+                "of it ZGC's warm-up (s)": round(warmup_seconds_within(server, steady), 1),
                 "requests during one (%)": round(found["during_percent"], 1),
                 "p99 during one (ms)": repeats.number(found["p99_during_ms"]),
                 "p99 outside them (ms)": repeats.number(found["p99_outside_ms"]),

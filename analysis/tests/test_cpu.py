@@ -161,3 +161,21 @@ def test_the_whole_cpu_line_runs_through_the_cores_each_second_of_the_warm_up_an
 
 def test_a_pass_without_the_wire_has_no_whole_cpu_line(repeats_folder):
     assert math.isnan(cpu.whole_cpu_fit(load_run(repeats_folder).server("vthread"), "json").us_per_request)
+
+
+def test_the_hypervisors_steal_is_a_passs_mean_share_in_cores_of_the_hosts_cpus_across_the_compared_passes(repeats_folder):
+    # Every pass lost a quarter of the host's CPU time to the hypervisor, but one, which lost a twentieth.
+    run = load_run(repeats_folder)
+    for server in run.servers:
+        path = repeats_folder / server.name / "cpu.csv"
+        frame = pd.read_csv(path)
+        frame["steal"] = 0.05 if server.name == "platform-r2" else 0.25
+        frame.to_csv(path, index=False)
+    run = load_run(repeats_folder)
+
+    steal = cpu.steal_cores(run)
+
+    cpus = cpu.host_cpus(run)
+    assert cpus >= 1
+    assert (steal.median, steal.low, steal.high) == pytest.approx((0.25 * cpus, 0.05 * cpus, 0.25 * cpus))
+    assert steal.passes == len([s for s in run.servers if not s.cpu.empty])

@@ -1,4 +1,5 @@
 import math
+from types import SimpleNamespace
 
 import pandas as pd
 import pytest
@@ -36,3 +37,23 @@ def test_without_a_cycle_every_request_is_outside_and_the_during_side_has_no_p99
 
     assert (found["major_s"], found["during_percent"]) == (0.0, 0.0)
     assert math.isnan(found["p99_during_ms"]) and found["p99_outside_ms"] == 1.0
+
+
+def _series(*rows: tuple[float, str, float]) -> SimpleNamespace:
+    """A pass whose JFR series holds `rows`: (time_s, metric, value), as jfr-series.csv has them."""
+    return SimpleNamespace(jfr=pd.DataFrame(rows, columns=["time_s", "metric", "value"]))
+
+
+def test_a_warm_up_cycle_counts_the_seconds_it_ran_in_the_phase_and_one_before_it_none():
+    # The phase's requests arrive from 51 s to 66 s; the second warm-up cycle ended before it, the third ran 1.1 s inside it.
+    server = _series((42.0, zgc.MAJOR, 0.9), (42.0, zgc.WARMUP, 0.9), (57.6, zgc.MAJOR, 1.1), (57.6, zgc.WARMUP, 1.1), (60.0, zgc.MAJOR, 2.0))
+    phase = pd.DataFrame({"time_s": [51.0 + i / 100 for i in range(1501)]})
+
+    assert zgc.warmup_seconds_within(server, phase) == pytest.approx(1.1)
+
+
+def test_a_series_that_names_no_warm_up_cycle_says_nothing_of_them_rather_than_none():
+    # A run made before the series named them: its major cycle may have been one, and the table must not say it was not.
+    server = _series((57.6, zgc.MAJOR, 1.1))
+
+    assert math.isnan(zgc.warmup_seconds_within(server, pd.DataFrame({"time_s": [51.0, 66.0]})))

@@ -223,19 +223,19 @@ class ServerRun(
     }
 
     /**
-     * Whether nothing measured runs under the budget any more: the timeline is over, vegeta (which offered the curve) has ended
-     * every attack, and the wire has paired no answer for [WIRE_QUIET_S], so that no late answer to the last step, which the wire
-     * counts in that step, comes from a server freed of its budget. From then on the budget only slows what is left: held to it,
-     * the servers took 10-20 s to answer k6's closing of the sockets (docs/JOURNAL.md). Without vegeta or the wire, it is never
-     * over before the pass's end.
+     * Whether nothing measured runs under the budget any more: the timeline is over and vegeta (which offered the curve) has
+     * ended every attack, so each of its requests was answered or given up on after [VegetaCurve.REQUEST_TIMEOUT_S]. An answer
+     * the wire pairs later is to a request vegeta counted as failed, and over every step's p99 bound, held or not. From then on
+     * the budget only slows what is left: held to it, a server that was offered a step far past its limit answered that step's
+     * backlog for another 15-25 s, and k6's closing of the sockets waited behind it (docs/JOURNAL.md, "A pass's time").
+     * Without vegeta, it is never over before the pass's end.
      */
     private fun curveOver(clock: RunClock, timelineEndS: Double, measured: PassMeasured): Boolean {
         val budget = measured.budget ?: return false
-        val wire = measured.wire ?: return false
         if (budget.inEffectCores == null || setup.profile.curveGenerator != Profile.VEGETA || clock.loadSeconds() < timelineEndS) {
             return false
         }
-        return measured.vegeta?.allEnded() == true && System.nanoTime() - wire.lastAnswerNs > TimeUnit.SECONDS.toNanos(WIRE_QUIET_S)
+        return measured.vegeta?.allEnded() == true
     }
 
     /** Marks the pass once its stub has exited under load, with the phase and time of the exit. */
@@ -287,9 +287,6 @@ class ServerRun(
         const val K6_START_TIMEOUT_S = 60L
         const val CHUNKS_TIMEOUT_S = 10L
         const val LOAD_SAMPLE_MS = 1_000L
-
-        /** How long the wire pairs no answer before the curve counts as over (curveOver): vegeta's requests time out after 2 s. */
-        const val WIRE_QUIET_S = 2L
 
         /** A progress line every 5 s. */
         const val PROGRESS_EVERY_TICKS = 5

@@ -155,14 +155,16 @@ class SmokeRunIT {
     }
 
     @Test
-    fun `each GC cycle in the series is one the recording holds, of its kind and length`() {
+    fun `each GC cycle in the series is one the recording holds, of its kind, cause and length`() {
         for (server in manifest.outcomes.map { it.folder!! }) {
             val recorded = RecordingFile.readAllEvents(File(runDir, "$server/server.jfr").toPath())
                 .filter { it.eventType.name == "jdk.GarbageCollection" }
-                .map { JfrCollector.cycleMetric(it.getString("name")) to it.duration.toNanos() / 1e9 }
-            val streamed = File(runDir, "$server/jfr-series.csv").readLines().drop(1).map { it.split(',') }
+                .flatMap { gc ->
+                    JfrCollector.cycleMetrics(gc.getString("name"), gc.getString("cause")).map { it to gc.duration.toNanos() / 1e9 }
+                }
+            val rows = File(runDir, "$server/jfr-series.csv").readLines().drop(1).map { it.split(',') }
                 .filter { it[2].startsWith("gc_") && it[2].endsWith("_cycle_s") }
-                .map { it[2] to it[3].toDouble() }
+            val streamed = rows.map { it[2] to it[3].toDouble() }
             // The stream starts with the server's first flush, so it may miss the first cycles; it never makes one up.
             assertTrue(streamed.isNotEmpty(), "$server: no GC cycle in jfr-series.csv, ${recorded.size} in server.jfr")
             for ((metric, seconds) in streamed) {
@@ -170,6 +172,12 @@ class SmokeRunIT {
                     recorded.any { (kind, length) -> kind == metric && Math.abs(length - seconds) < 1e-6 },
                     "$server: $metric of $seconds s is not in server.jfr: $recorded",
                 )
+            }
+            // And a streamed major cycle that the recording gives as ZGC's warm-up is named so, at the same moment.
+            val warmups = recorded.filter { it.first == WARMUP }.map { it.second }
+            for ((at, metric, seconds) in rows.map { Triple(it[0], it[2], it[3].toDouble()) }) {
+                if (metric != "gc_major_cycle_s" || warmups.none { Math.abs(it - seconds) < 1e-6 }) continue
+                assertTrue(rows.any { it[0] == at && it[2] == WARMUP }, "$server: the warm-up cycle at $at s is not named $WARMUP")
             }
         }
     }
@@ -366,5 +374,8 @@ class SmokeRunIT {
     private companion object {
         /** How many of k6's answered /json requests a pass's wire.csv may miss with no packet dropped. */
         const val WIRE_MISSED_MAX = 2
+
+        /** The series' name of a major cycle of ZGC's warm-up rule. */
+        const val WARMUP = "gc_major_warmup_cycle_s"
     }
 }

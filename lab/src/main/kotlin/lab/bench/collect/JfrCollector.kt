@@ -46,7 +46,8 @@ class JfrCollector(chunks: File, dir: File, private val clock: RunClock) : AutoC
                 row(at, "gc_pause_ms", event.getDuration("sumOfPauses").toNanos() / 1e6)
                 // The whole cycle, at its start: ZGC collects concurrently, on the server's CPU, and a major cycle ran for 3-17 s
                 // on a curve step's 0.4 of a CPU (docs/under-load.md), where its pauses were under a millisecond.
-                row(at, cycleMetric(event.getString("name")), event.duration.toNanos() / 1e9)
+                val cycleSeconds = event.duration.toNanos() / 1e9
+                for (metric in cycleMetrics(event.getString("name"), event.getString("cause"))) row(at, metric, cycleSeconds)
             }
             "jdk.CPULoad" -> {
                 // How late the harness sees what the server recorded: the stream's own delay, once a second.
@@ -77,10 +78,21 @@ class JfrCollector(chunks: File, dir: File, private val clock: RunClock) : AutoC
         private const val CLOSE_TIMEOUT_S = 10L
 
         /**
-         * The series' metric for a collection named [gcName] (jdk.GarbageCollection's `name`): generational ZGC, the lab's
-         * collector ([lab.support.JvmFlags]), names its cycles "ZGC Major" and "ZGC Minor".
+         * The series' metrics for a collection named [gcName] for [cause] (jdk.GarbageCollection's `name` and `cause`):
+         * generational ZGC, the lab's collector ([lab.support.JvmFlags]), names its cycles "ZGC Major" and "ZGC Minor". A
+         * major cycle of ZGC's warm-up rule is also `gc_major_warmup_cycle_s`: ZGC runs one as the heap in use first passes
+         * 10%, 20% and 30% of its soft maximum, three in all, and when the last falls depends on how fast the server's heap
+         * fills, not on its load at that moment, so a reader must see which phase it fell in (docs/JOURNAL.md, "The steady
+         * phase's major cycles are ZGC's warm-up rule").
          */
-        fun cycleMetric(gcName: String?): String = if (gcName.orEmpty().contains("Major")) "gc_major_cycle_s" else "gc_minor_cycle_s"
+        fun cycleMetrics(gcName: String?, cause: String?): List<String> = when {
+            !gcName.orEmpty().contains("Major") -> listOf("gc_minor_cycle_s")
+            cause == ZGC_WARMUP_CAUSE -> listOf("gc_major_cycle_s", "gc_major_warmup_cycle_s")
+            else -> listOf("gc_major_cycle_s")
+        }
+
+        /** The cause JFR gives a cycle of ZGC's warm-up rule (HotSpot's GCCause::_z_warmup). */
+        const val ZGC_WARMUP_CAUSE = "Warmup"
     }
 
     /**

@@ -50,10 +50,6 @@ class WireLatency private constructor(
      */
     @Volatile var onAnswer: ((atSeconds: Double, phase: String, endpoint: String, ms: Double) -> Unit)? = null
 
-    /** When the reader last paired an answer with its request (System.nanoTime); its start until the first. */
-    @Volatile var lastAnswerNs = System.nanoTime()
-        private set
-
     fun start() = reader.start()
 
     private fun read() {
@@ -67,7 +63,6 @@ class WireLatency private constructor(
             val at = clock.secondsAt(Instant.ofEpochSecond(0, answered.requestEpochNs))
             val phase = clock.phase(at)
             writer.row(at, phase, answered.endpoint, answered.nanos / 1e6)
-            lastAnswerNs = System.nanoTime()
             onAnswer?.invoke(at, phase, answered.endpoint, answered.nanos / 1e6)
         }
     }

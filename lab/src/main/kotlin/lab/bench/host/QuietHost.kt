@@ -28,6 +28,13 @@ object QuietHost {
      */
     const val OTHER_CORES_MARK_ABOVE = 0.25
 
+    /**
+     * The hypervisor may take up to the same quarter of a core from this VM (its steal time) before the run is marked: CPU
+     * the server and k6 wait for as they would for another process, but that no process table of this host shows, and
+     * that moved a whole run's figures here (docs/JOURNAL.md, "A pass's time").
+     */
+    const val STEAL_CORES_MARK_ABOVE = OTHER_CORES_MARK_ABOVE
+
     /** Long enough to see a busy process as busy, short enough to run between passes. */
     const val WINDOW_MS = 2_000L
 
@@ -55,6 +62,8 @@ object QuietHost {
         /** The 1-minute load average: runnable and uninterruptible tasks, averaged by the kernel. */
         val loadAverage1m: Double,
         val onlineCpus: Int,
+        /** Cores of this VM's CPU time the hypervisor gave to others over the window (/proc/stat's steal); 0 on bare metal. */
+        val stealCores: Double = 0.0,
         /** Lab programs running outside this harness's tree and its ancestors. */
         val otherLabRuns: List<LabProcess>,
     )
@@ -80,9 +89,11 @@ object QuietHost {
     /** The host over the next [windowMs], seen from process [self] (by default this harness). */
     fun read(windowMs: Long = WINDOW_MS, self: Long = ProcessHandle.current().pid()): Reading {
         val before = ProcessTable.read()
+        val statBefore = ProcStat.read()
         val startNs = System.nanoTime()
         Thread.sleep(windowMs)
         val after = ProcessTable.read()
+        val stat = ProcStat.read()
         val windowSeconds = (System.nanoTime() - startNs) / 1e9
         val ours = before.treeOf(self) + after.treeOf(self)
         // A lab program that started this one (a test JVM, the audit) waits for it: part of the same run.
@@ -94,7 +105,8 @@ object QuietHost {
             busiest = others.entries.sortedByDescending { it.value }.take(BUSIEST_NAMED)
                 .map { (pid, cores) -> ProcessCpu(pid, cores, describe(pid, after)) },
             loadAverage1m = parseLoadAverage1m(File("/proc/loadavg").readText()),
-            onlineCpus = ProcStat.read().byCpu.size,
+            onlineCpus = stat.byCpu.size,
+            stealCores = (stat.stealShare(statBefore) ?: 0.0) * stat.byCpu.size,
             otherLabRuns = after.processes.keys.filter { it !in oursOrAbove }
                 .mapNotNull { pid ->
                     ProcessTable.commandLine(pid)?.takeIf(::isLabRun)?.let {
@@ -135,6 +147,13 @@ object QuietHost {
                 add(
                     "other processes used $cores cores over ${decimals(0, reading.windowSeconds)} s, above $OTHER_CORES_MARK_ABOVE " +
                         "(busiest: $busiest): they compete with the server and k6; stop them and run again for figures that compare",
+                )
+            }
+            if (reading.stealCores > STEAL_CORES_MARK_ABOVE) {
+                add(
+                    "the hypervisor took ${decimals(2, reading.stealCores)} cores of this host's CPU over " +
+                        "${decimals(0, reading.windowSeconds)} s (steal time, above $STEAL_CORES_MARK_ABOVE): other tenants of " +
+                        "its machine are busy; run again later for figures that compare",
                 )
             }
             if (!betweenPasses && reading.loadAverage1m > reading.onlineCpus) {

@@ -59,6 +59,17 @@ class QuietHostTest {
     }
 
     @Test
+    fun `the hypervisor taking more than a quarter of a core marks the run, before it and between passes, and less does not`() {
+        val stolen = quiet.copy(stealCores = 0.5)
+        for (betweenPasses in listOf(false, true)) {
+            val check = QuietHost.judge(stolen, betweenPasses)
+            assertEquals(QuietHost.Verdict.MARK, check.verdict)
+            assertTrue("the hypervisor took 0.50 cores" in check.reasons.single(), "${check.reasons}")
+        }
+        assertEquals(QuietHost.Verdict.QUIET, QuietHost.judge(quiet.copy(stealCores = 0.2)).verdict)
+    }
+
+    @Test
     fun `a load average above the CPU count marks the run before it, but not between passes, where it still counts the last pass`() {
         val loaded = quiet.copy(loadAverage1m = 2.7)
         assertEquals(QuietHost.Verdict.MARK, QuietHost.judge(loaded).verdict)
