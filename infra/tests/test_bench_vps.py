@@ -271,12 +271,15 @@ def test_merged_percentiles_are_those_of_all_raw_samples(rehearsal, smoke_run):
 def test_the_server_host_times_each_request_on_its_private_interface_beneath_k6s_time(rehearsal, smoke_run):
     run = (rehearsal.results / "latest").resolve()
     for server in SERVERS:
-        wire = [float(row["ms"]) for row in csv.DictReader((run / server / "wire.csv").open()) if row["phase"] == row["endpoint"] == "json"]
+        # Every /json request of the pass, whatever its phase: the wire names a request's phase by the harness's clock and k6 by its
+        # own, so at a phase's edges the two put a few requests on different sides (10 of a phase's 400 once), where the pass's
+        # whole count is the same on both.
+        wire = [float(row["ms"]) for row in csv.DictReader((run / server / "wire.csv").open()) if row["endpoint"] == "json"]
         k6 = [
             float(row["metric_value"])
             for segment in ["0", "1"]
             for row in samples(run / server / "k6-segments" / segment / "k6-metrics.csv.gz")
-            if row["metric_name"] == "http_req_duration" and "endpoint=json" in row["extra_tags"].split("&")
+            if row["metric_name"] == "http_req_duration" and any(tag.startswith("endpoint=json") for tag in row["extra_tags"].split("&"))
         ]
         # The same requests, seen from both sides of the network: as many, and k6's time of each holds the wire's.
         unpaired = abs(len(wire) - len(k6))
