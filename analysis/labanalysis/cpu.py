@@ -126,7 +126,8 @@ def steal_cores(run: Run) -> stats.Across:
     """The host's CPU the hypervisor gave to others, in cores, a compared pass's mean over its seconds: across passes. The same
     for every server of a round in principle, since it is the host's; it says how far the run's figures are this host's at all
     (the harness marks a host check above QuietHost.STEAL_CORES_MARK_ABOVE)."""
-    means = [float(s.cpu["steal"].mean()) * host_cpus(run) for s in repeats.compared(run) if not s.cpu.empty and "steal" in s.cpu.columns]
+    cpus = host_cpus(run)
+    means = [float(s.cpu["steal"].mean()) * cpus for s in repeats.compared(run) if not s.cpu.empty and "steal" in s.cpu.columns]
     return stats.across([m for m in means if not math.isnan(m)])
 
 
