@@ -30,6 +30,7 @@ import lab.bench.load.Profile
 import lab.bench.load.SshHost
 import lab.bench.load.VegetaCurve
 import lab.handlers.Limits
+import lab.support.BuiltJars
 import lab.support.Catalogue
 import lab.support.FutexHash
 import lab.support.JvmFlags
@@ -38,6 +39,7 @@ import lab.support.ManifestFile
 import lab.support.NotAJdk
 import lab.support.Provenance
 import lab.support.RunFolder
+import lab.support.Stub
 import lab.support.serversOption
 import java.io.File
 import java.util.concurrent.CompletableFuture
@@ -122,6 +124,11 @@ private class BenchCommand : CliktCommand(name = "bench") {
     }
 
     private fun bench() {
+        // make bench-vps ships jars without their sources, and names the commit they came from (sourceCommit).
+        if (sourceCommit == null) {
+            val jars = listOf(File(repo, BuiltJars.LAB_JAR), File(repo, Stub.JAR)) + Catalogue.servers.map { it.jarIn(repo) }
+            BuiltJars.sourceNewerThan(repo, jars)?.let { throw BenchInputException(BuiltJars.refusal(repo, it)) }
+        }
         val profile = Profile.load(profilesDir ?: File(repo, "loadtests/profiles"), profileName)
         val jdk = Provenance.Jdk.read(serverJdk)
         if (!k6.canExecute()) throw BenchInputException("$k6 is not an executable k6; setup/k6.sh builds one")

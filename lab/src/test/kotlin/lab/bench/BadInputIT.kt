@@ -1,7 +1,10 @@
 package lab.bench
 
+import org.junit.jupiter.api.Test
+import org.junit.jupiter.api.io.TempDir
 import org.junit.jupiter.params.ParameterizedTest
 import org.junit.jupiter.params.provider.CsvSource
+import java.io.File
 import kotlin.test.assertEquals
 import kotlin.test.assertTrue
 
@@ -17,7 +20,29 @@ class BadInputIT {
     )
     fun `is refused in one line`(option: String, value: String, expected: String) {
         val harness = Harness("bad-input")
-        val exitCode = harness.await(harness.start(option, value), minutes = 1)
+        assertRefusedInOneLine(harness, harness.await(harness.start(option, value), minutes = 1), expected)
+    }
+
+    @Test
+    fun `jars packaged before a source of their checkout changed are refused in one line`(@TempDir checkout: File) {
+        val minuteAgoMs = System.currentTimeMillis() - 60_000
+        fun file(path: String, modifiedMs: Long, text: String = "") = File(checkout, path).apply {
+            parentFile.mkdirs()
+            writeText(text)
+            setLastModified(modifiedMs)
+        }
+        file("pom.xml", minuteAgoMs - 60_000, "<modules><module>lab</module></modules>")
+        file("lab/target/lab.jar", minuteAgoMs)
+        file("lab/src/main/kotlin/Changed.kt", System.currentTimeMillis())
+        val harness = Harness("stale-jars")
+        assertRefusedInOneLine(
+            harness,
+            harness.await(harness.start("--repo", checkout.path), minutes = 1),
+            "lab/src/main/kotlin/Changed.kt changed after the jars were built, so they are not this checkout's code: run `make clean build`",
+        )
+    }
+
+    private fun assertRefusedInOneLine(harness: Harness, exitCode: Int, expected: String) {
         val output = harness.log.readLines().filterNot { it.startsWith("WARNING") }
         assertEquals(2, exitCode, "$output")
         assertEquals(1, output.size, "one line: $output")
