@@ -49,13 +49,27 @@ def test_no_measured_figure_stands_outside_a_published_block(document):
     assert not stray, f"{document} quotes figures outside a headline block: {stray}"
 
 
+def sources(headline: Path) -> list[str]:
+    """The lines naming the runs a headline comes from: its first, or, for `make headline A=… B=…`, its A and B lines."""
+    lines = headline.read_text().splitlines()
+    if lines[0].startswith("A: "):
+        return [line.removeprefix("A: ").removeprefix("B: ") for line in lines if line.startswith(("A: ", "B: "))]
+    return lines[:1]
+
+
 @pytest.mark.parametrize("headline", sorted(RESULTS.glob("*.md")), ids=lambda p: p.name)
-def test_a_committed_headline_comes_from_a_run_this_analysis_reads(headline):
-    first = headline.read_text().splitlines()[0]
-    source = SOURCE.match(first)
-    assert source, f"{headline.name} does not open with make headline's source line: {first[:120]}"
-    assert int(source["format"]) == FORMAT_VERSION
-    assert "uncommitted" not in source["commit"], f"{headline.name} is from a run of uncommitted code"
+def test_a_committed_headline_comes_from_runs_this_analysis_reads(headline):
+    for line in sources(headline):
+        source = SOURCE.match(line)
+        assert source, f"{headline.name} does not open with make headline's source line: {line[:120]}"
+        assert int(source["format"]) == FORMAT_VERSION
+        assert "uncommitted" not in source["commit"], f"{headline.name} is from a run of uncommitted code"
+
+
+def test_a_comparisons_headline_names_both_runs(tmp_path):
+    comparison = tmp_path / "a-vs-b.md"
+    comparison.write_text("A: From `a` (local profile, 1234567, run-folder format 1), made by `x`.\n\nB: From `b` (...).\n")
+    assert sources(comparison) == ["From `a` (local profile, 1234567, run-folder format 1), made by `x`.", "From `b` (...)."]
 
 
 def test_the_committed_headlines_exist():
