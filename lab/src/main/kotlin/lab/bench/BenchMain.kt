@@ -39,7 +39,6 @@ import lab.support.ManifestFile
 import lab.support.NotAJdk
 import lab.support.Provenance
 import lab.support.RunFolder
-import lab.support.Stub
 import lab.support.serversOption
 import java.io.File
 import java.util.concurrent.CompletableFuture
@@ -125,10 +124,7 @@ private class BenchCommand : CliktCommand(name = "bench") {
 
     private fun bench() {
         // make bench-vps ships jars without their sources, and names the commit they came from (sourceCommit).
-        if (sourceCommit == null) {
-            val jars = listOf(File(repo, BuiltJars.LAB_JAR), File(repo, Stub.JAR)) + Catalogue.servers.map { it.jarIn(repo) }
-            BuiltJars.sourceNewerThan(repo, jars)?.let { throw BenchInputException(BuiltJars.refusal(repo, it)) }
-        }
+        if (sourceCommit == null) BuiltJars.refusalForRun(repo, Catalogue.servers)?.let { throw BenchInputException(it) }
         val profile = Profile.load(profilesDir ?: File(repo, "loadtests/profiles"), profileName)
         val jdk = Provenance.Jdk.read(serverJdk)
         if (!k6.canExecute()) throw BenchInputException("$k6 is not an executable k6; setup/k6.sh builds one")

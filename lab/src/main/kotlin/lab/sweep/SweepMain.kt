@@ -26,7 +26,6 @@ import lab.support.NotAJdk
 import lab.support.Provenance
 import lab.support.RunFolder
 import lab.support.ServerEntry
-import lab.support.Stub
 import lab.support.serversOption
 import java.io.File
 import java.util.Locale
@@ -89,8 +88,7 @@ private class SweepCommand(private val argv: List<String>) : CliktCommand(name =
         }
         if (!wrkBinary.canExecute()) throw UsageError("--wrk: ${wrkBinary.path} is not an executable; setup/wrk.sh installs wrk")
         servers.map { it.jarIn(repo) }.firstOrNull { !it.isFile }?.let { throw UsageError("${it.path} is missing; run `make build` first") }
-        val jars = listOf(File(repo, BuiltJars.LAB_JAR), File(repo, Stub.JAR)) + servers.map { it.jarIn(repo) }
-        BuiltJars.sourceNewerThan(repo, jars)?.let { throw UsageError(BuiltJars.refusal(repo, it)) }
+        BuiltJars.refusalForRun(repo, servers)?.let { throw UsageError(it) }
 
         val profile = Profile.load(File(repo, "loadtests/profiles"), BENCH_PROFILE)
         val limits = HostLimits.read()

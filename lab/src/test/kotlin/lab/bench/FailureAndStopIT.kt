@@ -16,14 +16,7 @@ class FailureAndStopIT {
     fun `a server killed mid-run is recorded as failed with what it measured, and the next server still runs`() {
         val harness = Harness("server-dies")
         // The shortest whole pass: the next server's needs only to run.
-        val process = harness.start(
-            "--profiles",
-            File(harness.root, "lab/src/test/resources/profiles").path,
-            "--profile",
-            "brief",
-            "--servers",
-            Catalogue.names.take(2).joinToString(","),
-        )
+        val process = harness.startTestProfile("brief", "--servers", Catalogue.names.take(2).joinToString(","))
         // The passes run in a shuffled order, which the manifest gives before the first starts.
         harness.waitUntil("the pass order in the manifest", seconds = 90) {
             runCatching { harness.manifest().passOrder.size == 2 }.getOrDefault(false)
@@ -52,14 +45,7 @@ class FailureAndStopIT {
     fun `a stub killed mid-dashboard is marked on its pass, with its failed dashboards counted, and the next pass runs`() {
         val harness = Harness("stub-dies")
         // A dashboard phase of 12 s: the kill below lands in its first 2 s, with 10 s of it left, instead of racing a 2 s phase.
-        val process = harness.start(
-            "--profiles",
-            File(harness.root, "lab/src/test/resources/profiles").path,
-            "--profile",
-            "long-dashboard",
-            "--servers",
-            Catalogue.names.take(2).joinToString(","),
-        )
+        val process = harness.startTestProfile("long-dashboard", "--servers", Catalogue.names.take(2).joinToString(","))
         harness.waitUntil("the pass order in the manifest", seconds = 90) {
             runCatching { harness.manifest().passOrder.size == 2 }.getOrDefault(false)
         }

@@ -26,6 +26,10 @@ class Harness(name: String) {
         ).redirectErrorStream(true).redirectOutput(log).start()
     }
 
+    /** [start] on a profile of the tests' own (`lab/src/test/resources/profiles/<profile>.json`), with [more] after it. */
+    fun startTestProfile(profile: String, vararg more: String): Process =
+        start("--profiles", File(root, "lab/src/test/resources/profiles").path, "--profile", profile, *more)
+
     /** Waits for [process] to exit, failing the test with the harness's log if it takes over [minutes]. */
     fun await(process: Process, minutes: Long): Int {
         if (!process.waitFor(minutes, TimeUnit.MINUTES)) {

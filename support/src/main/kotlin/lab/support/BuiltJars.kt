@@ -29,6 +29,15 @@ object BuiltJars {
         }.maxByOrNull { it.lastModified() }
     }
 
+    /**
+     * The one-line refusal for a run of [servers] from [repo]'s checkout (the harness, the stub and each server's jar), or
+     * null when its jars are this checkout's.
+     */
+    fun refusalForRun(repo: File, servers: List<ServerEntry>): String? {
+        val jars = listOf(File(repo, LAB_JAR), File(repo, Stub.JAR)) + servers.map { it.jarIn(repo) }
+        return sourceNewerThan(repo, jars)?.let { refusal(repo, it) }
+    }
+
     /** The one-line refusal for a [source] newer than the jars, naming what to run instead. */
     fun refusal(repo: File, source: File): String =
         "${source.relativeTo(repo)} changed after the jars were built, so they are not this checkout's code: " +
