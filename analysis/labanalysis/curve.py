@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from dataclasses import dataclass
 
 import pandas as pd
@@ -25,7 +26,7 @@ import pandas as pd
 from . import cpu, k6gc, latency, repeats, zgc
 from .curve_sent import k6_figures, vegeta_figures
 from .curve_verdicts import cpu_slopes, highest_sustained, judged
-from .run import Run, ServerRun
+from .run import Run, ServerRun, load_run
 
 ENDPOINTS = ("json", "dashboard")
 STEP_PHASE = re.compile(r"^(?P<endpoint>[a-z]+)-at-(?P<rate>\d+)$")
@@ -55,6 +56,7 @@ COLUMNS = [
     "k6_cores",
     "vegeta_cores",
     "load_others_cores",
+    "load_steal_cores",
     "server_files_max",
     "files_limit",
     "k6_gc_ms",
@@ -78,6 +80,7 @@ FIGURES = {
     "server CPU busy (%)": ("server_busy_percent", True),
     "load CPU busy (%)": ("load_busy_percent", True),
     "other processes on the load CPUs (cores)": ("load_others_cores", True),
+    "stolen from the load CPUs by the hypervisor (cores)": ("load_steal_cores", True),
     "the server's JIT compilers (cores)": ("server_jit_cores", True),
 }
 
@@ -170,6 +173,7 @@ def step_row(run: Run, server: ServerRun, step: Step) -> dict:
         else pd.Series(dtype=float)
     )
     seconds = cpu.in_phase(server, step.phase) if not server.cpu.empty else pd.DataFrame()
+    load_cpus = len(run.manifest.get("cpuSplit", {}).get("loadCpus", []))
     row = {
         "endpoint": step.endpoint,
         "offered_per_s": step.rate_per_s,
@@ -195,7 +199,8 @@ def step_row(run: Run, server: ServerRun, step: Step) -> dict:
         "load_busy": mean(seconds, "load_cpus_busy"),
         "k6_cores": mean(seconds, "k6"),
         "vegeta_cores": mean(seconds, "vegeta"),
-        "load_others_cores": others_on_load(seconds, len(run.manifest.get("cpuSplit", {}).get("loadCpus", []))),
+        "load_others_cores": others_on_load(seconds, load_cpus),
+        "load_steal_cores": steal_on_load(seconds, load_cpus),
         "server_files_max": files_max(server, step),
         "files_limit": float(run.manifest.get("limits", {}).get("openFilesHard", math.nan)),
         # k6 collecting its heap stops its requests: a step it fell in measures k6 as much as the server (k6gc).
@@ -229,13 +234,65 @@ LOAD_PROCESSES = ("k6", "vegeta", "stub", "harness")
 
 
 def others_on_load(seconds: pd.DataFrame, load_cpus: int) -> float:
-    """Cores of the load's CPUs that none of the lab's processes used, on average over `seconds` (cpu.csv's rows): another program
-    on the host. `load_cpus_busy` counts every process, so a step in which this is more than noise measured the host as well as the
-    load generator, and its "which side ran out" with it. NaN where the load had no CPUs of its own on this host."""
+    """Cores of the load's CPUs that none of the lab's processes used and the hypervisor did not steal, on average over `seconds`
+    (cpu.csv's rows): another program on the host. `load_cpus_busy` counts every process and the stolen time, so a step in which
+    this or steal_on_load is more than noise measured the host as well as the load generator, and its "which side ran out" with
+    it. In a run from before cpu.csv's `load_cpus_steal`, the stolen time is in this figure: in two runs of 12 passes it was most
+    of it (docs/JOURNAL.md, "Another program was the hypervisor"). NaN where the load had no CPUs of its own on this host."""
     if not load_cpus or seconds.empty or "load_cpus_busy" not in seconds.columns:
         return math.nan
     lab = sum((seconds[c].fillna(0.0) for c in LOAD_PROCESSES if c in seconds.columns), pd.Series(0.0, index=seconds.index))
-    return float((seconds["load_cpus_busy"] * load_cpus - lab).mean())
+    stolen = seconds["load_cpus_steal"].fillna(0.0) if "load_cpus_steal" in seconds.columns else 0.0
+    return float(((seconds["load_cpus_busy"] - stolen) * load_cpus - lab).mean())
+
+
+def steal_on_load(seconds: pd.DataFrame, load_cpus: int) -> float:
+    """Cores of the load's CPUs the hypervisor stole, on average over `seconds`: time in which neither the load generator nor
+    anything else could run there. NaN in a run from before cpu.csv's `load_cpus_steal`, or without load CPUs of its own."""
+    if not load_cpus or seconds.empty or "load_cpus_steal" not in seconds.columns or seconds["load_cpus_steal"].isna().all():
+        return math.nan
+    return float(seconds["load_cpus_steal"].mean() * load_cpus)
+
+
+def host_on_load_per_pass(runs: list[Run]) -> pd.DataFrame:
+    """Per compared pass, over all its seconds: the cores of the load's CPUs none of the lab's processes used (others_on_load), the
+    hypervisor's steal on them (cpu.csv's load_cpus_steal; in a run from before it, the host's steal, cpu.csv's `steal`, as if even
+    over its CPUs), and how closely the two moved together second by second (Pearson's r). Where r is high and the first is about
+    the second, the other program was the hypervisor."""
+    rows = []
+    for run, server, base in repeats.each_pass(runs):
+        load_cpus = len(run.manifest.get("cpuSplit", {}).get("loadCpus", []))
+        seconds = server.cpu
+        if not load_cpus or seconds.empty or "load_cpus_busy" not in seconds.columns:
+            continue
+        per_second = [others_on_load(seconds.iloc[[i]], load_cpus) for i in range(len(seconds))]
+        measured = "load_cpus_steal" in seconds.columns and seconds["load_cpus_steal"].notna().any()
+        stolen = seconds["load_cpus_steal"] * load_cpus if measured else seconds["steal"] * load_cpus
+        if measured:
+            # others_on_load left the steal out; add it back to set the two side by side.
+            per_second = [o + (0.0 if math.isnan(st) else st) for o, st in zip(per_second, stolen, strict=True)]
+        both = pd.DataFrame({"others": per_second, "stolen": stolen.to_numpy()}).dropna()
+        r = float(both["others"].corr(both["stolen"])) if len(both) > 2 else math.nan
+        rows.append(
+            {
+                **base,
+                "unexplained_cores": float(both["others"].mean()),
+                "stolen_cores": float(both["stolen"].mean()),
+                "steal_measured_on_load_cpus": measured,
+                "r": r,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def main(argv: list[str]) -> int:
+    """`python -m labanalysis.curve <run folder>...`: each compared pass's host on the load's CPUs (host_on_load_per_pass), as
+    CSV on stdout."""
+    if not argv:
+        print("usage: python -m labanalysis.curve <run folder> [<run folder> ...]", file=sys.stderr)
+        return 2
+    host_on_load_per_pass([load_run(folder) for folder in argv]).to_csv(sys.stdout, index=False, float_format="%.3f")
+    return 0
 
 
 def mean(frame: pd.DataFrame, column: str) -> float:
@@ -290,3 +347,7 @@ def across_passes(per_step: pd.DataFrame, figure: str) -> pd.DataFrame:
     column, _ = FIGURES[figure]
     ladder = per_step[~per_step["searched"].astype(bool)] if "searched" in per_step.columns else per_step
     return repeats.per_server(ladder.assign(value=ladder[column]), value="value", by=("endpoint", "offered_per_s"))
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -30,7 +30,8 @@ from .show import number
 KIB = 1 << 10
 
 # The grid's headline figures, by their keys (perpass computes each, once per pass; a table shows each one's label). Memory per
-# socket is the live heap, RSS and PSS from memory.csv's snapshots after a full GC.
+# socket is what it holds (the live heap, native and kernel memory), RSS and PSS from memory.csv's snapshots after a full GC.
+HELD = perpass.HELD.key
 PSS = perpass.PSS.key
 LIVE_HEAP = perpass.LIVE_HEAP.key
 RSS = perpass.RSS.key
@@ -43,7 +44,7 @@ CPU = perpass.CPU.key
 JSON_SUSTAINED = perpass.JSON_SUSTAINED.key
 DASHBOARD_SUSTAINED = perpass.DASHBOARD_SUSTAINED.key
 BUYS = {JSON_SUSTAINED, DASHBOARD_SUSTAINED}
-HEADLINES = [PSS, RSS, LIVE_HEAP, JSON_P99, JSON_WIRE_P99, DASHBOARD_P99, THREADS, CPU, JSON_SUSTAINED, DASHBOARD_SUSTAINED]
+HEADLINES = [HELD, PSS, RSS, LIVE_HEAP, JSON_P99, JSON_WIRE_P99, DASHBOARD_P99, THREADS, CPU, JSON_SUSTAINED, DASHBOARD_SUSTAINED]
 UNITS = {f.key: f.unit for f in perpass.FIGURES}
 
 MODEL_WORDS = {"coroutine": "coroutines", "virtual": "virtual threads", "platform": "platform threads"}

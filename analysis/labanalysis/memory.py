@@ -170,6 +170,12 @@ MEASURES = {
     "RSS": ["rss"],
     "PSS": ["pss"],
 }
+# What an idle socket holds, in all: its live heap, its native memory and the kernel's, each fitted through the same snapshots, so
+# its line is the sum of theirs. PSS holds more than that under ZGC with -Xms at -Xmx: every heap page a cycle has touched since
+# the start, which in one pass and the next took one of two levels (jetty-virtual 17.5 or 30.9 KiB a socket, its live heap 14.3
+# in both; FINDINGS.md, the harness's findings). The parts repeat; the touched pages do not.
+HELD = "held: live heap + native + kernel"
+HELD_PARTS = ("live heap", "native (NMT, not the heap)", "kernel memory")
 # The phases whose snapshots a line is fitted through: the one before the first socket, and each socket step's end. A snapshot
 # taken under request load (json, dashboard) would add what the requests hold, not the sockets.
 SNAPSHOT_PHASES = ("startup", STEP_PREFIX)
@@ -213,6 +219,7 @@ def snapshots(server: ServerRun) -> pd.DataFrame:
         elif len(present) < len(parts):
             present = []  # NMT writes every category or none: a sum of some would be no measure
         wide[measure] = wide[present].sum(axis=1, min_count=len(present)) if present else math.nan
+    wide[HELD] = wide[list(HELD_PARTS)].sum(axis=1, min_count=len(HELD_PARTS))
     return wide
 
 
@@ -224,7 +231,7 @@ def component_fits(server: ServerRun) -> dict[str, LineFit]:
 
 
 def per_socket_fit(server: ServerRun, measure: str) -> LineFit:
-    """A pass's line of `measure` (MEASURES) against open sockets, through memory.csv's snapshots; no line (NaN) where the pass has
+    """A pass's line of `measure` (MEASURES, or HELD) against open sockets, through memory.csv's snapshots; no line (NaN) where the pass has
     fewer than two snapshots of it (its memory.csv is missing or cut short, which its problems say)."""
     points = snapshots(server)
     if measure in points.columns and points[measure].notna().sum() >= 2:

@@ -8,7 +8,7 @@ import math
 import pandas as pd
 
 from .arms import catalogue_only
-from .grid import BUYS, MODEL_WORDS, PSS, RSS, UNITS, engine_effects, missing_engine_effect, missing_model_effect, model_effects
+from .grid import BUYS, HELD, MODEL_WORDS, PSS, RSS, UNITS, engine_effects, missing_engine_effect, missing_model_effect, model_effects
 from .perpass import label
 from .show import number
 
@@ -17,9 +17,9 @@ def summary_sentence(passes: pd.DataFrame, figure: str | None = None) -> str:
     """One sentence: what the model costs and what the engine costs in `figure` (a perpass.Figure key, named by its label), each
     with its figure and how sure it is.
 
-    Without a figure: PSS per socket where the passes measured it (all the memory the process maps for a socket: heap, thread
-    stacks, native; the kernel's socket buffers are not mapped and have a figure of their own), else RSS. The live heap alone would
-    hide most of what a platform thread costs: its stack.
+    Without a figure: the memory a socket holds where the passes measured it (its live heap, native memory with a platform
+    thread's stack, and the kernel's: memory.HELD), else PSS (what the process has resident, with heap pages its collector touched
+    and no longer uses), else RSS. The live heap alone would hide most of what a platform thread costs: its stacks.
 
     The model's cost is read on the engine that runs the most models, as the largest difference between
     two of them; the engine's as the largest difference between two engines under one model. A cost this
@@ -28,7 +28,7 @@ def summary_sentence(passes: pd.DataFrame, figure: str | None = None) -> str:
     # What a model and an engine cost is read on the servers as the lab runs them; an arm is set against its own server apart.
     passes = catalogue_only(passes)
     if figure is None:
-        figure = PSS if passes.loc[passes["figure"] == PSS, "value"].notna().any() else RSS
+        figure = next((f for f in (HELD, PSS) if passes.loc[passes["figure"] == f, "value"].notna().any()), RSS)
     unit = UNITS.get(figure, "")
     # A cost is the larger figure's; a rate the larger figure buys.
     verb = "buys" if figure in BUYS else "costs"

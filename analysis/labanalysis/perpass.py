@@ -39,6 +39,7 @@ NATIVE = Figure("native_per_socket_kib", "native memory (NMT, not the heap) per 
 KERNEL = Figure("kernel_per_socket_kib", "kernel memory per idle socket (KiB)", "KiB", settings=PER_SOCKET)
 RSS = Figure("rss_per_socket_kib", "RSS per idle socket (KiB)", "KiB", settings=PER_SOCKET)
 PSS = Figure("pss_per_socket_kib", "PSS per idle socket (KiB)", "KiB", settings=PER_SOCKET)
+HELD = Figure("held_per_socket_kib", "memory an idle socket holds (live heap + native + kernel, KiB)", "KiB", settings=PER_SOCKET)
 # What the steady /json phase's figures depend on besides: its rate, and the load generator that offered it (k6 unless the profile's
 # jsonGenerator says vegeta), whose own delays are in its timings and whose pacing is in what the server was sent.
 JSON_STEADY = ("jsonRatePerSecond", "jsonGenerator", *UNDER_LOAD)
@@ -110,9 +111,11 @@ CURVE = {
     DASHBOARD_CAPACITY: ("dashboard", "served_per_cpu"),
 }
 
-# The memory a socket really takes leads (PSS: the process's resident pages, shared ones split among the processes that map them),
-# then RSS, then the parts the snapshots split it into. The live heap alone leaves out a platform thread's stack.
+# The memory a socket holds leads (memory.HELD: its parts' sum, a platform thread's stack and kernel stack with them, where the
+# live heap alone leaves both out), then what the process has resident (PSS: its pages, shared ones split among the processes
+# that map them; then RSS), then the parts.
 FIGURES = [
+    HELD,
     PSS,
     RSS,
     LIVE_HEAP,
@@ -135,7 +138,7 @@ FIGURES = [
 ]
 BY_KEY = {f.key: f for f in FIGURES}
 # The memory measures (memory.MEASURES) each per-socket figure is.
-MEMORY = {LIVE_HEAP: "live heap", NATIVE: "native (NMT, not the heap)", KERNEL: "kernel memory", RSS: "RSS", PSS: "PSS"}
+MEMORY = {HELD: memory.HELD, LIVE_HEAP: "live heap", NATIVE: "native (NMT, not the heap)", KERNEL: "kernel memory", RSS: "RSS", PSS: "PSS"}
 # The latencies k6 timed, which a load generator short of CPU delays (cpu.bottleneck); a saturated server (cpu.saturated) delays
 # those and the wire's alike.
 LATENCY = [JSON_P50, JSON_P99, DASHBOARD_P99]

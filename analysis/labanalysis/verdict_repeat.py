@@ -3,7 +3,8 @@
 A reader trusts a verdict that a second run on the same host, made back to back, would give again: the same models named in every
 cell (or none), by a lead that moved little, the engine effect likewise, and each server's capacity per CPU where the first run put
 it. "Moved little" is stats.repeated's rule. A cell that named no model in either run claims no order, and so repeats whatever order
-its medians came in. `make compare` and `make headline A= B=` open with these two tables.
+its medians came in; nor does a pair of models named together claim one between them. `make compare` and `make headline A= B=`
+open with these two tables.
 """
 
 from __future__ import annotations
@@ -40,7 +41,10 @@ def _model_cell(a: verdict.Verdict, b: verdict.Verdict) -> dict:
         return {**said, "B / A": "", "repeated": "no: another model named" if a.picks and b.picks else "no: a model named in one run only"}
     if not a.picks:
         return {**said, "B / A": "", "repeated": "yes: no model named in either"}
-    if (a.leader, a.runner_up) != (b.leader, b.runner_up):
+    # Two models named together led each other by less than a second run may move a figure: their order is no claim, and the lead
+    # that named them is the pair's over the first model left.
+    ranked = (a.runner_up,) if len(a.picks) > 1 else (a.leader, a.runner_up)
+    if ranked != ((b.runner_up,) if len(b.picks) > 1 else (b.leader, b.runner_up)):
         return {**said, "B / A": "", "repeated": "no: the models ranked otherwise"}
     return {**said, **_factor_moved(a.ratio, b.ratio)}
 

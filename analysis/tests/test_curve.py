@@ -240,6 +240,31 @@ def test_a_steps_compilers_are_the_mean_of_its_seconds_server_jit_and_unknown_in
     assert steps.loc[100, "server_jit_cores"] == 0.0
 
 
+def test_what_the_host_took_of_the_load_cpu_over_a_pass_is_set_beside_the_hypervisors_steal(fixture_copy):
+    # One load CPU: in every second, 0.1 core more busy than the lab's processes, all of it stolen in the even seconds.
+    folder = fixture_copy(*FIXTURE)
+    seconds = pd.read_csv(folder / "vthread" / "cpu.csv")
+    lab = seconds[["k6", "stub", "harness"]].fillna(0.0).sum(axis=1)
+    seconds["load_cpus_busy"] = lab + 0.1
+    seconds["steal"] = [0.05 if i % 2 == 0 else 0.0 for i in range(len(seconds))]  # of the host's two CPUs: taken as 0.05 core of each
+    seconds.to_csv(folder / "vthread" / "cpu.csv", index=False)
+
+    before = curve.host_on_load_per_pass([run.load_run(folder)]).iloc[0]
+    assert before["unexplained_cores"] == pytest.approx(0.1, abs=1e-3)
+    assert before["stolen_cores"] == pytest.approx(0.05 * math.ceil(len(seconds) / 2) / len(seconds), abs=1e-3)
+    assert not before["steal_measured_on_load_cpus"]
+
+    # Where cpu.csv measured the load CPU's own steal, others_on_load leaves it out, and the table adds it back beside it.
+    seconds["load_cpus_steal"] = seconds["steal"] * 2
+    seconds.to_csv(folder / "vthread" / "cpu.csv", index=False)
+    after = curve.host_on_load_per_pass([run.load_run(folder)]).iloc[0]
+    assert after["steal_measured_on_load_cpus"]
+    assert after["unexplained_cores"] == pytest.approx(0.1, abs=1e-3)
+    assert after["stolen_cores"] == pytest.approx(0.1 * math.ceil(len(seconds) / 2) / len(seconds), abs=1e-3)
+    assert curve.others_on_load(seconds.iloc[[0]], load_cpus=1) == pytest.approx(0.0, abs=1e-3)
+    assert curve.others_on_load(seconds.iloc[[1]], load_cpus=1) == pytest.approx(0.1, abs=1e-3)
+
+
 def test_a_steps_major_gc_seconds_are_the_major_cycles_overlapping_its_seconds_and_unknown_in_a_run_from_before_them(fixture_copy):
     folder = fixture_copy(*FIXTURE)
     assert curve.per_step([run.load_run(folder)])["server_gc_major_s"].isna().all()
@@ -376,6 +401,16 @@ def test_what_else_ran_on_the_load_cpus_is_their_busy_cores_less_the_labs_own_pr
     # A second with vegeta idle (an empty cell) counts it as 0, not as a gap.
     assert curve.others_on_load(seconds.assign(vegeta=[math.nan, math.nan]), load_cpus=2) == pytest.approx(0.5)
     assert math.isnan(curve.others_on_load(seconds, load_cpus=0)), "no load CPUs of its own: not known"
+    # A run from before cpu.csv's load_cpus_steal cannot tell the hypervisor from another program.
+    assert math.isnan(curve.steal_on_load(seconds, load_cpus=2))
+
+
+def test_time_the_hypervisor_stole_from_the_load_cpus_is_no_other_programs():
+    # The same second with 5% of the two CPUs stolen: 0.1 cores of the 0.2 were the hypervisor's.
+    seconds = pd.DataFrame({"load_cpus_busy": [0.6], "load_cpus_steal": [0.05], "k6": [0.5], "vegeta": [0.3], "stub": [0.1], "harness": [0.1]})
+
+    assert curve.steal_on_load(seconds, load_cpus=2) == pytest.approx(0.1)
+    assert curve.others_on_load(seconds, load_cpus=2) == pytest.approx(0.1)
 
 
 def test_a_step_in_which_the_server_reached_its_open_files_limit_is_not_judged_and_the_rate_below_is_a_lower_bound():
@@ -399,7 +434,22 @@ def test_a_step_that_failed_while_another_program_used_the_load_cpus_is_not_judg
     steps = pd.DataFrame([_step(1000, load_others_cores=0.07), _step(1500, wire_p99_ms=37.5, load_others_cores=0.24), _step(2000)])
 
     assert list(steps["judged"]) == [True, False, True]
-    assert "not judged: another program used 0.24 cores of the load's CPUs" in steps.iloc[1]["why_not"]
+    assert "not judged: another program, or the hypervisor, took 0.24 cores of the load's CPUs" in steps.iloc[1]["why_not"]
     assert curve_verdicts.highest_sustained(steps).iloc[0]["highest_sustained_per_s"] == 2000
     # A step that held is sustained whatever else ran: there is nothing to put down to the host.
     assert _step(1000, load_others_cores=0.3)["sustained"]
+    # Where cpu.csv says what the hypervisor stole, the two are named apart, and their sum is what the host took.
+    stolen = _step(1500, wire_p99_ms=37.5, load_others_cores=0.04, load_steal_cores=0.09)
+    assert not stolen["judged"]
+    assert "not judged: the host took 0.13 cores of the load's CPUs (the hypervisor 0.09, other programs 0.04)" in stolen["why_not"]
+    assert _step(1500, wire_p99_ms=37.5, load_others_cores=0.04, load_steal_cores=0.05)["judged"], "0.09 cores: within noise"
+
+
+def test_a_step_that_failed_with_the_servers_cpu_full_is_the_servers_whatever_the_host_took_of_the_load_cpus():
+    # make bench, 20261203-120533-local, jetty-platform: /dashboard at 400/s, the server 94% busy of its budget, 165 dropped and
+    # 193 failed, while the hypervisor took 0.13 cores of the load's CPU: the server had no CPU left to give.
+    full = _step(400, server_busy=0.94, dropped=165.0, failed=193.0, wire_p99_ms=13_364.0, load_others_cores=0.13)
+
+    assert full["judged"] and not full["sustained"]
+    assert full["ran_out"] == "server"
+    assert "not judged" not in full["why_not"]

@@ -57,6 +57,18 @@ def test_a_model_is_judged_on_the_engine_that_runs_the_most_models_and_the_engin
     assert sockets["the engine"] == "coroutines: Ktor 3.5.2 on Netty 4.2.20 2.80x [2.80, 2.80] over Jetty 12.1.12"
 
 
+def test_idle_sockets_are_judged_on_what_a_socket_holds_not_on_pss_where_a_pass_measured_both():
+    # PSS carries heap pages the collector touched and no longer uses: here it ranks virtual threads first, what they hold does not.
+    held = passes(perpass.HELD, MEMORY)
+    pss = passes(perpass.PSS, {**MEMORY, "jetty-coroutine": 30.0})
+    table = verdict.table(pd.concat([held, pss]))
+
+    sockets = row(table, "many idle sockets")
+    assert sockets["judged on"] == "memory an idle socket holds (live heap + native + kernel, KiB)"
+    assert sockets["the model to pick"] == "coroutines"
+    assert verdict.table(pss).set_index("work").loc["many idle sockets", "the model to pick"] == "virtual threads"
+
+
 def test_an_engine_that_measured_nothing_is_named_as_not_measured_not_as_no_engine_effect():
     # Ktor's capacity had no fit in any pass (its path still compiling, one step held): the engine effect is unknown, not absent.
     capacity = perpass.DASHBOARD_CAPACITY

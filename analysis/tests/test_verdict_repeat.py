@@ -56,6 +56,17 @@ def test_two_models_named_together_in_one_run_and_one_alone_in_the_other_did_not
     assert sockets["repeated"] == "no: another model named"
 
 
+def test_two_models_named_together_in_both_runs_repeat_in_either_order_by_the_pairs_lead_over_the_rest():
+    a = run(flips={("jetty-virtual", 2): 10.0})
+    b = run(memory={**MEMORY, "jetty-coroutine": 17.5, "jetty-virtual": 14.0}, flips={("jetty-coroutine", 2): 10.0})
+    table = verdict_repeat.cells(a, b)
+
+    sockets = cell(table, "many idle sockets")
+    assert sockets["A"].startswith("coroutines or virtual threads, virtual threads 3.43x")
+    assert sockets["B"].startswith("virtual threads or coroutines, coroutines 3.43x")
+    assert (sockets["B / A"], sockets["repeated"]) == ("1.00x", "yes: within 15%")
+
+
 def test_two_runs_that_named_no_model_repeat_whichever_came_first():
     # Coroutines and virtual threads within 7% of each other, and of platform threads: no model named, in either order.
     close = {**MEMORY, "jetty-virtual": 15.0, "jetty-platform": 16.0}

@@ -13,7 +13,7 @@ import java.util.concurrent.TimeUnit
 /**
  * Samples who used the host's CPU once a second into `cpu.csv`: the cores each process of the
  * run used (the server, k6, the stub, the harness), the share the hypervisor stole, and how busy
- * the server's and the load's CPU sets were. The JVM's own CPU figures (JFR) cannot say whether
+ * the server's and the load's CPU sets were, and of the load's, how much the hypervisor stole. The JVM's own CPU figures (JFR) cannot say whether
  * the load generator, not the server, was the bottleneck; these can.
  *
  * A role's cell is empty while it has no process on this host (k6 on load generators) and once
@@ -53,6 +53,11 @@ class CpuSampler(
         val serverThrottledS: Double? = null,
         /** The cores the server's JIT compiler threads used ([CompilerThreads]), of [serverCores]; null before its second reading. */
         val serverJitCores: Double? = null,
+        /**
+         * The share of the load's CPUs the hypervisor stole, of [loadCpusBusy]: what of the load's CPUs neither the lab's processes
+         * nor any other program used, though they were not free. Null without a [split].
+         */
+        val loadCpusSteal: Double? = null,
     )
 
     /** The last row written, for the progress line; null before the first second is over. */
@@ -121,6 +126,7 @@ class CpuSampler(
                 serverThrottledS = throttledNs?.let { now -> throttledBeforeNs?.let { (now - it) / 1e9 } },
                 // After cores(SERVER): a server that has exited is no longer tracked, and has no compilers.
                 serverJitCores = serverCompilers?.takeIf { tracked[Role.SERVER] != null }?.coresSinceLast(nowNs),
+                loadCpusSteal = split?.let { s -> before?.let { stat.stealShare(it, s.loadCpus) } },
             )
             latest = row
             synchronized(rows) { rows += row }
@@ -164,6 +170,7 @@ class CpuSampler(
             cell(row.serverBudgetCores),
             cell(row.serverThrottledS),
             cell(row.serverJitCores),
+            cell(row.loadCpusSteal),
         )
 
         private fun cell(value: Double?): String? = value?.let { String.format(Locale.ROOT, "%.3f", it) }

@@ -47,8 +47,16 @@ class ProcStat(val all: Ticks, val byCpu: Map<Int, Ticks>) {
      * The share (0..1) of [cpus]' time since [earlier] that was busy; null if none of them is in
      * both readings (a CPU taken offline in between drops out).
      */
-    fun busyShare(earlier: ProcStat, cpus: Collection<Int>): Double? =
-        share(cpus.mapNotNull { cpu -> byCpu[cpu]?.let { now -> earlier.byCpu[cpu]?.let { now - it } } }) { it.busy }
+    fun busyShare(earlier: ProcStat, cpus: Collection<Int>): Double? = share(deltas(earlier, cpus)) { it.busy }
+
+    /**
+     * The share (0..1) of [cpus]' time since [earlier] that the hypervisor stole: a part of
+     * [busyShare], and no process's. Null as for [busyShare].
+     */
+    fun stealShare(earlier: ProcStat, cpus: Collection<Int>): Double? = share(deltas(earlier, cpus)) { it.steal }
+
+    private fun deltas(earlier: ProcStat, cpus: Collection<Int>): List<Ticks> =
+        cpus.mapNotNull { cpu -> byCpu[cpu]?.let { now -> earlier.byCpu[cpu]?.let { now - it } } }
 
     /**
      * Some kernels let a CPU's idle or iowait count step back a little (NO_HZ accounting), so a

@@ -45,6 +45,14 @@ class ProcStatTest {
     }
 
     @Test
+    fun `a CPU set's steal share is its own stolen ticks, which its busy share counts too`() {
+        assertEquals(2.0 / 100, after.stealShare(before, listOf(0))!!, 1e-9)
+        assertEquals(4.0 / 100, after.stealShare(before, listOf(1))!!, 1e-9)
+        assertEquals(after.stealShare(before)!!, after.stealShare(before, listOf(0, 1))!!, 1e-9)
+        assertNull(after.stealShare(before, listOf(2)))
+    }
+
+    @Test
     fun `a CPU set's busy share counts everything but idle and iowait`() {
         assertEquals(95.0 / 100, after.busyShare(before, listOf(0))!!, 1e-9)
         assertEquals(30.0 / 100, after.busyShare(before, listOf(1))!!, 1e-9)
