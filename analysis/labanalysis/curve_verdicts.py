@@ -173,15 +173,20 @@ SERVED_WHOLE = 0.99
 
 
 def _fullest(steps: pd.DataFrame) -> pd.Series | None:
-    """The judged step that served the most among those whose CPU was full (cpu.BUSY of its budget or more); None without one."""
-    full = steps[(steps["server_busy"] >= cpu.BUSY) & steps["judged"].astype(bool) & (steps["server_cores"] > 0)]
-    return None if full.empty else full.loc[full["achieved_per_s"].idxmax()]
+    """The judged step in which a core of the server served the most, where some judged step filled its CPU (cpu.BUSY of its
+    budget or more); None without one. Past its limit a server may serve less than at the step below, down to nothing: in
+    20261203-150753-local, jetty-coroutine-r2's /dashboard filled its CPU only at 2,000/s, where every request failed, after
+    serving 1,000/s on 0.358 cores."""
+    judged = steps[steps["judged"].astype(bool) & (steps["server_cores"] > 0)]
+    if not (judged["server_busy"] >= cpu.BUSY).any():
+        return None
+    return judged.loc[(judged["achieved_per_s"] / judged["server_cores"]).idxmax()]
 
 
 def served_full_is_floor(steps: pd.DataFrame) -> bool:
     """Whether the step served_when_full reads answered (SERVED_WHOLE of) all it was offered and no judged step offered more: the
-    server, its CPU full, kept up with the most it was offered, so what a core served is a floor under what it could serve. Where a
-    step offered more and it answered fewer, or a step was offered past what it could serve, the figure is the most it served."""
+    server kept up with the most it was offered, so what a core served is a floor under what it could serve. Where a step
+    offered more and it answered fewer, or a step was offered past what it could serve, the figure is the most it served."""
     top = _fullest(steps)
     if top is None or top["achieved_per_s"] < SERVED_WHOLE * top["offered_per_s"]:
         return False
@@ -189,9 +194,9 @@ def served_full_is_floor(steps: pd.DataFrame) -> bool:
 
 
 def served_when_full(steps: pd.DataFrame) -> float:
-    """Requests a second per core the server used, in the judged step that served the most among those whose CPU was full
-    (cpu.BUSY of its budget or more, sustained or not): what a core serves when the server has no more CPU to give, measured
-    where the line's capacity is drawn. It is all-in, the fixed part paid. NaN where no step filled the server's CPU. Where the
-    fullest step was one it held, the server had a little more to give."""
+    """Requests a second per core the server used, in the judged step in which a core served the most, of a ladder that filled the
+    server's CPU (cpu.BUSY of its budget or more, in a judged step, sustained or not): what a core serves when the server has
+    little or no more CPU to give, measured where the line's capacity is drawn. It is all-in, the fixed part paid, so a step
+    short of full reads under what a full one would. NaN where no judged step filled the server's CPU."""
     top = _fullest(steps)
     return math.nan if top is None else float(top["achieved_per_s"] / top["server_cores"])

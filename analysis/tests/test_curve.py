@@ -120,6 +120,22 @@ def test_what_a_core_served_with_the_cpu_full_is_read_off_the_full_step_that_ser
     assert math.isnan(curve_verdicts.cpu_slopes(pd.DataFrame(steps)).iloc[0]["served_per_cpu"])
 
 
+def test_a_ladder_whose_only_full_step_collapsed_is_read_off_the_step_in_which_a_core_served_the_most():
+    # make bench, 20261203-150753-local, jetty-coroutine-r2 on /dashboard: 1,000/s answered on 0.358 of 0.4 cores (89.5%, not
+    # full), then at 2,000/s its CPU full (90.6%) and every request failed. The server had not nothing to give a core.
+    steps = [_step(r, endpoint="dashboard", server_cores=0.05 + r * 3e-4, server_busy=(0.05 + r * 3e-4) / 0.4) for r in (100, 400)]
+    below = _step(1000, endpoint="dashboard", server_cores=0.358, server_busy=0.895, wire_p99_ms=111.6, bound_ms=100.0)
+    collapse = _step(2000, endpoint="dashboard", achieved_per_s=0.0, failed=4342.0, server_cores=0.3625, server_busy=0.906, bound_ms=100.0)
+
+    found = curve_verdicts.cpu_slopes(pd.DataFrame([*steps, below, collapse])).iloc[0]
+
+    assert collapse["judged"] and below["judged"]
+    assert found["served_per_cpu"] == pytest.approx(1000 / 0.358)
+    assert not found["served_full_is_floor"], "a judged step offered more"
+    # Without a step that filled the CPU, the ladder did not reach the server's limit, and says nothing of a full core.
+    assert math.isnan(curve_verdicts.cpu_slopes(pd.DataFrame([*steps, below])).iloc[0]["served_per_cpu"])
+
+
 def test_a_full_step_that_answered_all_it_was_offered_gives_a_floor_under_the_capacity():
     # Offered 5,000 on a full 0.4 of a CPU, the server answered all of it: it kept up, and could have served more.
     steps = [_step(r, server_cpu_cores=0.4) for r in (500, 1000)] + [_step(5000, server_cores=0.39, server_busy=0.975)]
