@@ -255,10 +255,10 @@ def steal_on_load(seconds: pd.DataFrame, load_cpus: int) -> float:
 
 
 def host_on_load_per_pass(runs: list[Run]) -> pd.DataFrame:
-    """Per compared pass, over all its seconds: the cores of the load's CPUs none of the lab's processes used (others_on_load), the
-    hypervisor's steal on them (cpu.csv's load_cpus_steal; in a run from before it, the host's steal, cpu.csv's `steal`, as if even
-    over its CPUs), and how closely the two moved together second by second (Pearson's r). Where r is high and the first is about
-    the second, the other program was the hypervisor."""
+    """Per compared pass, over all its seconds: the cores of the load's CPUs none of the lab's processes used (`unexplained_cores`:
+    others_on_load, with the steal it leaves out added back), the hypervisor's steal on them (cpu.csv's load_cpus_steal; in a run
+    from before it, the host's steal, cpu.csv's `steal`, as if even over its CPUs), and how closely the two moved together second
+    by second (Pearson's r). Where r is high and the first is about the second, the other program was the hypervisor."""
     rows = []
     for run, server, base in repeats.each_pass(runs):
         load_cpus = len(run.manifest.get("cpuSplit", {}).get("loadCpus", []))

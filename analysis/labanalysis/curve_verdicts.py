@@ -172,7 +172,7 @@ def cpu_slopes(per_step: pd.DataFrame) -> pd.DataFrame:
 SERVED_WHOLE = 0.99
 
 
-def _fullest(steps: pd.DataFrame) -> pd.Series | None:
+def _most_served_a_core(steps: pd.DataFrame) -> pd.Series | None:
     """The judged step in which a core of the server served the most, where some judged step filled its CPU (cpu.BUSY of its
     budget or more); None without one. Past its limit a server may serve less than at the step below, down to nothing: in
     20261203-150753-local, jetty-coroutine-r2's /dashboard filled its CPU only at 2,000/s, where every request failed, after
@@ -187,7 +187,7 @@ def served_full_is_floor(steps: pd.DataFrame) -> bool:
     """Whether the step served_when_full reads answered (SERVED_WHOLE of) all it was offered and no judged step offered more: the
     server kept up with the most it was offered, so what a core served is a floor under what it could serve. Where a step
     offered more and it answered fewer, or a step was offered past what it could serve, the figure is the most it served."""
-    top = _fullest(steps)
+    top = _most_served_a_core(steps)
     if top is None or top["achieved_per_s"] < SERVED_WHOLE * top["offered_per_s"]:
         return False
     return not (steps["judged"].astype(bool) & (steps["offered_per_s"] > top["offered_per_s"])).any()
@@ -198,5 +198,5 @@ def served_when_full(steps: pd.DataFrame) -> float:
     server's CPU (cpu.BUSY of its budget or more, in a judged step, sustained or not): what a core serves when the server has
     little or no more CPU to give, measured where the line's capacity is drawn. It is all-in, the fixed part paid, so a step
     short of full reads under what a full one would. NaN where no judged step filled the server's CPU."""
-    top = _fullest(steps)
+    top = _most_served_a_core(steps)
     return math.nan if top is None else float(top["achieved_per_s"] / top["server_cores"])
