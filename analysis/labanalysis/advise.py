@@ -92,13 +92,20 @@ def per_pass(runs: list[Run], workload: Workload, sweep: SweepRun | None = None)
             "CPU (cores)": cores.fixed_cores + workload.rate_per_s * cores.us_per_request / 1e6,
             # Counts, fitted over every socket step: a step whose RSS was still moving as the collector gave memory back holds
             # its threads and files all the same.
-            "threads": memory.per_connection(points, "threads", settled_only=False).at(workload.sockets)
-            + workload.in_flight * extra.get("threads", 0),
-            "open files": memory.per_connection(points, "fds", settled_only=False).at(workload.sockets) + workload.connections_held,
+            "threads": _whole(
+                memory.per_connection(points, "threads", settled_only=False).at(workload.sockets) + workload.in_flight * extra.get("threads", 0)
+            ),
+            "open files": _whole(memory.per_connection(points, "fds", settled_only=False).at(workload.sockets) + workload.connections_held),
         }
         limits = _limits(run)
         rows.append({**base, **needs, **{f"{n} of its limit": needs[n] / limits[n] if limits[n] else math.nan for n in NEEDS}})
     return pd.DataFrame(rows)
+
+
+def _whole(count: float) -> float:
+    """A count a line gives, as the whole number a process has: 17,278.4 open files is 17,278, which is what /proc counts, where a
+    fraction of a file would set the two apart."""
+    return count if math.isnan(count) else float(round(count))
 
 
 def table(runs: list[Run], workload: Workload, sweep: SweepRun | None = None) -> pd.DataFrame:

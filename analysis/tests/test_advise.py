@@ -6,7 +6,7 @@ a 160 MiB heap and 20,000 open files."""
 
 import pytest
 
-from labanalysis import advise
+from labanalysis import advise, memory
 from labanalysis.run import load_run
 
 MIB = 1 << 20
@@ -96,6 +96,17 @@ def test_advise_at_the_runs_own_shape_agrees_with_what_its_steady_phase_measured
     assert held.loc[("vthread", "open files"), "agrees"] == "yes: the ranges across passes overlap"
     # No curve, so no CPU line to hold to the phase's 0.3 cores.
     assert held.loc[("vthread", "CPU (cores)"), "agrees"] == "not measured"
+
+
+def test_threads_and_open_files_are_whole_counts_so_a_line_a_fraction_of_a_file_off_agrees(run, monkeypatch):
+    # A line through counts gives fractions between them: 20.4 at rest and one a socket is 420.4 at 400 sockets, and /proc counts
+    # 420 (make bench, 20261203-150753-local: 17,278.4 open files predicted against 17,278 counted in every pass).
+    line = memory.LineFit(1.0, 1.0, 1.0, 20.4, 1.0, 4)
+    monkeypatch.setattr(advise.memory, "per_connection", lambda points, column, settled_only=True: line)
+    needs = advise.per_pass([run], advise.Workload(400, 0, 0))
+
+    assert set(needs["threads"]) == {420.0}
+    assert set(needs["open files"]) == {420.0}
 
 
 def test_a_line_that_misses_what_the_phase_measured_is_said_to_disagree(run, monkeypatch):
