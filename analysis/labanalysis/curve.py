@@ -233,6 +233,20 @@ def files_max(server: ServerRun, step: Step) -> float:
 LOAD_PROCESSES = ("k6", "vegeta", "stub", "harness")
 
 
+def _unexplained_on_load(seconds: pd.DataFrame, load_cpus: int) -> pd.Series:
+    """Per second of `seconds` (cpu.csv's rows), the cores of the load's CPUs that were busy and none of the lab's processes used:
+    other programs' and, as `load_cpus_busy` counts stolen time as busy, the hypervisor's."""
+    lab = sum((seconds[c].fillna(0.0) for c in LOAD_PROCESSES if c in seconds.columns), pd.Series(0.0, index=seconds.index))
+    return seconds["load_cpus_busy"] * load_cpus - lab
+
+
+def _stolen_on_load(seconds: pd.DataFrame, load_cpus: int) -> pd.Series | None:
+    """Per second, the cores of the load's CPUs the hypervisor stole; None in a run from before cpu.csv's `load_cpus_steal`."""
+    if "load_cpus_steal" not in seconds.columns or seconds["load_cpus_steal"].isna().all():
+        return None
+    return seconds["load_cpus_steal"] * load_cpus
+
+
 def others_on_load(seconds: pd.DataFrame, load_cpus: int) -> float:
     """Cores of the load's CPUs that none of the lab's processes used and the hypervisor did not steal, on average over `seconds`
     (cpu.csv's rows): another program on the host. `load_cpus_busy` counts every process and the stolen time, so a step in which
@@ -241,45 +255,41 @@ def others_on_load(seconds: pd.DataFrame, load_cpus: int) -> float:
     of it (docs/JOURNAL.md, "Another program was the hypervisor"). NaN where the load had no CPUs of its own on this host."""
     if not load_cpus or seconds.empty or "load_cpus_busy" not in seconds.columns:
         return math.nan
-    lab = sum((seconds[c].fillna(0.0) for c in LOAD_PROCESSES if c in seconds.columns), pd.Series(0.0, index=seconds.index))
-    stolen = seconds["load_cpus_steal"].fillna(0.0) if "load_cpus_steal" in seconds.columns else 0.0
-    return float(((seconds["load_cpus_busy"] - stolen) * load_cpus - lab).mean())
+    stolen = _stolen_on_load(seconds, load_cpus)
+    unexplained = _unexplained_on_load(seconds, load_cpus)
+    return float((unexplained if stolen is None else unexplained - stolen.fillna(0.0)).mean())
 
 
 def steal_on_load(seconds: pd.DataFrame, load_cpus: int) -> float:
     """Cores of the load's CPUs the hypervisor stole, on average over `seconds`: time in which neither the load generator nor
     anything else could run there. NaN in a run from before cpu.csv's `load_cpus_steal`, or without load CPUs of its own."""
-    if not load_cpus or seconds.empty or "load_cpus_steal" not in seconds.columns or seconds["load_cpus_steal"].isna().all():
-        return math.nan
-    return float(seconds["load_cpus_steal"].mean() * load_cpus)
+    stolen = _stolen_on_load(seconds, load_cpus) if load_cpus and not seconds.empty else None
+    return math.nan if stolen is None else float(stolen.mean())
 
 
 def host_on_load_per_pass(runs: list[Run]) -> pd.DataFrame:
-    """Per compared pass, over all its seconds: the cores of the load's CPUs none of the lab's processes used (`unexplained_cores`:
-    others_on_load, with the steal it leaves out added back), the hypervisor's steal on them (cpu.csv's load_cpus_steal; in a run
-    from before it, the host's steal, cpu.csv's `steal`, as if even over its CPUs), and how closely the two moved together second
-    by second (Pearson's r). Where r is high and the first is about the second, the other program was the hypervisor."""
+    """Per compared pass, over all its seconds: the cores of the load's CPUs that were busy and none of the lab's processes used
+    (`unexplained_cores`: other programs' and the hypervisor's), the hypervisor's steal on them (cpu.csv's load_cpus_steal; in a
+    run from before it, the host's steal, cpu.csv's `steal`, as if even over its CPUs), and how closely the two moved together
+    second by second (Pearson's r). Where r is high and the first is about the second, the other program was the hypervisor."""
     rows = []
     for run, server, base in repeats.each_pass(runs):
         load_cpus = len(run.manifest.get("cpuSplit", {}).get("loadCpus", []))
         seconds = server.cpu
         if not load_cpus or seconds.empty or "load_cpus_busy" not in seconds.columns:
             continue
-        per_second = [others_on_load(seconds.iloc[[i]], load_cpus) for i in range(len(seconds))]
-        measured = "load_cpus_steal" in seconds.columns and seconds["load_cpus_steal"].notna().any()
-        stolen = seconds["load_cpus_steal"] * load_cpus if measured else seconds["steal"] * load_cpus
-        if measured:
-            # others_on_load left the steal out; add it back to set the two side by side.
-            per_second = [o + (0.0 if math.isnan(st) else st) for o, st in zip(per_second, stolen, strict=True)]
-        both = pd.DataFrame({"others": per_second, "stolen": stolen.to_numpy()}).dropna()
-        r = float(both["others"].corr(both["stolen"])) if len(both) > 2 else math.nan
+        stolen = _stolen_on_load(seconds, load_cpus)
+        measured = stolen is not None
+        both = pd.DataFrame(
+            {"unexplained": _unexplained_on_load(seconds, load_cpus), "stolen": stolen if measured else seconds["steal"] * load_cpus}
+        ).dropna()
         rows.append(
             {
                 **base,
-                "unexplained_cores": float(both["others"].mean()),
+                "unexplained_cores": float(both["unexplained"].mean()),
                 "stolen_cores": float(both["stolen"].mean()),
                 "steal_measured_on_load_cpus": measured,
-                "r": r,
+                "r": float(both["unexplained"].corr(both["stolen"])) if len(both) > 2 else math.nan,
             }
         )
     return pd.DataFrame(rows)

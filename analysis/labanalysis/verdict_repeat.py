@@ -41,12 +41,15 @@ def _model_cell(a: verdict.Verdict, b: verdict.Verdict) -> dict:
         return {**said, "B / A": "", "repeated": "no: another model named" if a.picks and b.picks else "no: a model named in one run only"}
     if not a.picks:
         return {**said, "B / A": "", "repeated": "yes: no model named in either"}
-    # Two models named together led each other by less than a second run may move a figure: their order is no claim, and the lead
-    # that named them is the pair's over the first model left.
-    ranked = (a.runner_up,) if len(a.picks) > 1 else (a.leader, a.runner_up)
-    if ranked != ((b.runner_up,) if len(b.picks) > 1 else (b.leader, b.runner_up)):
+    if _claimed_order(a) != _claimed_order(b):
         return {**said, "B / A": "", "repeated": "no: the models ranked otherwise"}
     return {**said, **_factor_moved(a.ratio, b.ratio)}
+
+
+def _claimed_order(v: verdict.Verdict) -> tuple[str, ...]:
+    """The order a cell's named models claim: the leader over the runner-up; for two named together, which led each other by less
+    than a second run may move a figure, only the pair over the first model left."""
+    return (v.runner_up,) if len(v.picks) > 1 else (v.leader, v.runner_up)
 
 
 def _engine_cell(a: verdict.EngineEffect | None, b: verdict.EngineEffect | None) -> dict:
