@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from . import cpu, k6gc, latency, repeats, zgc
+from . import cpu, curve_verdicts, k6gc, latency, repeats, zgc
 from .curve_sent import k6_figures, vegeta_figures
 from .curve_verdicts import cpu_slopes, highest_sustained, judged
 from .run import Run, ServerRun, load_run
@@ -296,12 +296,17 @@ def host_on_load_per_pass(runs: list[Run]) -> pd.DataFrame:
 
 
 def main(argv: list[str]) -> int:
-    """`python -m labanalysis.curve <run folder>...`: each compared pass's host on the load's CPUs (host_on_load_per_pass), as
-    CSV on stdout."""
-    if not argv:
-        print("usage: python -m labanalysis.curve <run folder> [<run folder> ...]", file=sys.stderr)
+    """`python -m labanalysis.curve [--held-back] <run folder>...`: each compared pass's host on the load's CPUs
+    (host_on_load_per_pass), or with --held-back the steps counted by the host and the budget's hold on the server
+    (curve_verdicts.held_back_outcomes), as CSV on stdout."""
+    held_back = "--held-back" in argv
+    folders = [a for a in argv if a != "--held-back"]
+    if not folders:
+        print("usage: python -m labanalysis.curve [--held-back] <run folder> [<run folder> ...]", file=sys.stderr)
         return 2
-    host_on_load_per_pass([load_run(folder) for folder in argv]).to_csv(sys.stdout, index=False, float_format="%.3f")
+    runs = [load_run(folder) for folder in folders]
+    table = curve_verdicts.held_back_outcomes(per_step(runs)) if held_back else host_on_load_per_pass(runs)
+    table.to_csv(sys.stdout, index=False, float_format="%.3f")
     return 0
 
 

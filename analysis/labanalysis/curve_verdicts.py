@@ -39,12 +39,20 @@ FILES_SLACK = 10
 OTHERS_LIMIT_CORES = 0.1
 
 
+# The share of a step's time a server's CPU budget may hold it back (its cgroup throttled it, cpu.csv's server_throttled_s) at which
+# it had no more CPU to give, whatever it used on average: 0.4 of one CPU holds back a server that wants it all 0.6 of the time, and
+# a server whose load comes in bursts (the load's CPUs delayed by the host) uses its budget early in a period and waits the rest
+# out, under cpu.BUSY on average. Over three runs' steps whose host took under OTHERS_LIMIT_CORES of the load's CPUs, 109 of the
+# 113 held back this much or more failed (docs/JOURNAL.md, "Held back by its budget").
+THROTTLED_FULL = 0.4
+
 NOT_JUDGED = "not judged: "
 LOAD_RAN_OUT = "the load generator's CPU ran out, not the server's"
 
 
 def judged(row: dict) -> dict:
-    """Whether a step was sustained, why not in a reader's words, and which side's CPU ran out (cpu.BUSY busy or more on average)."""
+    """Whether a step was sustained, why not in a reader's words, and which side's CPU ran out: the server's where it had no more to
+    give (server_out_of_cpu), the load's where its CPUs were cpu.BUSY busy or more on average."""
     p99 = row["wire_p99_ms"] if row["judged_on"] == "wire" else row["load_p99_ms"]
     reasons = []
     if math.isnan(row["dropped"]):
@@ -55,7 +63,7 @@ def judged(row: dict) -> dict:
         reasons.append(f"{row['failed']:,.0f} failed")
     if not p99 < row["bound_ms"]:
         reasons.append(f"p99 {p99:,.1f} ms on the {row['judged_on']}, over {row['bound_ms']:g} ms")
-    server_full, load_full = (not math.isnan(row[c]) and row[c] >= cpu.BUSY for c in ("server_busy", "load_busy"))
+    server_full, load_full = server_out_of_cpu(row), not math.isnan(row["load_busy"]) and row["load_busy"] >= cpu.BUSY
     ran_out = {(True, True): "both", (True, False): "server", (False, True): "load generator"}.get((server_full, load_full), "neither")
     # A server at its open-files limit cannot accept the step's connections, whatever its model: the limit is the host's, and the
     # idle sockets and the lab's own connections took the files. Not judged either way, whatever else happened in the step.
@@ -82,6 +90,13 @@ def judged(row: dict) -> dict:
         reasons.append(f"a major GC cycle ran {row['server_gc_major_s']:.1f} s of the step")
     judged = not any(r.startswith(NOT_JUDGED) for r in reasons)
     return {"sustained": not reasons, "judged": judged, "why_not": "; ".join(reasons), "ran_out": ran_out}
+
+
+def server_out_of_cpu(row: dict) -> bool:
+    """Whether the server had no more CPU to give in the step: it used cpu.BUSY of its budget (or of its CPUs) or more on average,
+    or its budget held it back THROTTLED_FULL of the step's time or more."""
+    busy, held_back = row["server_busy"], row.get("server_throttled_share", math.nan)
+    return (not math.isnan(busy) and busy >= cpu.BUSY) or (not math.isnan(held_back) and held_back >= THROTTLED_FULL)
 
 
 def host_on_load(row: dict) -> float:
@@ -173,12 +188,12 @@ SERVED_WHOLE = 0.99
 
 
 def _most_served_a_core(steps: pd.DataFrame) -> pd.Series | None:
-    """The judged step in which a core of the server served the most, where some judged step filled its CPU (cpu.BUSY of its
-    budget or more); None without one. Past its limit a server may serve less than at the step below, down to nothing: in
+    """The judged step in which a core of the server served the most, where some judged step filled its CPU (server_out_of_cpu);
+    None without one. Past its limit a server may serve less than at the step below, down to nothing: in
     20261203-150753-local, jetty-coroutine-r2's /dashboard filled its CPU only at 2,000/s, where every request failed, after
     serving 1,000/s on 0.358 cores."""
     judged = steps[steps["judged"].astype(bool) & (steps["server_cores"] > 0)]
-    if not (judged["server_busy"] >= cpu.BUSY).any():
+    if not any(server_out_of_cpu(row) for row in judged.to_dict("records")):
         return None
     return judged.loc[(judged["achieved_per_s"] / judged["server_cores"]).idxmax()]
 
@@ -195,8 +210,25 @@ def served_full_is_floor(steps: pd.DataFrame) -> bool:
 
 def served_when_full(steps: pd.DataFrame) -> float:
     """Requests a second per core the server used, in the judged step in which a core served the most, of a ladder that filled the
-    server's CPU (cpu.BUSY of its budget or more, in a judged step, sustained or not): what a core serves when the server has
+    server's CPU (server_out_of_cpu, in a judged step, sustained or not): what a core serves when the server has
     little or no more CPU to give, measured where the line's capacity is drawn. It is all-in, the fixed part paid, so a step
     short of full reads under what a full one would. NaN where no judged step filled the server's CPU."""
     top = _most_served_a_core(steps)
     return math.nan if top is None else float(top["achieved_per_s"] / top["server_cores"])
+
+
+def held_back_outcomes(per_step: pd.DataFrame) -> pd.DataFrame:
+    """Steps counted by what the host took of the load's CPUs (up to OTHERS_LIMIT_CORES, or more), whether the server's budget held
+    it back THROTTLED_FULL of the time or more, and whether they held: the evidence for THROTTLED_FULL, where the host was quiet.
+    Steps from before cpu.csv measured the budget's hold are left out."""
+    measured = per_step[per_step["server_throttled_share"].notna()] if "server_throttled_share" in per_step.columns else per_step.iloc[0:0]
+    rows = measured.to_dict("records")
+    frame = pd.DataFrame(
+        {
+            "host": ["quiet" if host_on_load(r) <= OTHERS_LIMIT_CORES else "took the load's CPUs" for r in rows],
+            "held back": [f"{THROTTLED_FULL:.0%} or more" if r["server_throttled_share"] >= THROTTLED_FULL else "less" for r in rows],
+            "held": [bool(r["sustained"]) for r in rows],
+        }
+    )
+    counts = frame.groupby(["host", "held back"])["held"].agg(sustained="sum", steps="count").reset_index()
+    return counts.assign(failed=counts["steps"] - counts["sustained"])

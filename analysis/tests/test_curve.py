@@ -469,3 +469,53 @@ def test_a_step_that_failed_with_the_servers_cpu_full_is_the_servers_whatever_th
     assert full["judged"] and not full["sustained"]
     assert full["ran_out"] == "server"
     assert "not judged" not in full["why_not"]
+
+
+def test_a_step_that_failed_while_the_budget_held_the_server_back_is_the_servers_whatever_the_host_took_of_the_load_cpus():
+    # make bench, 20261203-111629-local, jetty-virtual-r3: /dashboard at 1,000/s, the server at 86% of its budget on average but
+    # held back by it 51% of the step's time (its load came in bursts), 289 dropped and 312 failed, while the host took 0.23 cores
+    # of the load's CPU: the budget ran out, as it does in a quiet host's steps.
+    held_back = {
+        "endpoint": "dashboard",
+        "bound_ms": 100.0,
+        "server_cores": 0.345,
+        "server_busy": 0.862,
+        "load_others_cores": 0.232,
+        "wire_p99_ms": 660.2,
+    }
+    failed = _step(1000, achieved_per_s=849.75, dropped=289.0, failed=312.0, server_throttled_share=0.506, **held_back)
+
+    assert failed["judged"] and not failed["sustained"]
+    assert failed["ran_out"] == "server"
+    # Held back less, the same step is put down to the host; and a run from before the column judges on the average alone.
+    assert not _step(1000, dropped=289.0, server_throttled_share=0.2, **held_back)["judged"]
+    assert not _step(1000, dropped=289.0, server_throttled_share=math.nan, **held_back)["judged"]
+    assert not _step(1000, dropped=289.0, **held_back)["judged"]
+
+
+def test_what_a_core_served_is_read_in_a_ladder_whose_only_sign_of_a_full_cpu_is_the_budget_holding_the_server_back():
+    steps = [_step(r, endpoint="dashboard", bound_ms=100.0, server_cores=0.1 + r * 5e-4, server_busy=(0.1 + r * 5e-4) / 0.4) for r in (50, 250)]
+    burst = _step(650, endpoint="dashboard", bound_ms=100.0, server_cores=0.341, server_busy=0.854, server_throttled_share=0.442, wire_p99_ms=338.9)
+    steps = pd.DataFrame([*steps, burst])
+
+    assert curve_verdicts.served_when_full(steps) == pytest.approx(650 / 0.341)
+    assert math.isnan(curve_verdicts.served_when_full(steps.assign(server_throttled_share=0.1)))
+
+
+def test_the_steps_are_counted_by_the_hosts_take_and_the_budgets_hold_and_whether_they_held():
+    steps = pd.DataFrame(
+        [
+            _step(500, server_throttled_share=0.0, load_others_cores=0.0),
+            _step(4000, server_throttled_share=0.55, dropped=10.0, load_others_cores=0.05),
+            _step(3000, server_throttled_share=0.45, load_others_cores=0.0),
+            _step(2000, server_throttled_share=0.41, wire_p99_ms=40.0, load_others_cores=0.2),
+            _step(1000),  # from before cpu.csv measured the hold: left out
+        ]
+    )
+
+    counts = curve_verdicts.held_back_outcomes(steps).set_index(["host", "held back"])
+
+    assert counts.loc[("quiet", "40% or more"), ["sustained", "failed"]].tolist() == [1, 1]
+    assert counts.loc[("quiet", "less"), ["sustained", "failed"]].tolist() == [1, 0]
+    assert counts.loc[("took the load's CPUs", "40% or more"), ["sustained", "failed"]].tolist() == [0, 1]
+    assert counts["steps"].sum() == 4

@@ -6,6 +6,7 @@ import kotlinx.serialization.json.doubleOrNull
 import kotlinx.serialization.json.jsonObject
 import kotlinx.serialization.json.jsonPrimitive
 import lab.bench.collect.RunClock
+import lab.bench.collect.WallClockStep
 import lab.bench.load.K6Load
 import lab.bench.load.Profile
 import lab.support.ServerEntry
@@ -72,9 +73,21 @@ internal object PassOutcome {
                 measured.wire?.droppedPackets?.takeIf {
                     it > 0
                 }?.let { "the wire capture dropped $it packets: wire.csv misses their requests" },
-            ) + measured.snapshots?.problems.orEmpty() + measured.vegeta?.problems.orEmpty(),
+            ) + measured.snapshots?.problems.orEmpty() + measured.vegeta?.problems.orEmpty() +
+                clock.wallClockSteps.map(::wallClockMark),
+            wallClockSteps = clock.wallClockSteps,
             pinnedEvents = measured.jfr?.pinnedEvents?.get(),
         )
+    }
+
+    /**
+     * What a move of the wall clock leaves wrong: the harness's series are on the monotonic clock, but k6 stamps its samples by the
+     * wall clock, and the report reads them by the pass's load start (loadStartEpochMs), so k6's samples after the move are off by it.
+     */
+    fun wallClockMark(step: WallClockStep): String {
+        val moved = "%+.1f".format(step.movedMs / 1000.0)
+        return "the host's wall clock moved $moved s against the monotonic clock at ${"%.0f".format(step.atSeconds)} s " +
+            "(the VM was paused, or its clock was set): k6's own samples after it are that far off its timeline"
     }
 
     private fun JsonObject.value(metric: String, stat: String): Double? =

@@ -2,6 +2,7 @@ package lab.bench
 
 import kotlinx.serialization.Serializable
 import kotlinx.serialization.Transient
+import lab.bench.collect.WallClockStep
 
 /**
  * How one server's run ended, and its headline figures. A server that died is data too:
@@ -61,6 +62,11 @@ data class ServerOutcome(
     val pinnedEvents: Long? = null,
     /** Where memory.csv's kernel memory came from: `cgroup-v1` (the server's own group) or `sockstat-host` (the host's TCP memory). */
     val kernelMemorySource: String? = null,
+    /**
+     * Each move of the host's wall clock against the pass's monotonic one (lab.bench.collect.RunClock): the VM was paused, or its
+     * clock was set. The harness's series are on the monotonic clock; k6 stamps its own samples by the wall clock.
+     */
+    val wallClockSteps: List<WallClockStep> = emptyList(),
     /** The futex hash the server's threads waited in, as its READY line says (lab.support.FutexHash): `global` or `private-<buckets>`. */
     val futexHash: String? = null,
 ) {

@@ -5,7 +5,6 @@ import jdk.jfr.consumer.RecordedEvent
 import lab.bench.folder.SeriesCsv
 import java.io.File
 import java.time.Duration
-import java.time.Instant
 import java.util.concurrent.atomic.AtomicLong
 
 /**
@@ -32,7 +31,7 @@ class JfrCollector(chunks: File, dir: File, private val clock: RunClock) : AutoC
     fun start() = reader.start()
 
     private fun record(event: RecordedEvent) {
-        val at = clock.secondsAt(event.startTime)
+        val at = clock.secondsAtJfr(event.startTime)
         when (event.eventType.name) {
             "jdk.ResidentSetSize" -> row(at, "rss_bytes", event.getLong("size"))
             "jdk.GCHeapMemoryUsage" -> {
@@ -50,8 +49,9 @@ class JfrCollector(chunks: File, dir: File, private val clock: RunClock) : AutoC
                 for (metric in cycleMetrics(event.getString("name"), event.getString("cause"))) row(at, metric, cycleSeconds)
             }
             "jdk.CPULoad" -> {
-                // How late the harness sees what the server recorded: the stream's own delay, once a second.
-                row(at, "jfr_lag_ms", Duration.between(event.endTime, Instant.now()).toNanos() / 1e6)
+                // How late the harness sees what the server recorded: the stream's own delay, once a second, on the pass's
+                // monotonic axis (a move of the wall clock would read as a delay).
+                row(at, "jfr_lag_ms", 1000 * (clock.seconds() - clock.secondsAtJfr(event.endTime)))
                 row(at, "cpu_jvm_user", event.getFloat("jvmUser"))
                 row(at, "cpu_jvm_system", event.getFloat("jvmSystem"))
                 row(at, "cpu_machine", event.getFloat("machineTotal"))
