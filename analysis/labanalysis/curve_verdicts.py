@@ -42,8 +42,8 @@ OTHERS_LIMIT_CORES = 0.1
 # The share of a step's time a server's CPU budget may hold it back (its cgroup throttled it, cpu.csv's server_throttled_s) at which
 # it had no more CPU to give, whatever it used on average: 0.4 of one CPU holds back a server that wants it all 0.6 of the time, and
 # a server whose load comes in bursts (the load's CPUs delayed by the host) uses its budget early in a period and waits the rest
-# out, under cpu.BUSY on average. Over three runs' steps whose host took under OTHERS_LIMIT_CORES of the load's CPUs, 109 of the
-# 113 held back this much or more failed (docs/JOURNAL.md, "Held back by its budget").
+# out, under cpu.BUSY on average. On a quiet host, nearly every step held back this much failed (held_back_outcomes;
+# docs/JOURNAL.md, "Held back by its budget").
 THROTTLED_FULL = 0.4
 
 NOT_JUDGED = "not judged: "

@@ -14,11 +14,10 @@ import kotlin.math.abs
  * everything before that is `startup`.
  *
  * What others stamp by the wall clock (vegeta's requests, the wire's packets) comes onto the axis through [secondsAt]. The wall
- * clock can move against the monotonic one mid-pass: in 20261203-150753-local's first pass it moved 3.5 s, then 19 s more, and
- * every wall-clock stamp after each move landed that much later on the axis than it happened, so the wire counted a step's
- * requests in the next one and the curve's search rested a server that had held (docs/JOURNAL.md). So every reading of the axis
- * also reads the wall clock, notes where it moved ([wallClockSteps]), and [secondsAt] undoes each move for what was stamped
- * after it.
+ * clock can move against the monotonic one mid-pass, and every stamp taken after the move would land that much off on the axis:
+ * in the phase after its own, and the curve's search would read a step the server held as failed (docs/JOURNAL.md, "The wall
+ * clock moved in a pass"). So every reading of the axis also reads the wall clock, notes where it moved ([wallClockSteps]), and
+ * [secondsAt] undoes each move for what was stamped after it.
  */
 class RunClock(
     profile: Profile,
