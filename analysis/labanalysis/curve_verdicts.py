@@ -221,8 +221,7 @@ def held_back_outcomes(per_step: pd.DataFrame) -> pd.DataFrame:
     """Steps counted by what the host took of the load's CPUs (up to OTHERS_LIMIT_CORES, or more), whether the server's budget held
     it back THROTTLED_FULL of the time or more, and whether they held: the evidence for THROTTLED_FULL, where the host was quiet.
     Steps from before cpu.csv measured the budget's hold are left out."""
-    measured = per_step[per_step["server_throttled_share"].notna()] if "server_throttled_share" in per_step.columns else per_step.iloc[0:0]
-    rows = measured.to_dict("records")
+    rows = per_step[per_step["server_throttled_share"].notna()].to_dict("records")
     frame = pd.DataFrame(
         {
             "host": ["quiet" if host_on_load(r) <= OTHERS_LIMIT_CORES else "took the load's CPUs" for r in rows],

@@ -41,6 +41,7 @@ internal object PassOutcome {
         // its end falls in (k6 stamps each sample with its whole second).
         val jsonEnd = setup.profile.jsonStartSeconds + setup.profile.jsonSeconds
         val curveAfter = setup.profile.jsonCurveRatesPerSecond.isNotEmpty()
+        val wallClockSteps = clock.wallClockSteps
         val steadyUntil = measured.loadStartEpochMs?.takeIf { curveAfter }?.let { (it + jsonEnd * 1000L) / 1000 } ?: Long.MAX_VALUE
         return ServerOutcome(
             server = server.name,
@@ -73,9 +74,8 @@ internal object PassOutcome {
                 measured.wire?.droppedPackets?.takeIf {
                     it > 0
                 }?.let { "the wire capture dropped $it packets: wire.csv misses their requests" },
-            ) + measured.snapshots?.problems.orEmpty() + measured.vegeta?.problems.orEmpty() +
-                clock.wallClockSteps.map(::wallClockMark),
-            wallClockSteps = clock.wallClockSteps,
+            ) + measured.snapshots?.problems.orEmpty() + measured.vegeta?.problems.orEmpty() + wallClockSteps.map(::wallClockMark),
+            wallClockSteps = wallClockSteps,
             pinnedEvents = measured.jfr?.pinnedEvents?.get(),
         )
     }
@@ -84,7 +84,7 @@ internal object PassOutcome {
      * What a move of the wall clock leaves wrong: the harness's series are on the monotonic clock, but k6 stamps its samples by the
      * wall clock, and the report reads them by the pass's load start (loadStartEpochMs), so k6's samples after the move are off by it.
      */
-    fun wallClockMark(step: WallClockStep): String {
+    private fun wallClockMark(step: WallClockStep): String {
         val moved = "%+.1f".format(step.movedMs / 1000.0)
         return "the host's wall clock moved $moved s against the monotonic clock at ${"%.0f".format(step.atSeconds)} s " +
             "(the VM was paused, or its clock was set): k6's own samples after it are that far off its timeline"

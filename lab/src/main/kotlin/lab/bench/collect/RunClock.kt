@@ -40,11 +40,7 @@ class RunClock(
     /** The pass's phases: the profile's, each search slot named for its rate once chosen. */
     val timeline = PassTimeline(profile.timeline)
 
-    fun seconds(): Double {
-        val axisNs = monotonicNs() - startNs
-        noteWallClock(axisNs, epochNs(wallNow()))
-        return Math.round(axisNs / 1e6) / 1e3
-    }
+    fun seconds(): Double = Math.round(readClocks() / 1e6) / 1e3
 
     /**
      * The same axis for a wall-clock time taken when the event happened, such as a packet's capture time: through the wall
@@ -53,7 +49,7 @@ class RunClock(
      */
     fun secondsAt(instant: Instant): Double {
         // A reader of live stamps (the wire's) may be the first to read the clock since it moved.
-        noteWallClock(monotonicNs() - startNs, epochNs(wallNow()))
+        readClocks()
         val stampNs = epochNs(instant)
         val anchor = anchors.lastOrNull { (stampNs - it.zeroEpochNs) / 1e9 >= it.sinceSeconds } ?: anchors.first()
         return Math.round((stampNs - anchor.zeroEpochNs) / 1e6) / 1e3
@@ -71,15 +67,19 @@ class RunClock(
             WallClockStep(after.sinceSeconds, (after.zeroEpochNs - before.zeroEpochNs) / 1_000_000)
         }
 
-    private fun noteWallClock(axisNs: Long, wallEpochNs: Long) {
-        val zero = wallEpochNs - axisNs
-        if (abs(zero - anchors.last().zeroEpochNs) < WALL_STEP_MS * 1_000_000) return
-        synchronized(this) {
-            if (abs(zero - anchors.last().zeroEpochNs) >= WALL_STEP_MS * 1_000_000) {
-                anchors = anchors + Anchor(Math.round(axisNs / 1e6) / 1e3, zero)
+    /** Nanoseconds on the axis now, the wall clock read with it, and a move of the wall clock noted as an anchor. */
+    private fun readClocks(): Long {
+        val axisNs = monotonicNs() - startNs
+        val zero = epochNs(wallNow()) - axisNs
+        if (moved(zero)) {
+            synchronized(this) {
+                if (moved(zero)) anchors = anchors + Anchor(Math.round(axisNs / 1e6) / 1e3, zero)
             }
         }
+        return axisNs
     }
+
+    private fun moved(zeroEpochNs: Long) = abs(zeroEpochNs - anchors.last().zeroEpochNs) >= WALL_STEP_MS * 1_000_000
 
     fun markLoadStart() {
         loadStartS = seconds()
