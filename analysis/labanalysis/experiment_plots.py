@@ -168,6 +168,34 @@ def sweep_curves(run, workload: str):
     return medians_panels(panels, values_of, "concurrency", "requests in flight (C)", f"/{workload}", log_x=True, reference=reference)
 
 
+def sweep_cpu_by_thread(run, workload: str):
+    """Where each server's CPU went on one workload: a bar a server and concurrency, the server's CPU per request (µs, the
+    median across passes) split by its thread families, the sweep.FAMILIES_NAMED largest over the workload by name, the rest as one.
+    None for a folder from before threads.csv."""
+    values = sweep.cpu_by_thread_family(run)
+    values = values[values["workload"] == workload]
+    if values.empty:
+        return None
+    named = values.groupby("family")["share"].sum().nlargest(sweep.FAMILIES_NAMED).index.tolist()
+    values = values.assign(family=values["family"].where(values["family"].isin(named), sweep.OTHER_FAMILIES))
+    wide = values.pivot_table(index=["server", "concurrency"], columns="family", values="µs per request", aggfunc="sum", sort=False, fill_value=0.0)
+    wide = wide[[f for f in [*named, sweep.OTHER_FAMILIES] if f in wide.columns]]
+    fig, ax = plt.subplots(figsize=(8, 0.42 * len(wide) + 1.8))
+    ys = list(range(len(wide)))[::-1]
+    left = pd.Series(0.0, index=wide.index)
+    colours = plt.get_cmap("tab10")
+    for i, family in enumerate(wide.columns):
+        ax.barh(ys, wide[family], left=left, height=0.7, color="lightgrey" if family == sweep.OTHER_FAMILIES else colours(i), label=family)
+        left = left + wide[family]
+    ax.set_yticks(ys, [f"{catalogue.label(server)}, C={c:,}" for server, c in wide.index])
+    ax.set_xlabel("server CPU per request (µs), the median across passes, by thread family")
+    ax.set_title(f"/{workload}: where each server's CPU went")
+    ax.legend(loc="lower right", fontsize=7)
+    ax.grid(alpha=0.3, axis="x")
+    fig.tight_layout()
+    return fig
+
+
 def autobahn_totals(run):
     """Autobahn's section 9 per arm (autobahnperf.summary's order, top down): each pass's cases summed (s) a dot, the median
     across passes a bar, in the arm's server's colour; an arm without some of the lab's changes hatched."""

@@ -1,7 +1,8 @@
 """A run's headline tables as Markdown, for a README, a release note or an issue's closing note.
 
 `make headline RUN=results/<run>` prints the tables the report leads with: the verdict, "Who wins what", and for a run with a curve, each
-server's highest sustained rate and the curve's figures step by step; `make headline A=results/<run> B=results/<run>` prints the
+server's highest sustained rate and the curve's figures step by step; for a `make sweep` folder, how far each server held C/D, its CPU
+per request, and where that CPU went by thread family; `make headline A=results/<run> B=results/<run>` prints the
 comparison `make compare` renders; `PICTURE=<file>.png` also saves the report's first plot a reader looks at.
 
 Nothing here computes a figure: the tables are the report's own (summary, curve, compare), only written as text, under a line
@@ -15,7 +16,25 @@ import sys
 
 import pandas as pd
 
-from . import arms, compare, cpu, curve, curve_tables, grid, grid_plots, perpass, plots, provenance, repeats, summary, verdict, verdict_repeat, zgc
+from . import (
+    arms,
+    catalogue,
+    compare,
+    cpu,
+    curve,
+    curve_tables,
+    grid,
+    grid_plots,
+    perpass,
+    plots,
+    provenance,
+    repeats,
+    summary,
+    sweep,
+    verdict,
+    verdict_repeat,
+    zgc,
+)
 from .cli import OneLineParser
 from .run import Run, RunFolderError, load_run
 
@@ -103,6 +122,29 @@ def picture(runs: list[Run], path: str) -> None:
     figure.savefig(path, dpi=72, bbox_inches="tight")
 
 
+def of_sweep(run: sweep.SweepRun) -> str:
+    """The Markdown of a `make sweep` folder's headline tables: how far each server held C/D and why it stopped, its CPU per
+    request (the slope over the steps it held), and per workload where that CPU went, by thread family."""
+    made = provenance.of(run.manifest)
+    parts = [f"From `{run.folder.name}` ({provenance.commit(run.manifest)}), made by `{made.get('command', '?')}`."]
+    parts += [f"The run's problems: {'; '.join(run.problems)}." if run.problems else "The run had no problems."]
+    parts += [
+        "### How far each server held C/D, and why it stopped",
+        markdown(sweep.capacity(run).assign(server=lambda f: f["server"].map(catalogue.label))),
+    ]
+    slopes = sweep.cpu_per_request(run)
+    parts += [
+        "### Server CPU per request (µs): the slope over the steps each server held",
+        markdown(slopes.assign(server=slopes["server"].map(catalogue.label)).round(1)),
+    ]
+    for workload in run.manifest["settings"]["workloads"]:
+        families = sweep.thread_family_table(run, workload)
+        if not families.empty:
+            title = f"/{workload}: server CPU per request (µs) by thread family, median [lowest, highest] across passes"
+            parts += [f"### {title}", markdown(families)]
+    return "\n\n".join(parts) + "\n"
+
+
 def of_comparison(a: Run, b: Run) -> str:
     """The Markdown of `make compare A=a B=b`'s tables: whether the verdict repeated, cell by cell, and each server's capacity per CPU;
     then every figure of every server in both, B against A."""
@@ -132,12 +174,14 @@ def main(argv: list[str]) -> int:
     try:
         if args.compare:
             print(of_comparison(load_run(args.compare[0]), load_run(args.compare[1])), end="")
+        elif args.run.rstrip("/").endswith(sweep.SWEEP_SUFFIX):
+            print(of_sweep(sweep.load(args.run)), end="")
         else:
             runs = [load_run(f) for f in [args.run, *args.also]]
             print(of_run(runs), end="")
             if args.picture:
                 picture(runs, args.picture)
-    except RunFolderError as e:
+    except (RunFolderError, sweep.SweepFolderError) as e:
         print(f"make headline: {e}", file=sys.stderr)
         return 2
     return 0

@@ -10,6 +10,7 @@ server's memory taken apart with the requests in flight (`memory.csv`); this mod
   C/D, so 1.0 is a server that adds nothing to the wait;
 - server CPU per request: the server's CPU time over the window, over its requests (mostly the JVM's background at a
   low rate), and as the slope of CPU use against throughput over the steps a server held (cpu_per_request);
+- where that CPU went: the same, split by the server's thread families (cpu_by_thread_family);
 - which side saturated: the server's CPU set or the load's (wrk and the stub) busy for SATURATED_SHARE of the window;
 - memory per request in flight: labanalysis.sweepmemory; reading the folder: labanalysis.sweepfolder.
 
@@ -23,7 +24,7 @@ import math
 import pandas as pd
 
 from . import catalogue, provenance, repeats, stats
-from .sweepfolder import MEMORY_COLUMNS, STEP_COLUMNS, SweepFolderError, SweepRun, load  # noqa: F401 (the module's API)
+from .sweepfolder import MEMORY_COLUMNS, STEP_COLUMNS, THREADS_COLUMNS, SweepFolderError, SweepRun, load  # noqa: F401 (the module's API)
 
 SWEEP_SUFFIX = "-sweep"
 # A CPU set busy for this share of a step's window had no more to give: the side that ran out.
@@ -150,12 +151,15 @@ def capacity(run: SweepRun) -> pd.DataFrame:
 
 
 def cpu_per_request(run: SweepRun) -> pd.DataFrame:
-    """Per server and workload: the server's CPU per request as the slope of its CPU use (CPU-seconds a second) against
+    """Per server and workload: the server's CPU per request, its JIT compilers' left out, as the slope of its CPU use (CPU-seconds a second) against
     throughput, fitted by least squares in each pass over the steps it held (LITTLE_HELD; stats.capacity_fit, the curve's fit),
     then the median and range across passes. At a low rate a step's own CPU per request is mostly the JVM's background (GC, the
     JIT, timers) divided by few requests; the slope leaves that fixed part out. NaN where a pass held fewer than two steps."""
     steps = per_step(run)
-    steps = steps.assign(cpu_per_s=steps["server_cpu_s"] / (steps["duration_us"] / 1e6))
+    # The JIT compilers' CPU is left out, as the curve's fit leaves it out (cpu.py): a path still compiling at the first C and
+    # quiet at the last would tilt the line down (Jetty coroutines' /dashboard at C=10, 25, 50 and D=100 ms: 53 µs a request
+    # with it, about 160 without; docs/JOURNAL.md, "Where the engines' /dashboard CPU goes, in the sweep").
+    steps = steps.assign(cpu_per_s=(steps["server_cpu_s"] - steps["server_jit_cpu_s"]) / (steps["duration_us"] / 1e6))
     rows = []
     for (server, workload), group in steps.groupby(["server", "workload"], sort=False):
         slopes = []
@@ -166,6 +170,60 @@ def cpu_per_request(run: SweepRun) -> pd.DataFrame:
             {"server": server, "workload": workload, "µs per request": value.median, "low": value.low, "high": value.high, "passes": value.passes}
         )
     return server_order(pd.DataFrame(rows, columns=["server", "workload", "µs per request", "low", "high", "passes"]))
+
+
+# The part of a step's server CPU no family of threads.csv holds: what its threads that ended in the window used.
+ENDED = "(threads that ended in the window)"
+
+
+def cpu_by_thread_family(run: SweepRun) -> pd.DataFrame:
+    """Per server, workload, concurrency and thread family (threads.csv): the family's CPU per request (µs, over wrk's requests,
+    as server CPU per request is), the median across passes with low, high and passes, and its share of the server's CPU per
+    request (the medians'). The process's CPU its families do not hold is ENDED's. Empty for a folder from before threads.csv."""
+    columns = ["server", "workload", "concurrency", "family", "µs per request", "low", "high", "passes", "share"]
+    if run.threads.empty:
+        return pd.DataFrame(columns=columns)
+    keys = ["pass", "server", "workload", "concurrency"]
+    steps = run.steps.set_index(keys)
+    families = run.threads.pivot_table(index=keys, columns="thread_family", values="cpu_s", aggfunc="sum", fill_value=0.0)
+    families = families.reindex(steps.index, fill_value=0.0)
+    families[ENDED] = (steps["server_cpu_s"] - families.sum(axis=1)).clip(lower=0.0)
+    per_request = 1e6 * families.div(steps["requests"].where(steps["requests"] > 0), axis=0)
+    long = per_request.stack().rename("us").reset_index().rename(columns={"thread_family": "family", "level_4": "family"})
+    rows = []
+    for (server, workload, concurrency, family), group in long.groupby(["server", "workload", "concurrency", "family"], sort=False):
+        value = stats.across(group["us"])
+        rows.append([server, workload, concurrency, family, value.median, value.low, value.high, value.passes])
+    # A family none of a server's passes had (the other engine's threads) is no row of that server's.
+    out = pd.DataFrame(rows, columns=columns[:-1]).query("high > 0")
+    whole = out.groupby(["server", "workload", "concurrency"])["µs per request"].transform("sum")
+    return server_order(out.assign(share=out["µs per request"] / whole.where(whole > 0)))
+
+
+# The thread families a table of where a server's CPU went names, the largest first; the rest are summed as one.
+FAMILIES_NAMED = 7
+OTHER_FAMILIES = "other families"
+
+
+def thread_family_table(run: SweepRun, workload: str) -> pd.DataFrame:
+    """Server and C down, the workload's FAMILIES_NAMED largest thread families across (by their share summed over its steps),
+    the rest summed as OTHER_FAMILIES: each family's CPU per request (µs) as `median [lowest, highest] over N passes`."""
+    values = cpu_by_thread_family(run)
+    values = values[values["workload"] == workload]
+    if values.empty:
+        return pd.DataFrame()
+    named = values.groupby("family")["share"].sum().nlargest(FAMILIES_NAMED).index.tolist()
+    rows = []
+    for (server, concurrency), group in values.groupby(["server", "concurrency"], sort=False):
+        row = {"server": catalogue.label(server), "C": f"{concurrency:,}"}
+        for family in named:
+            found = group[group["family"] == family]
+            one = found.iloc[0] if len(found) else None
+            row[family] = "" if one is None else repeats.shown(stats.Across(one["µs per request"], one["low"], one["high"], int(one["passes"])))
+        rest = group[~group["family"].isin(named)]["µs per request"].sum()
+        row[OTHER_FAMILIES] = f"{rest:,.0f}" if rest else ""
+        rows.append(row)
+    return pd.DataFrame(rows)
 
 
 def why_not_held(failed: pd.DataFrame) -> str:

@@ -1,5 +1,6 @@
-"""A `make sweep` folder as the harness wrote it: manifest.json, sweep.csv (a row a measured step) and memory.csv (a row a
-memory component of a snapshot), read and checked, with what failed, is missing or was cut said in `problems`.
+"""A `make sweep` folder as the harness wrote it: manifest.json, sweep.csv (a row a measured step), memory.csv (a row a
+memory component of a snapshot) and threads.csv (a row a thread family of a measured step), read and checked, with what
+failed, is missing or was cut said in `problems`.
 labanalysis.sweep computes the figures from it.
 """
 
@@ -16,8 +17,10 @@ from . import provenance, series
 # sweep.csv's and memory.csv's columns, as run-folder.json declares them (the harness writes through the same declaration).
 STEPS = series.EXPERIMENTS["sweep"]["sweep.csv"]
 MEMORY = series.EXPERIMENTS["sweep"]["memory.csv"]
+THREADS = series.EXPERIMENTS["sweep"]["threads.csv"]
 STEP_COLUMNS = list(STEPS.columns)
 MEMORY_COLUMNS = list(MEMORY.columns)
+THREADS_COLUMNS = list(THREADS.columns)
 
 
 class SweepFolderError(Exception):
@@ -30,6 +33,8 @@ class SweepRun:
     manifest: dict
     steps: pd.DataFrame
     memory: pd.DataFrame
+    # Empty for a folder from before threads.csv.
+    threads: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=THREADS_COLUMNS))
     problems: list[str] = field(default_factory=list)
 
 
@@ -45,7 +50,9 @@ def load(folder: str | Path) -> SweepRun:
     problems = ([] if status == "complete" else [f"the run is {status}"]) + list(manifest.get("problems", []))
     steps = _csv(folder / "sweep.csv", STEPS, problems)
     memory = _csv(folder / "memory.csv", MEMORY, problems)
-    return SweepRun(folder, manifest, steps, memory, problems)
+    # A folder from before threads.csv has none, and says nothing of its threads: not a problem of the run.
+    threads = _csv(folder / "threads.csv", THREADS, problems) if (folder / "threads.csv").is_file() else pd.DataFrame(columns=THREADS_COLUMNS)
+    return SweepRun(folder, manifest, steps, memory, threads, problems)
 
 
 def _csv(path: Path, spec: series.Series, problems: list[str]) -> pd.DataFrame:

@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from labanalysis import curve, curve_tables, headline, run
+from labanalysis import catalogue, curve, curve_tables, headline, run, sweep
 
 CURVE = ("curve-run", "20261127-002232-smoke")
 
@@ -54,3 +54,17 @@ def test_the_picture_is_the_reports_curve_saved_as_a_png(fixture_copy, tmp_path)
     headline.picture([ran], str(png))
 
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_sweeps_headline_is_its_reports_tables_traced_to_its_folder_and_command(fixture_copy, capsys):
+    folder = fixture_copy("sweep", "20261129-080728-sweep")
+    ran = sweep.load(folder)
+
+    assert headline.main([str(folder)]) == 0
+    text = capsys.readouterr().out
+
+    first = text.splitlines()[0]
+    assert first.startswith(f"From `{folder.name}` ") and ran.manifest["provenance"]["command"] in first
+    held = _rows(text, "How far each server held C/D, and why it stopped")
+    assert [r[0] for r in held] == [catalogue.label(s) for s in sweep.capacity(ran)["server"]]
+    assert "### Server CPU per request (µs): the slope over the steps each server held" in text

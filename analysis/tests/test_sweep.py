@@ -5,7 +5,7 @@ import json
 import pandas as pd
 import pytest
 
-from labanalysis import offline, render, sweep, sweepmemory
+from labanalysis import experiment_plots, offline, render, sweep, sweepmemory
 
 
 def _step(**values) -> dict:
@@ -194,3 +194,27 @@ def test_cpu_per_request_is_the_slope_of_cpu_against_throughput_leaving_the_fixe
 
     assert row["µs per request"] == pytest.approx(50)
     assert sweep.per_step(pd.DataFrame(steps))["server_cpu_us_per_request"].iloc[0] == pytest.approx(2050)
+
+
+def test_a_step_s_cpu_per_request_is_split_by_thread_family_and_what_ended_in_the_window_is_the_rest(tmp_path):
+    steps = [_step(**{"pass": p, "server_cpu_s": 2.0, "requests": 1000}) for p in (1, 2)]
+    threads = [
+        {"pass": p, "server": "vthread", "workload": "delay", "concurrency": 100, "thread_family": family, "cpu_s": seconds}
+        for p in (1, 2)
+        for family, seconds in (("ForkJoinPool", 1.0), ("C2 CompilerThre", 0.6))
+    ]
+    run = _run(steps, tmp_path=tmp_path)
+    run.threads = pd.DataFrame(threads, columns=sweep.THREADS_COLUMNS)
+
+    split = sweep.cpu_by_thread_family(run).set_index("family")
+
+    # 2 s of CPU over 1,000 requests is 2,000 µs each: 1 s of it the carriers', 0.6 s the compilers', and 0.4 s no family's.
+    assert split["µs per request"].to_dict() == pytest.approx({"ForkJoinPool": 1000, "C2 CompilerThre": 600, sweep.ENDED: 400})
+    assert split["share"].to_dict() == pytest.approx({"ForkJoinPool": 0.5, "C2 CompilerThre": 0.3, sweep.ENDED: 0.2})
+    assert set(split["passes"]) == {2}
+    figure = experiment_plots.sweep_cpu_by_thread(run, "delay")
+    assert [t.get_text() for t in figure.axes[0].get_legend().get_texts()] == ["ForkJoinPool", "C2 CompilerThre", sweep.ENDED]
+
+
+def test_a_sweep_from_before_threads_csv_has_no_split_and_no_problem_for_it(tmp_path):
+    assert sweep.cpu_by_thread_family(_run([_step()], tmp_path=tmp_path)).empty

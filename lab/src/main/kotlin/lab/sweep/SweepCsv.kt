@@ -6,14 +6,16 @@ import java.io.File
 import java.util.Locale
 
 /**
- * The sweep's facts, one row a measured step in `sweep.csv` and one row a memory component in
- * `memory.csv` (long form, as the bench's), appended and flushed as each step ends so that a
- * stopped run keeps every step it finished. Their columns are run-folder.json's (`experiments.sweep`). The analysis
+ * The sweep's facts, one row a measured step in `sweep.csv`, one row a memory component in
+ * `memory.csv` (long form, as the bench's), and one row a thread family of a measured step in
+ * `threads.csv`, appended and flushed as each step ends so that a stopped run keeps every step
+ * it finished. Their columns are run-folder.json's (`experiments.sweep`). The analysis
  * (labanalysis.sweep) computes every rate, ratio and statistic from them.
  */
 class SweepCsv(dir: File) : AutoCloseable {
     private val steps = SeriesCsv.create(dir, STEPS, flushEachRow = true, series = RunFolderFormat.experiment(KIND, STEPS))
     private val memory = SeriesCsv.create(dir, MEMORY, series = RunFolderFormat.experiment(KIND, MEMORY))
+    private val threads = SeriesCsv.create(dir, THREADS, series = RunFolderFormat.experiment(KIND, THREADS))
 
     /** One measured step: what wrk counted, and what the server, the stub and the CPUs did meanwhile. */
     data class Step(
@@ -34,6 +36,8 @@ class SweepCsv(dir: File) : AutoCloseable {
         val rssBytesPeak: Long,
         /** The server's own count of requests in flight, read in the middle of the window. */
         val serverInFlight: Int?,
+        /** Of [serverCpuSeconds], each thread family's (ThreadFamilies): where the server's CPU went. */
+        val serverCpuSecondsByThreads: Map<String, Double> = emptyMap(),
     )
 
     fun append(step: Step) {
@@ -49,6 +53,10 @@ class SweepCsv(dir: File) : AutoCloseable {
             step.threadsPeak, fixed(step.threadsMean), step.rssBytesPeak, step.serverInFlight,
             fixed(step.serverJitCpuSeconds),
         )
+        for ((family, seconds) in step.serverCpuSecondsByThreads.entries.sortedByDescending { it.value }) {
+            threads.row(step.pass, step.server, step.workload.slug, step.concurrency, family, fixed(seconds))
+        }
+        threads.flush()
     }
 
     /** A memory snapshot: [concurrency] 0 at rest, before the workload's first request, else in the step's warm-up. */
@@ -62,12 +70,14 @@ class SweepCsv(dir: File) : AutoCloseable {
     override fun close() {
         steps.close()
         memory.close()
+        threads.close()
     }
 
     companion object {
         const val KIND = "sweep"
         const val STEPS = "sweep.csv"
         const val MEMORY = "memory.csv"
+        const val THREADS = "threads.csv"
 
         private fun fixed(value: Double) = "%.4f".format(Locale.ROOT, value)
     }

@@ -2,6 +2,7 @@ package lab.sweep
 
 import lab.bench.collect.KernelMemory
 import lab.bench.collect.ProcStat
+import lab.bench.collect.ThreadFamilies
 import lab.support.ChildExited
 import lab.support.Children
 import lab.support.ProcView
@@ -153,6 +154,7 @@ class SweepPass(
         val threads = ThreadWatch(server).also { it.start() }
         val cpuBefore = ProcStat.read()
         val serverMsBefore = server.cpuMs() ?: 0
+        val threadsBefore = server.threadsCpu()
         val jitMsBefore = server.jitCpuMs()
         val stubMsBefore = stub.cpuMs()
         val inFlight = CompletableFuture.supplyAsync {
@@ -173,6 +175,7 @@ class SweepPass(
             threads.stop()
         }
         val cpuAfter = ProcStat.read()
+        val threadsAfter = server.threadsCpu()
         return SweepCsv.Step(
             pass = pass,
             server = this.server.name,
@@ -182,6 +185,7 @@ class SweepPass(
             wrk = result,
             serverCpuSeconds = ((server.cpuMs() ?: serverMsBefore) - serverMsBefore) / 1000.0,
             serverJitCpuSeconds = (server.jitCpuMs() - jitMsBefore) / 1000.0,
+            serverCpuSecondsByThreads = ThreadFamilies.cpuSecondsBetween(threadsBefore, threadsAfter),
             stubCpuSeconds = stubMsBefore?.let { before -> stub.cpuMs()?.let { (it - before) / 1000.0 } },
             serverCpusBusy = setup.cpuSplit?.let { cpuAfter.busyShare(cpuBefore, it.serverCpus) },
             loadCpusBusy = setup.cpuSplit?.let { cpuAfter.busyShare(cpuBefore, it.loadCpus) },

@@ -2,6 +2,7 @@ package lab.sweep
 
 import lab.bench.folder.RunFolderFormat
 import lab.support.Catalogue
+import lab.support.ProcView
 import org.junit.jupiter.api.BeforeAll
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.TestInstance
@@ -66,6 +67,24 @@ class SweepIT {
         for (step in steps) {
             val (jit, all) = step.getValue("server_jit_cpu_s").toDouble() to step.getValue("server_cpu_s").toDouble()
             assertTrue(jit in 0.0..all, "the JIT's CPU is part of the server's: $step")
+        }
+    }
+
+    @Test
+    fun `threads csv splits each step's server CPU by thread family, its compilers' as sweep csv counts them`() {
+        val rows = File(dir, SweepCsv.THREADS).readLines()
+        assertEquals(RunFolderFormat.experiment(SweepCsv.KIND, SweepCsv.THREADS).columns.keys.joinToString(","), rows.first())
+        val families = rows.drop(1).map { it.split(',') }.groupBy { Triple(it[1], it[2], it[3]) }
+        for (step in steps) {
+            val what = "${step["server"]} ${step["workload"]} C=${step["concurrency"]}"
+            val rows = families[Triple(step["server"], step["workload"], step["concurrency"])].orEmpty()
+            val cpu = rows.associate { it[4] to it[5].toDouble() }
+            // The families are read inside the process's window; the kernel scales each thread's ticks to its run time apart from
+            // the process's, so a tick (10 ms) a family may part them.
+            val slack = 0.01 * cpu.size
+            assertTrue(cpu.values.sum() <= step.getValue("server_cpu_s").toDouble() + slack, "$what: $cpu")
+            val compilers = cpu.filterKeys { ProcView.isCompilerThread(it) }.values.sum()
+            assertTrue(kotlin.math.abs(compilers - step.getValue("server_jit_cpu_s").toDouble()) <= slack + 0.02, "$what: $cpu")
         }
     }
 

@@ -26,6 +26,14 @@ class ProcView(val pid: Long) {
     /** User plus system CPU time in ms of the process's thread [tid]; null once it is gone. */
     fun threadCpuMs(tid: Long): Long? = runCatching { cpuMsIn(File("/proc/$pid/task/$tid/stat")) }.getOrNull()
 
+    /** Each of the process's threads with its kernel name and CPU time in ms, read one after another; one gone meanwhile is left out. */
+    fun threadsCpu(): List<ThreadCpu> = File("/proc/$pid/task").listFiles().orEmpty().mapNotNull { task ->
+        runCatching {
+            val stat = File(task, "stat").readText()
+            ThreadCpu(task.name.toLong(), stat.substringAfter('(').substringBeforeLast(')'), cpuMsOf(stat))
+        }.getOrNull()
+    }
+
     /** CPU time in ms of a JVM's JIT compiler threads (`C1 CompilerThre`, `C2 CompilerThre`, as the kernel names them). */
     fun jitCpuMs(): Long = threadsCpuMs { isCompilerThread(it) }
 
@@ -48,14 +56,19 @@ class ProcView(val pid: Long) {
         )
     }.getOrNull()
 
+    /** One thread: its id, its kernel name (at most 15 characters) and its user plus system CPU time in ms. */
+    data class ThreadCpu(val tid: Long, val name: String, val cpuMs: Long)
+
     data class Memory(val rssBytes: Long, val pssBytes: Long, val threads: Int, val fds: Int, val maps: Int)
 
     private fun status() = Status(File("/proc/$pid/status").readLines())
 
     /** utime plus stime of a process's or a thread's `stat`, in ms. */
-    private fun cpuMsIn(stat: File): Long {
+    private fun cpuMsIn(stat: File): Long = cpuMsOf(stat.readText())
+
+    private fun cpuMsOf(stat: String): Long {
         // The command name, in parentheses, may hold spaces: the fields are counted after its closing one.
-        val fields = stat.readText().substringAfterLast(')').trim().split(' ')
+        val fields = stat.substringAfterLast(')').trim().split(' ')
         return (fields[11].toLong() + fields[12].toLong()) * 1000 / USER_HZ
     }
 
