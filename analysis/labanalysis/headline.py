@@ -60,10 +60,14 @@ def markdown(frame: pd.DataFrame, index: bool = False) -> str:
 def source(run: Run) -> str:
     """One line naming where the tables come from: the folder, the commit (and whether it was dirty), the run folder's format (a
     published figure must come from a run the analysis still reads: tests/test_published.py), and the command."""
-    made = provenance.of(run.manifest)
-    commit = str(made.get("gitCommit") or "unknown commit")[:7] + (" with uncommitted changes" if made.get("gitDirty") else "")
-    made_as = f"{run.manifest.get('profileName', '?')} profile, {commit}, run-folder format {run.manifest.get('runFolderFormat', '?')}"
-    return f"From `{run.folder.name}` ({made_as}), made by `{made.get('command', '?')}`."
+    made_as = f"{run.manifest.get('profileName', '?')} profile, {_commit(run.manifest)}, run-folder format {run.manifest.get('runFolderFormat', '?')}"
+    return f"From `{run.folder.name}` ({made_as}), made by `{provenance.of(run.manifest).get('command', '?')}`."
+
+
+def _commit(manifest: dict) -> str:
+    """The commit a folder's code was, shortened, and whether the checkout had changes (a published headline may not: test_published)."""
+    made = provenance.of(manifest)
+    return str(made.get("gitCommit") or "unknown commit")[:7] + (" with uncommitted changes" if made.get("gitDirty") else "")
 
 
 def host(run: Run) -> str:
@@ -125,8 +129,8 @@ def picture(runs: list[Run], path: str) -> None:
 def of_sweep(run: sweep.SweepRun) -> str:
     """The Markdown of a `make sweep` folder's headline tables: how far each server held C/D and why it stopped, its CPU per
     request (the slope over the steps it held), and per workload where that CPU went, by thread family."""
-    made = provenance.of(run.manifest)
-    parts = [f"From `{run.folder.name}` ({provenance.commit(run.manifest)}), made by `{made.get('command', '?')}`."]
+    made_as = f"make sweep, {_commit(run.manifest)}, run-folder format {run.manifest.get('runFolderFormat', '?')}"
+    parts = [f"From `{run.folder.name}` ({made_as}), made by `{provenance.of(run.manifest).get('command', '?')}`."]
     parts += [f"The run's problems: {'; '.join(run.problems)}." if run.problems else "The run had no problems."]
     parts += [
         "### How far each server held C/D, and why it stopped",

@@ -15,7 +15,9 @@ RESULTS = TOP / "docs" / "results"
 BLOCK = re.compile(r"<!-- headline: (?P<file>[^ ]+) -->\n(?P<body>.*?)<!-- /headline -->", re.S)
 # A measured figure: a number with a unit of memory, time per request or rate, or a factor ("1.14x").
 FIGURE = re.compile(r"\b\d[\d,]*(\.\d+)?\s?(KiB|MiB|GiB|µs|req/s|/s\b)|\b\d+\.\d+x\b")
-SOURCE = re.compile(r"^From `(?P<run>[^`]+)` \((?P<profile>[^ ]+) profile, (?P<commit>[^,]+), run-folder format (?P<format>\d+)\)")
+SOURCE = re.compile(
+    r"^From `(?P<run>[^`]+)` \((?:(?P<profile>[^ ]+) profile|make (?P<experiment>[a-z-]+)), (?P<commit>[^,]+), run-folder format (?P<format>\d+)\)"
+)
 READERS = ["README.md", "FINDINGS.md", *sorted(str(p.relative_to(TOP)) for p in (TOP / "docs").glob("*.md")), "infra/README.md"]
 
 

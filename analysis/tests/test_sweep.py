@@ -218,3 +218,32 @@ def test_a_step_s_cpu_per_request_is_split_by_thread_family_and_what_ended_in_th
 
 def test_a_sweep_from_before_threads_csv_has_no_split_and_no_problem_for_it(tmp_path):
     assert sweep.cpu_by_thread_family(_run([_step()], tmp_path=tmp_path)).empty
+
+
+def test_a_real_sweeps_thread_families_and_what_ended_add_up_to_each_servers_cpu_per_request(fixture_copy):
+    """The four servers on /dashboard at 10, 25 and 50 in flight, D = 100 ms, 3 passes (make sweep at 893c91d on 2026-12-04)."""
+    run = sweep.load(fixture_copy("sweep-threads", "20261204-004929-sweep"))
+    whole = sweep.per_step(run).set_index(["pass", "server", "workload", "concurrency"])["server_cpu_us_per_request"]
+
+    split = sweep.cpu_by_thread_family(run)
+    medians = whole.groupby(["server", "workload", "concurrency"]).median()
+
+    # The median of sums is not the sum of medians, but every family's share of a step is part of that step's whole.
+    assert split.groupby(["server", "workload", "concurrency"])["share"].sum().round(9).eq(1).all()
+    for (server, workload, concurrency), families in split.groupby(["server", "workload", "concurrency"]):
+        assert families["µs per request"].sum() == pytest.approx(medians[(server, workload, concurrency)], rel=0.35), server
+    # Each server's families are its own engine's: Netty's event loops on Ktor alone, Jetty's client on Jetty's servers alone.
+    engines = split.groupby("server")["family"].agg(set)
+    assert "eventLoopGroupP" in engines["ktor-coroutine"] and "jetty-client" not in engines["ktor-coroutine"]
+    assert all("jetty-client" in engines[s] and "eventLoopGroupP" not in engines[s] for s in ("jetty-virtual", "jetty-platform", "jetty-coroutine"))
+
+
+def test_a_sweep_with_threads_renders_where_each_servers_cpu_went(fixture_copy):
+    folder = fixture_copy("sweep-threads", "20261204-004929-sweep")
+
+    html = render.render_experiment(folder).read_text()
+
+    assert "CPU went, by thread family" in html
+    # The sweep's curves and the split, a plot each.
+    assert html.count("data:image/png;base64,") >= 2
+    assert "Traceback" not in html and 'data-mime-type="application/vnd.jupyter.stderr"' not in html
