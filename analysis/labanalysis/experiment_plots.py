@@ -176,7 +176,7 @@ def sweep_cpu_by_thread(run, workload: str):
     values = values[values["workload"] == workload]
     if values.empty:
         return None
-    named = values.groupby("family")["share"].sum().nlargest(sweep.FAMILIES_NAMED).index.tolist()
+    named = sweep.named_families(values)
     values = values.assign(family=values["family"].where(values["family"].isin(named), sweep.OTHER_FAMILIES))
     wide = values.pivot_table(index=["server", "concurrency"], columns="family", values="µs per request", aggfunc="sum", sort=False, fill_value=0.0)
     wide = wide[[f for f in [*named, sweep.OTHER_FAMILIES] if f in wide.columns]]

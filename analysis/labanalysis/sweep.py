@@ -189,7 +189,8 @@ def cpu_by_thread_family(run: SweepRun) -> pd.DataFrame:
     families = families.reindex(steps.index, fill_value=0.0)
     families[ENDED] = (steps["server_cpu_s"] - families.sum(axis=1)).clip(lower=0.0)
     per_request = 1e6 * families.div(steps["requests"].where(steps["requests"] > 0), axis=0)
-    long = per_request.stack().rename("us").reset_index().rename(columns={"thread_family": "family", "level_4": "family"})
+    per_request.columns.name = "family"
+    long = per_request.stack().rename("us").reset_index()
     rows = []
     for (server, workload, concurrency, family), group in long.groupby(["server", "workload", "concurrency", "family"], sort=False):
         value = stats.across(group["us"])
@@ -205,6 +206,11 @@ FAMILIES_NAMED = 7
 OTHER_FAMILIES = "other families"
 
 
+def named_families(values: pd.DataFrame) -> list[str]:
+    """The FAMILIES_NAMED largest families of cpu_by_thread_family's rows, by their share summed over the rows' steps."""
+    return values.groupby("family")["share"].sum().nlargest(FAMILIES_NAMED).index.tolist()
+
+
 def thread_family_table(run: SweepRun, workload: str) -> pd.DataFrame:
     """Server and C down, the workload's FAMILIES_NAMED largest thread families across (by their share summed over its steps),
     the rest summed as OTHER_FAMILIES: each family's CPU per request (µs) as `median [lowest, highest] over N passes`."""
@@ -212,7 +218,7 @@ def thread_family_table(run: SweepRun, workload: str) -> pd.DataFrame:
     values = values[values["workload"] == workload]
     if values.empty:
         return pd.DataFrame()
-    named = values.groupby("family")["share"].sum().nlargest(FAMILIES_NAMED).index.tolist()
+    named = named_families(values)
     rows = []
     for (server, concurrency), group in values.groupby(["server", "concurrency"], sort=False):
         row = {"server": catalogue.label(server), "C": f"{concurrency:,}"}
