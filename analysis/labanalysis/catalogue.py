@@ -114,9 +114,9 @@ def engine_label(engine: str) -> str:
     return _engines().get(engine, {}).get("label", engine)
 
 
-def engine_alternatives() -> dict[str, dict[str, str]]:
-    """Each engine's alternatives (servers.json's engines): each one's name, and the change it runs in place of."""
-    return {engine: {a["name"]: a["insteadOf"] for a in entry.get("alternatives", [])} for engine, entry in _engines().items()}
+def engine_alternatives() -> dict[str, dict[str, str | None]]:
+    """Each engine's alternatives (servers.json's engines): each one's name, and the change it runs in place of (None: beside them all)."""
+    return {engine: {a["name"]: a.get("insteadOf") for a in entry.get("alternatives", [])} for engine, entry in _engines().items()}
 
 
 # An arm's colour, none of a catalogue server's: picked by its whole name, so that it is the same in every run and plot
@@ -142,7 +142,7 @@ def _arm(name: str) -> Server | None:
     # "As shipped" only for an arm without every change and with no alternative of the lab's: ServerEntry.arm's words.
     every = set(without) == set(declared) and not chosen
     said = ["as shipped"] if every else [f"without {', '.join(without)}"] if without else []
-    said += [f"with {', '.join(f'{a} instead of {alternatives[a]}' for a in chosen)}"] if chosen else []
+    said += [f"with {', '.join(f'{a} instead of {alternatives[a]}' if alternatives[a] else a for a in chosen)}"] if chosen else []
     return replace(
         base,
         name=name,

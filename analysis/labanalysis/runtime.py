@@ -109,7 +109,9 @@ def engine_changes(manifest: dict) -> str:
 
     def alternatives(engine: dict) -> str:
         found = engine.get("alternatives") or []
-        return "".join(f"; could run instead of {a['insteadOf']}: {a['name']} ({a['kind']}: {a['what']})" for a in found)
+        return "".join(
+            f"; could run {'instead of ' + a['insteadOf'] if a.get('insteadOf') else 'also'}: {a['name']} ({a['kind']}: {a['what']})" for a in found
+        )
 
     return "; ".join(
         f"{engine['label']}: "

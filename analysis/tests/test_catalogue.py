@@ -185,6 +185,13 @@ def test_an_arm_with_an_alternative_runs_it_in_place_of_the_change_it_replaces()
     assert catalogue.label(f"jetty-virtual-without-{other}-with-{alternative}").endswith(f"without {other}, with {alternative} instead of {replaced}")
 
 
+def test_an_alternative_instead_of_no_change_runs_beside_them_all():
+    alternative = next(a for a, replaced in catalogue.engine_alternatives()["ktor-netty"].items() if replaced is None)
+    arm = f"ktor-coroutine-with-{alternative}"
+    assert catalogue.arm_of(arm) == "ktor-coroutine"
+    assert catalogue.label(arm) == f"{catalogue.label('ktor-coroutine')}, with {alternative}"
+
+
 def test_every_arm_is_read_back_as_the_harness_names_and_labels_it():
     # lab.support.ServerArmTest holds this file to what the harness (Catalogue.arm) makes of each arm now.
     made = json.loads((Path(__file__).parent / "fixtures" / "arms.json").read_text())

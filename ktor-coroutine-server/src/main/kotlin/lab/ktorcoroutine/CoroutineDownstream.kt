@@ -17,8 +17,9 @@ import kotlin.coroutines.cancellation.CancellationException
  * run as children of the call's coroutine, so when the client goes away and the call is
  * cancelled, both in-flight requests are cancelled with it, and Ktor's CIO engine closes
  * each one's connection to the stub. [client] must be on an engine that does so, which is
- * why [CoroutineServer] builds it on CIO: ktor-client-java leaves the JDK client's exchange
- * running when its coroutine is cancelled (the stub counted 0 of 2 calls cancelled).
+ * why [DownstreamHttpClient] builds it on CIO: ktor-client-java leaves the JDK client's exchange
+ * running when its coroutine is cancelled (the stub counted 0 of 2 calls cancelled), and runs
+ * only as an arm that says so.
  */
 internal class CoroutineDownstream(private val client: HttpClient, private val baseUrl: String, private val timeoutMs: Long) {
     suspend fun dashboard(userId: String): Reply = try {

@@ -1,9 +1,6 @@
 package lab.ktorcoroutine
 
 import io.ktor.client.HttpClient
-import io.ktor.client.engine.cio.CIO
-import io.ktor.client.engine.cio.endpoint
-import io.ktor.client.plugins.HttpTimeout
 import io.ktor.http.ContentType
 import io.ktor.http.HttpHeaders
 import io.ktor.http.HttpMethod
@@ -57,27 +54,13 @@ import java.net.URI
  * The coroutine server: Ktor on Netty. Every handler is `suspend` code, and waiting
  * (a delay, a downstream call, the next WebSocket frame) suspends a coroutine instead of
  * holding a thread. Netty's few event-loop threads are all the threads requests ever see.
+ * [client] is `/dashboard`'s downstream client ([DownstreamHttpClient]), closed when the server stops.
  */
-class CoroutineServer(private val config: ServerConfig) {
+class CoroutineServer(private val config: ServerConfig, private val client: HttpClient) {
     private val counters = LiveCounters(config.socketBallast)
     private val router = Router(config.limits)
     private val changes = config.changes
 
-    private val client = HttpClient(CIO) {
-        expectSuccess = false
-        // The contract's one bound, through the plugin, instead of CIO's own 15 s on top of it.
-        engine {
-            requestTimeout = 0
-            // CIO's 100 connections to one host, and its 5 s connect timeout that a call waiting for one of them runs
-            // out, failed most /dashboards at 1,000 in flight (Limits.DOWNSTREAM_CONNECTIONS_MAX): the declared bound instead.
-            maxConnectionsCount = Limits.DOWNSTREAM_CONNECTIONS_MAX
-            endpoint {
-                maxConnectionsPerRoute = Limits.DOWNSTREAM_CONNECTIONS_MAX
-                connectTimeout = config.limits.downstreamTimeoutMs
-            }
-        }
-        install(HttpTimeout) { requestTimeoutMillis = config.limits.downstreamTimeoutMs }
-    }
     private val headTimeoutAnswer = RequestHeadTimeout.answer(config.limits.requestHeadTimeoutMs)
     private val downstream = CoroutineDownstream(client, config.downstreamUrl, config.limits.downstreamTimeoutMs)
 

@@ -96,7 +96,7 @@ object Catalogue {
                 ) {
                     "servers.json: engine $engine declares ${alternative.name} twice"
                 }
-                require(entry.changes.any { it.name == alternative.insteadOf }) {
+                require(alternative.insteadOf == null || entry.changes.any { it.name == alternative.insteadOf }) {
                     "servers.json: engine $engine's alternative ${alternative.name} is instead of ${alternative.insteadOf}, which it does not declare"
                 }
                 require(alternative.kind in EngineEntry.KINDS) {

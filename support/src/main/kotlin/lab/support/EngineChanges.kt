@@ -5,7 +5,7 @@ package lab.support
  * server runs with: every one, unless `--as-shipped` names some to leave out, so that what a
  * change costs can be measured against the engine as shipped. An alternative
  * ([EngineEntry.alternatives]) runs only when `--alternatives` names it, and then in place of
- * the change it is instead of, so that the two can be compared. A change's code asks [on]
+ * the change it is instead of (or beside them all, if it is instead of none), so that the two can be compared. A change's code asks [on]
  * before it installs itself; a name servers.json does not declare for the engine is refused,
  * there and on the command line.
  */
@@ -16,7 +16,7 @@ class EngineChanges(
 ) {
     private val entry: EngineEntry? = Catalogue.engines[engine]
     private val declared: List<String> = entry?.changes?.map { it.name }.orEmpty()
-    private val declaredAlternatives: Map<String, String> = entry?.alternatives?.associate { it.name to it.insteadOf }.orEmpty()
+    private val declaredAlternatives: Map<String, String?> = entry?.alternatives?.associate { it.name to it.insteadOf }.orEmpty()
 
     /** The changes left out: those named, and each one an alternative runs in place of. */
     val asShipped: Set<String> = asShipped + alternatives.mapNotNull { declaredAlternatives[it] }

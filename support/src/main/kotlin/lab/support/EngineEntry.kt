@@ -11,16 +11,19 @@ import kotlinx.serialization.Serializable
 data class EngineEntry(
     val label: String,
     val changes: List<Change>,
-    /** Changes the lab does not make, but could make in place of one of [changes]: an arm runs one to compare the two. */
+    /** Changes the lab does not make, but could make, in place of one of [changes] or beside them all: an arm runs one to compare. */
     val alternatives: List<Alternative> = emptyList(),
 ) {
     /** One change: its [kind] is [PATCH] (the lab's code in place of or around the engine's) or [SETTING] (a public option off its default). */
     @Serializable
     data class Change(val name: String, val kind: String, val what: String, val why: String)
 
-    /** A change the servers run only when asked (`--alternatives`), and then in place of the change [insteadOf] names. */
+    /**
+     * A change the servers run only when asked (`--alternatives`): in place of the change [insteadOf] names, or, when it names
+     * none, beside every change (another choice the engine offers, such as the downstream client's own engine).
+     */
     @Serializable
-    data class Alternative(val name: String, val kind: String, val insteadOf: String, val what: String, val why: String)
+    data class Alternative(val name: String, val kind: String, val what: String, val why: String, val insteadOf: String? = null)
 
     companion object {
         const val PATCH = "patch"

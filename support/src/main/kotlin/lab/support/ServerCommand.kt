@@ -71,7 +71,7 @@ abstract class ServerCommand(private val engine: String, private val model: Stri
     }.default(EngineChanges(engine))
     private val alternatives by option(
         "--alternatives",
-        help = "run these alternatives (servers.json's engines), each in place of the lab's change it is instead of",
+        help = "run these alternatives (servers.json's engines), each in place of the lab's change it is instead of, if any",
     ).split(",").default(emptyList())
 
     final override fun run() {

@@ -64,13 +64,13 @@ data class ServerEntry(
 
     /**
      * This server without some of the lab's changes to its engine ([leftOut]), or with an alternative in place of one
-     * ([alternatives], alternative to the change it replaces): an arm. It is named `server-without-a-and-b-with-c` (a change
+     * ([alternatives], alternative to the change it replaces, or to none): an arm. It is named `server-without-a-and-b-with-c` (a change
      * an alternative replaces is not named twice) and labelled so in plots; its engine, model and traits are the server's,
      * and [armOf] names it.
      */
-    fun arm(leftOut: List<String>, alternatives: Map<String, String>, everyChange: Boolean): ServerEntry {
+    fun arm(leftOut: List<String>, alternatives: Map<String, String?>, everyChange: Boolean): ServerEntry {
         require(armOf == null) { "$name is an arm already" }
-        val without = leftOut - alternatives.values.toSet()
+        val without = leftOut - alternatives.values.filterNotNull().toSet()
         if (without.isEmpty() && alternatives.isEmpty()) return this
         val named = listOfNotNull(
             without.takeIf { it.isNotEmpty() }?.let { "-without-" + it.joinToString("-and-") },
@@ -79,7 +79,7 @@ data class ServerEntry(
         val said = listOfNotNull(
             if (everyChange) "as shipped" else without.takeIf { it.isNotEmpty() }?.let { "without " + it.joinToString(", ") },
             alternatives.takeIf { it.isNotEmpty() }?.entries?.joinToString(", ") { (alternative, replaced) ->
-                "$alternative instead of $replaced"
+                replaced?.let { "$alternative instead of $it" } ?: alternative
             }?.let { "with $it" },
         )
         return copy(

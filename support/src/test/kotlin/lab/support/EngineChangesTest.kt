@@ -26,12 +26,22 @@ class EngineChangesTest {
 
     @Test
     fun `an alternative is off unless named, and named it takes the place of its change`() {
-        val alternative = Catalogue.engines.getValue("jetty").alternatives.first()
+        val alternative = Catalogue.engines.getValue("jetty").alternatives.first { it.insteadOf != null }
         assertFalse(EngineChanges("jetty").on(alternative.name))
         val chosen = EngineChanges.parse("jetty", alternative.name)
         assertTrue(chosen.on(alternative.name))
-        assertFalse(chosen.on(alternative.insteadOf))
-        assertEquals(setOf(alternative.insteadOf), chosen.asShipped)
+        assertFalse(chosen.on(alternative.insteadOf!!))
+        assertEquals(setOf(alternative.insteadOf!!), chosen.asShipped)
+    }
+
+    @Test
+    fun `an alternative instead of no change leaves every change on`() {
+        val engine = Catalogue.engines.getValue("ktor-netty")
+        val alternative = engine.alternatives.first { it.insteadOf == null }
+        val chosen = EngineChanges.parse("ktor-netty", alternative.name)
+        assertTrue(chosen.on(alternative.name))
+        assertTrue(engine.changes.all { chosen.on(it.name) })
+        assertEquals(emptySet(), chosen.asShipped)
     }
 
     @Test

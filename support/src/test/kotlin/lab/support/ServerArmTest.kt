@@ -55,15 +55,24 @@ class ServerArmTest {
 
     @Test
     fun `an alternative runs in place of the change it replaces, and the arm is named for the alternative`() {
-        val alternative = Catalogue.engines.getValue("jetty").alternatives.first()
+        val alternative = Catalogue.engines.getValue("jetty").alternatives.first { it.insteadOf != null }
+        val replaced = alternative.insteadOf!!
         val arm = Catalogue.arm("jetty-virtual:${alternative.name}")
         assertEquals("jetty-virtual-with-${alternative.name}", arm.name)
-        assertEquals(listOf(alternative.insteadOf), arm.asShipped)
-        assertEquals(
-            listOf("--as-shipped", alternative.insteadOf, "--alternatives", alternative.name),
-            arm.asShippedArgs,
-        )
-        assertEquals("${jetty.label}, with ${alternative.name} instead of ${alternative.insteadOf}", arm.label)
+        assertEquals(listOf(replaced), arm.asShipped)
+        assertEquals(listOf("--as-shipped", replaced, "--alternatives", alternative.name), arm.asShippedArgs)
+        assertEquals("${jetty.label}, with ${alternative.name} instead of $replaced", arm.label)
+    }
+
+    @Test
+    fun `an alternative instead of no change runs beside every change`() {
+        val ktor = Catalogue.named("ktor-coroutine")
+        val alternative = Catalogue.engines.getValue(ktor.engine).alternatives.first { it.insteadOf == null }
+        val arm = Catalogue.arm("ktor-coroutine:${alternative.name}")
+        assertEquals("ktor-coroutine-with-${alternative.name}", arm.name)
+        assertEquals(emptyList(), arm.asShipped)
+        assertEquals(listOf("--alternatives", alternative.name), arm.asShippedArgs)
+        assertEquals("${ktor.label}, with ${alternative.name}", arm.label)
     }
 
     @Test
