@@ -146,6 +146,9 @@ def of_sweep(run: sweep.SweepRun) -> str:
         if not families.empty:
             title = f"/{workload}: server CPU per request (µs) by thread family, median [lowest, highest] across passes"
             parts += [f"### {title}", markdown(families)]
+        if sweep.measured(run, workload, sweep.DOWNSTREAM_CONNECTIONS):
+            title = f"/{workload}: {sweep.DOWNSTREAM_CONNECTIONS} (the stub's count: 1 opens one for each call, 0 keeps them)"
+            parts += [f"### {title}", markdown(sweep.table(run, workload, sweep.DOWNSTREAM_CONNECTIONS).reset_index(names="server"))]
     return "\n\n".join(parts) + "\n"
 
 

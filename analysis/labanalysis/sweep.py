@@ -45,7 +45,9 @@ FIGURES = {
     "of which the JIT compilers (% of a CPU)": ("server_jit_busy_percent", True),
     "load CPU busy (%)": ("load_busy_percent", True),
     "threads (peak)": ("threads_peak", True),
+    "downstream connections a call": ("stub_connections_per_call", True),
 }
+DOWNSTREAM_CONNECTIONS = "downstream connections a call"
 
 
 def statuses(text) -> dict[str, int]:
@@ -80,6 +82,8 @@ def per_step(run_or_steps) -> pd.DataFrame:
     out["server_cpu_us_per_request"] = 1e6 * out["server_cpu_s"] / out["requests"].where(lambda n: n > 0)
     # The JIT compilers' share of a CPU in the window: a server still compiling its path pays for it in every figure of CPU.
     out["server_jit_busy_percent"] = 100 * out["server_jit_cpu_s"] / (out["duration_us"] / 1e6)
+    # The stub's count: 1 where the server's client opened a connection for each call, near 0 where it kept them.
+    out["stub_connections_per_call"] = out["stub_connections"] / out["stub_calls"].where(lambda n: n > 0)
     out["server_busy_percent"] = 100 * out["server_cpus_busy"]
     out["load_busy_percent"] = 100 * out["load_cpus_busy"]
     out["saturated"] = [saturated(s, lo) for s, lo in zip(out["server_cpus_busy"], out["load_cpus_busy"], strict=True)]
@@ -114,6 +118,12 @@ def table(run: SweepRun, workload: str, figure: str) -> pd.DataFrame:
     if values.empty:
         return pd.DataFrame()
     return wide_by_concurrency(values.assign(text=[repeats.shown(stats.Across(r.median, r.low, r.high, r.passes)) for r in values.itertuples()]))
+
+
+def measured(run: SweepRun, workload: str, figure: str) -> bool:
+    """Whether any step of `workload` has `figure` (a run made before the harness wrote its column has none)."""
+    steps = per_step(run)
+    return bool(steps.loc[steps["workload"] == workload, FIGURES[figure][0]].notna().any())
 
 
 def wide_by_concurrency(values: pd.DataFrame) -> pd.DataFrame:

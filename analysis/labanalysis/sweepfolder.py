@@ -61,8 +61,11 @@ def _csv(path: Path, spec: series.Series, problems: list[str]) -> pd.DataFrame:
         problems.append(f"{path.name} is missing")
         return pd.DataFrame(columns=columns)
     frame = pd.read_csv(path, keep_default_na=True, dtype=dict.fromkeys(spec.text, str))
-    if list(frame.columns) != columns:
+    # A folder made before an optional column was declared lacks it, and reads as not having measured it.
+    absent = [c for c in columns if c not in frame.columns]
+    if list(frame.columns) != [c for c in columns if c in frame.columns] or any(c in spec.required for c in absent):
         raise SweepFolderError(f"{path} has columns {list(frame.columns)}, not {columns}")
+    frame = frame.reindex(columns=columns)
     whole = frame.dropna(subset=list(spec.required))
     if len(whole) < len(frame):
         problems.append(f"{path.name}: {len(frame) - len(whole)} row(s) cut mid-write, dropped")

@@ -59,6 +59,19 @@ def test_every_answer_not_a_200_and_every_request_lost_counts_as_an_error():
     assert figures["error_percent"].iloc[0] == pytest.approx(100 * 150 / 1050)
 
 
+def test_downstream_connections_a_call_are_the_stubs_connections_over_its_calls_and_none_without_calls(tmp_path):
+    each_call = _step(workload="dashboard", stub_calls=2000, stub_connections=2000)
+    kept = _step(workload="dashboard", server="jetty-virtual", stub_calls=2000, stub_connections=0)
+    steps = [each_call, kept, _step(stub_calls=0, stub_connections=0), _step(stub_calls=float("nan"), stub_connections=float("nan"))]
+    figures = sweep.per_step(pd.DataFrame(steps))
+
+    assert figures["stub_connections_per_call"].tolist()[:2] == [1.0, 0.0]
+    assert figures["stub_connections_per_call"].iloc[2:].isna().all()
+    run = _run(steps, tmp_path=tmp_path)
+    assert sweep.measured(run, "dashboard", sweep.DOWNSTREAM_CONNECTIONS)
+    assert not sweep.measured(run, "delay", sweep.DOWNSTREAM_CONNECTIONS)
+
+
 @pytest.mark.parametrize(
     ("server_busy", "load_busy", "side"),
     [(0.95, 0.3, "server"), (0.3, 0.95, "load"), (0.92, 0.91, "both"), (0.5, 0.5, "neither"), (float("nan"), 0.2, "neither")],

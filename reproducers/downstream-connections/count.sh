@@ -6,12 +6,15 @@
 # number of requests. A client that keeps its connections to the stub opens none once warm. Ktor's CIO client, with its default
 # `pipelining = false`, opens one per call, and a /dashboard request makes two calls. See FINDINGS.md, "Ktor's CIO client opens a
 # new TCP connection for every request".
+# A server named with its alternatives (`ktor-coroutine:client-okhttp`, servers.json's engines) runs with them: the Ktor server's
+# client on another engine.
 #
 # Everything listens on loopback ports the kernel picks. Each server runs alone with its own stub, and both are stopped on exit
 # or on Ctrl-C. The counter is host-wide, so another program connecting meanwhile counts too: run it on a quiet host, never
 # beside a bench.
 #
-#   reproducers/downstream-connections/count.sh [SERVERS=<name>,... (default: every server `make servers` lists)] [REQUESTS=300] [WARMUP=50]
+#   reproducers/downstream-connections/count.sh [SERVERS=<name>[:<alternative>+...],... (default: every server `make servers` lists)]
+#     [REQUESTS=300] [WARMUP=50]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -53,10 +56,12 @@ start() {
 
 echo "server, requests, connections opened, opened a request"
 for server in ${servers//,/ }; do
-  jar="$(PYTHONPATH=analysis python3 -m labanalysis.catalogue jar "$server" 2>&1)" || { echo "count.sh: SERVERS: $jar" >&2; exit 2; }
+  jar="$(PYTHONPATH=analysis python3 -m labanalysis.catalogue jar "${server%%:*}" 2>&1)" || { echo "count.sh: SERVERS: $jar" >&2; exit 2; }
+  alternatives=()
+  if [[ "$server" == *:* ]]; then named="${server#*:}"; alternatives=(--alternatives "${named//+/,}"); fi
   start "$work/stub.log" "$java" -jar stub/target/stub.jar --port 0
   stub="$url"
-  start "$work/$server.log" "$java" --enable-native-access=ALL-UNNAMED -jar "$jar" --port 0 --downstream-url "$stub"
+  start "$work/${server//[:+]/-}.log" "$java" --enable-native-access=ALL-UNNAMED -jar "$jar" --port 0 --downstream-url "$stub" "${alternatives[@]}"
   "$python" - "$url" "$warmup" "$requests" "$server" <<'PY'
 import http.client, sys
 from urllib.parse import urlparse

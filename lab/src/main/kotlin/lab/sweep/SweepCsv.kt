@@ -29,6 +29,8 @@ class SweepCsv(dir: File) : AutoCloseable {
         /** Of [serverCpuSeconds], the JIT compilers' threads': near 0 once the warm-up has done its work. */
         val serverJitCpuSeconds: Double,
         val stubCpuSeconds: Double?,
+        /** The downstream calls the stub took in the window, and the connections they came on; null if it did not say. */
+        val stubCalls: StubCalls?,
         val serverCpusBusy: Double?,
         val loadCpusBusy: Double?,
         val threadsPeak: Int,
@@ -51,7 +53,7 @@ class SweepCsv(dir: File) : AutoCloseable {
             fixed(step.serverCpuSeconds), step.stubCpuSeconds?.let(::fixed), w.cpuSeconds?.let(::fixed),
             step.serverCpusBusy?.let(::fixed), step.loadCpusBusy?.let(::fixed),
             step.threadsPeak, fixed(step.threadsMean), step.rssBytesPeak, step.serverInFlight,
-            fixed(step.serverJitCpuSeconds),
+            fixed(step.serverJitCpuSeconds), step.stubCalls?.calls, step.stubCalls?.connections,
         )
         for ((family, seconds) in step.serverCpuSecondsByThreads.entries.sortedByDescending { it.value }) {
             threads.row(step.pass, step.server, step.workload.slug, step.concurrency, family, fixed(seconds))

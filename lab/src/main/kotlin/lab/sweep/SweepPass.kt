@@ -56,7 +56,7 @@ class SweepPass(
             warmUp(url + workload.path(setup.delayMs), process.pid())
             for (concurrency in setup.concurrencies.filter { it <= setup.highestConcurrency(workload) }) {
                 if (!process.isAlive) return "exited with code ${process.exitValue()} before C=$concurrency"
-                val step = step(url, concurrency, process.pid(), stub.process.pid(), memory)
+                val step = step(url, concurrency, process.pid(), stub, memory)
                 csv.append(step)
                 progress(describe(step))
             }
@@ -118,7 +118,7 @@ class SweepPass(
         url: String,
         concurrency: Int,
         serverPid: Long,
-        stubPid: Long,
+        stubStarted: Stub.Started,
         memory: InFlightMemory,
     ): SweepCsv.Step {
         val target = url + workload.path(setup.delayMs)
@@ -150,13 +150,14 @@ class SweepPass(
         }
 
         val server = ProcView(serverPid)
-        val stub = ProcView(stubPid)
+        val stub = ProcView(stubStarted.process.pid())
         val threads = ThreadWatch(server).also { it.start() }
         val cpuBefore = ProcStat.read()
         val serverMsBefore = server.cpuMs() ?: 0
         val threadsBefore = server.threadsCpu()
         val jitMsBefore = server.jitCpuMs()
         val stubMsBefore = stub.cpuMs()
+        val callsBefore = StubCalls.read(stubStarted.url)
         val inFlight = CompletableFuture.supplyAsync {
             Thread.sleep(setup.seconds * 500L)
             runCatching { memory.inFlight() }.getOrNull()
@@ -176,6 +177,7 @@ class SweepPass(
         }
         val cpuAfter = ProcStat.read()
         val threadsAfter = server.threadsCpu()
+        val calls = callsBefore?.let { before -> StubCalls.read(stubStarted.url)?.minus(before) }
         return SweepCsv.Step(
             pass = pass,
             server = this.server.name,
@@ -187,6 +189,7 @@ class SweepPass(
             serverJitCpuSeconds = (server.jitCpuMs() - jitMsBefore) / 1000.0,
             serverCpuSecondsByThreads = ThreadFamilies.cpuSecondsBetween(threadsBefore, threadsAfter),
             stubCpuSeconds = stubMsBefore?.let { before -> stub.cpuMs()?.let { (it - before) / 1000.0 } },
+            stubCalls = calls,
             serverCpusBusy = setup.cpuSplit?.let { cpuAfter.busyShare(cpuBefore, it.serverCpus) },
             loadCpusBusy = setup.cpuSplit?.let { cpuAfter.busyShare(cpuBefore, it.loadCpus) },
             threadsPeak = threads.peak,

@@ -89,6 +89,25 @@ class SweepIT {
     }
 
     @Test
+    fun `the stub counts two calls for each dashboard, none for a delay, and the connections they came on`() {
+        for (step in steps) {
+            val what = "${step["server"]} ${step["workload"]} C=${step["concurrency"]}: $step"
+            val (calls, connections) = step.getValue("stub_calls").toLong() to step.getValue("stub_connections").toLong()
+            if (step["workload"] == "delay") {
+                assertEquals(0L to 0L, calls to connections, what)
+                continue
+            }
+            // wrk counts the answers; the stub, every call begun: those of the C dashboards still in flight at the end too, and,
+            // on a server behind (its CPU full), those of the warm-up's last C it began only after the warm-up's wrk had left.
+            // A client that keeps its connections opened them in the step's warm-up, so it may open none here.
+            val requests = step.getValue("requests").toLong()
+            val inFlight = step.getValue("concurrency").toLong()
+            assertTrue(calls in 2 * requests..2 * (requests + 2 * inFlight), what)
+            assertTrue(connections in 0..calls, what)
+        }
+    }
+
+    @Test
     fun `on delay, with the server's CPU under half busy, every server serves C over D within 10 percent (Little's law)`() {
         for ((server, delays) in steps.filter { it["workload"] == "delay" }.groupBy { it.getValue("server") }) {
             val idle = delays.filter { it.getValue("server_cpus_busy").toDouble() < 0.5 }

@@ -30,6 +30,7 @@ internal class StubHandler(
     private val counters: StubCounters,
 ) : SimpleChannelInboundHandler<FullHttpRequest>() {
     private var pending: ScheduledFuture<*>? = null
+    private var carriedCall = false
 
     override fun channelRead0(ctx: ChannelHandlerContext, request: FullHttpRequest) {
         val keepAlive = HttpUtil.isKeepAlive(request)
@@ -48,6 +49,7 @@ internal class StubHandler(
     }
 
     private fun later(ctx: ChannelHandlerContext, keepAlive: Boolean, reply: () -> Reply) {
+        countConnection()
         counters.started.incrementAndGet()
         pending = ctx.executor().schedule({
             pending = null
@@ -56,7 +58,13 @@ internal class StubHandler(
         }, latencyMs, TimeUnit.MILLISECONDS)
     }
 
+    private fun countConnection() {
+        if (!carriedCall) counters.connections.incrementAndGet()
+        carriedCall = true
+    }
+
     private fun fail(ctx: ChannelHandlerContext, keepAlive: Boolean, fault: StubFault) {
+        countConnection()
         when (fault) {
             StubFault.SERVER_ERROR -> respond(ctx, keepAlive, Reply.error(500, "the stub failed as asked: ${fault.userId}"))
             StubFault.NOT_FOUND -> respond(ctx, keepAlive, Reply.error(404, "the stub knows no ${fault.userId}, as asked"))
