@@ -32,6 +32,7 @@ SATURATED_SHARE = 0.9
 # A step holds Little's law while its throughput is at least this share of C/D and it answered nearly every request well.
 LITTLE_HELD = 0.9
 ERRORS_HELD = 0.01
+DOWNSTREAM_CONNECTIONS = "downstream connections a call"
 # The figures per step, by the name the report gives them: (per_step's column, lower is better).
 FIGURES = {
     "throughput (/s)": ("throughput_per_s", False),
@@ -45,9 +46,8 @@ FIGURES = {
     "of which the JIT compilers (% of a CPU)": ("server_jit_busy_percent", True),
     "load CPU busy (%)": ("load_busy_percent", True),
     "threads (peak)": ("threads_peak", True),
-    "downstream connections a call": ("stub_connections_per_call", True),
+    DOWNSTREAM_CONNECTIONS: ("stub_connections_per_call", True),
 }
-DOWNSTREAM_CONNECTIONS = "downstream connections a call"
 
 
 def statuses(text) -> dict[str, int]:
