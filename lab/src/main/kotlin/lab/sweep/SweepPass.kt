@@ -149,6 +149,8 @@ class SweepPass(
             Children.stop(hold, graceSeconds = 5)
         }
 
+        // The stub's counts are read over HTTP, which the stub and the harness pay for: outside the CPU windows, before and after.
+        val callsBefore = StubCalls.read(stubStarted.url)
         val server = ProcView(serverPid)
         val stub = ProcView(stubStarted.process.pid())
         val threads = ThreadWatch(server).also { it.start() }
@@ -157,7 +159,6 @@ class SweepPass(
         val threadsBefore = server.threadsCpu()
         val jitMsBefore = server.jitCpuMs()
         val stubMsBefore = stub.cpuMs()
-        val callsBefore = StubCalls.read(stubStarted.url)
         val inFlight = CompletableFuture.supplyAsync {
             Thread.sleep(setup.seconds * 500L)
             runCatching { memory.inFlight() }.getOrNull()
@@ -177,6 +178,9 @@ class SweepPass(
         }
         val cpuAfter = ProcStat.read()
         val threadsAfter = server.threadsCpu()
+        val serverMsAfter = server.cpuMs() ?: serverMsBefore
+        val jitMsAfter = server.jitCpuMs()
+        val stubMsAfter = stub.cpuMs()
         val calls = callsBefore?.let { before -> StubCalls.read(stubStarted.url)?.minus(before) }
         return SweepCsv.Step(
             pass = pass,
@@ -185,10 +189,10 @@ class SweepPass(
             delayMs = setup.delayMs,
             concurrency = concurrency,
             wrk = result,
-            serverCpuSeconds = ((server.cpuMs() ?: serverMsBefore) - serverMsBefore) / 1000.0,
-            serverJitCpuSeconds = (server.jitCpuMs() - jitMsBefore) / 1000.0,
+            serverCpuSeconds = (serverMsAfter - serverMsBefore) / 1000.0,
+            serverJitCpuSeconds = (jitMsAfter - jitMsBefore) / 1000.0,
             serverCpuSecondsByThreads = ThreadFamilies.cpuSecondsBetween(threadsBefore, threadsAfter),
-            stubCpuSeconds = stubMsBefore?.let { before -> stub.cpuMs()?.let { (it - before) / 1000.0 } },
+            stubCpuSeconds = stubMsBefore?.let { before -> stubMsAfter?.let { (it - before) / 1000.0 } },
             stubCalls = calls,
             serverCpusBusy = setup.cpuSplit?.let { cpuAfter.busyShare(cpuBefore, it.serverCpus) },
             loadCpusBusy = setup.cpuSplit?.let { cpuAfter.busyShare(cpuBefore, it.loadCpus) },
