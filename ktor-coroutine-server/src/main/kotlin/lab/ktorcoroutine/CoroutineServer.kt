@@ -76,6 +76,8 @@ class CoroutineServer(private val config: ServerConfig, private val client: Http
                 }
                 // Netty's own default is somaxconn; declared, so both engines ask for the same backlog.
                 configureBootstrap = { option(ChannelOption.SO_BACKLOG, Limits.ACCEPT_BACKLOG) }
+                // An alternative (servers.json): calls on the event loop that read them, not on a call group of their own.
+                shareWorkGroup = changes.on(SHARE_WORK_GROUP)
                 shutdownGracePeriod = ServerConfig.SHUTDOWN_GRACE_MS / 2
                 shutdownTimeout = ServerConfig.SHUTDOWN_GRACE_MS
                 channelPipelineConfig = {
@@ -193,6 +195,9 @@ class CoroutineServer(private val config: ServerConfig, private val client: Http
     }
 
     private companion object {
+        /** servers.json's `ktor-netty` alternative that runs calls on the event loop that read them. */
+        const val SHARE_WORK_GROUP = "share-work-group"
+
         val HTTP_VERSIONS = setOf("HTTP/1.0", "HTTP/1.1")
         val ABSOLUTE_FORM = Regex("^[A-Za-z][A-Za-z0-9+.-]*://")
     }
