@@ -198,16 +198,19 @@ floor: build ## each model's own memory per parked task, no server: make floor [
 
 # The concurrency sweep: wrk holds C requests in flight on each server, each waiting D ms; empty
 # variables keep the defaults the sweep declares (delay and dashboard, C=100,1000,2000,4000,6000,
-# D=1000 ms, 6 s warm-up and 10 s measured a step, 3 interleaved passes: about 55 minutes).
+# D=1000 ms, 6 s warm-up and 10 s measured a step, 3 interleaved passes: about 55 minutes). JFR_PROFILE=on samples where
+# each server's CPU goes in each step's window (profile-<workload>-<C>.* in each pass's folder; python -m
+# labanalysis.cpu_profile reads them), its sampler's CPU counted in the server's.
 WORKLOADS ?=
 CONCURRENCY ?=
 DELAY_MS ?=
 PASSES ?=
-sweep: build ## C requests in flight on each server (closed loop, wrk): throughput, latency, threads, memory: make sweep [SERVERS=<server>[:<change>+<change>|:all],...] [WORKLOADS=delay,dashboard] [CONCURRENCY=100,1000] [DELAY_MS=1000] [PASSES=3] [JDK=21|25]
+JFR_PROFILE ?=
+sweep: build ## C requests in flight on each server (closed loop, wrk): throughput, latency, threads, memory: make sweep [SERVERS=<server>[:<change>+<change>|:all],...] [WORKLOADS=delay,dashboard] [CONCURRENCY=100,1000] [DELAY_MS=1000] [PASSES=3] [JDK=21|25] [JFR_PROFILE=on]
 	status=0; "$$(setup/jdk.sh 25)/bin/java" --enable-native-access=ALL-UNNAMED --add-exports jdk.attach/sun.tools.attach=ALL-UNNAMED -cp lab/target/lab.jar lab.sweep.SweepMainKt \
 	  --jdk "$$(setup/jdk.sh $(or $(JDK),25))" --wrk "$$(setup/wrk.sh)" $(if $(SERVERS),--servers $(SERVERS),) \
 	  $(if $(WORKLOADS),--workloads $(WORKLOADS),) $(if $(CONCURRENCY),--concurrency $(CONCURRENCY),) \
-	  $(if $(DELAY_MS),--delay-ms $(DELAY_MS),) $(if $(PASSES),--passes $(PASSES),) || status=$$?; \
+	  $(if $(DELAY_MS),--delay-ms $(DELAY_MS),) $(if $(PASSES),--passes $(PASSES),) $(if $(JFR_PROFILE),--jfr-profile,) || status=$$?; \
 	latest="$$(ls -d results/*-sweep 2>/dev/null | tail -n 1)"; \
 	if [ $$status -le 1 ] && [ -n "$$latest" ]; then $(MAKE) --no-print-directory experiment-report FOLDER="$$latest"; fi; exit $$status
 

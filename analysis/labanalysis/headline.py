@@ -21,6 +21,7 @@ from . import (
     catalogue,
     compare,
     cpu,
+    cpu_profile,
     curve,
     curve_tables,
     grid,
@@ -50,7 +51,11 @@ def markdown(frame: pd.DataFrame, index: bool = False) -> str:
         return "(no rows)"
 
     def cell(value) -> str:
-        return "" if value is None or (isinstance(value, float) and math.isnan(value)) else str(value).replace("|", "\\|").replace("\n", " ")
+        return (
+            ""
+            if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value))
+            else str(value).replace("|", "\\|").replace("\n", " ")
+        )
 
     lines = ["| " + " | ".join(cell(c) for c in frame.columns) + " |", "|" + "---|" * len(frame.columns)]
     lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in frame.itertuples(index=False)]
@@ -141,11 +146,16 @@ def of_sweep(run: sweep.SweepRun) -> str:
         "### Server CPU per request (µs): the slope over the steps each server held",
         markdown(slopes.assign(server=slopes["server"].map(catalogue.label)).round(1)),
     ]
+    profiles = cpu_profile.profiles_of(run)
     for workload in run.manifest["settings"]["workloads"]:
         families = sweep.thread_family_table(run, workload)
         if not families.empty:
             title = f"/{workload}: server CPU per request (µs) by thread family, median [lowest, highest] across passes"
             parts += [f"### {title}", markdown(families)]
+        libraries = cpu_profile.library_table(profiles, workload)
+        if not libraries.empty:
+            title = f"/{workload}: sampled CPU per request (µs) by the library whose code ran (JFR, the JDK's frames charged to their caller)"
+            parts += [f"### {title}", markdown(libraries)]
         if sweep.measured(run, workload, sweep.DOWNSTREAM_CONNECTIONS):
             title = f"/{workload}: {sweep.DOWNSTREAM_CONNECTIONS} (the stub's count: 1 opens one for each call, 0 keeps them)"
             parts += [f"### {title}", markdown(sweep.table(run, workload, sweep.DOWNSTREAM_CONNECTIONS).reset_index(names="server"))]

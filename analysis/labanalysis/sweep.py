@@ -157,7 +157,9 @@ def capacity(run: SweepRun) -> pd.DataFrame:
                 "why": broke[1] if broke else "held at every step swept",
             }
         )
-    return server_order(pd.DataFrame(rows, columns=["server", "workload", "held up to C", "first C not held", "why"]))
+    # Whole counts, and none where a server held every step: not a float's 100.0.
+    counts = {"held up to C": "Int64", "first C not held": "Int64"}
+    return server_order(pd.DataFrame(rows, columns=["server", "workload", "held up to C", "first C not held", "why"]).astype(counts))
 
 
 def cpu_per_request(run: SweepRun) -> pd.DataFrame:
@@ -206,7 +208,9 @@ def cpu_by_thread_family(run: SweepRun) -> pd.DataFrame:
         value = stats.across(group["us"])
         rows.append([server, workload, concurrency, family, value.median, value.low, value.high, value.passes])
     # A family none of a server's passes had (the other engine's threads) is no row of that server's.
-    out = pd.DataFrame(rows, columns=columns[:-1]).query("high > 0")
+    out = pd.DataFrame(rows, columns=columns[:-1])
+    # One pass has no range: its own figure says whether the family used anything.
+    out = out[out["high"].fillna(out["µs per request"]) > 0]
     whole = out.groupby(["server", "workload", "concurrency"])["µs per request"].transform("sum")
     return server_order(out.assign(share=out["µs per request"] / whole.where(whole > 0)))
 

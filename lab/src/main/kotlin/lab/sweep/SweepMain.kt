@@ -4,6 +4,7 @@ import com.github.ajalt.clikt.core.CliktCommand
 import com.github.ajalt.clikt.core.Context
 import com.github.ajalt.clikt.core.UsageError
 import com.github.ajalt.clikt.parameters.options.default
+import com.github.ajalt.clikt.parameters.options.flag
 import com.github.ajalt.clikt.parameters.options.option
 import com.github.ajalt.clikt.parameters.options.required
 import com.github.ajalt.clikt.parameters.options.split
@@ -12,6 +13,7 @@ import com.github.ajalt.clikt.parameters.types.file
 import com.github.ajalt.clikt.parameters.types.int
 import com.github.ajalt.clikt.parameters.types.long
 import com.github.ajalt.clikt.parameters.types.restrictTo
+import lab.bench.collect.JfrProfile
 import lab.bench.folder.RunFolderFormat
 import lab.bench.host.CpuSplit
 import lab.bench.host.HostLimits
@@ -67,6 +69,10 @@ private class SweepCommand(private val argv: List<String>) : CliktCommand(name =
         help = "the longest the workload's warm-up before its first step may wait for the JIT to settle",
     ).int().restrictTo(1..600).default(150)
     private val seconds by option("--seconds", help = "each step's measured window").int().restrictTo(1..3_600).default(10)
+    private val jfrProfile by option(
+        "--jfr-profile",
+        help = "sample where each server's CPU goes in each step's window, with JFR: profile-<workload>-<C>.* in each pass's folder",
+    ).flag()
     private val passes by option("--passes", help = "passes over every server, interleaved; the report gives a range from 2")
         .int().restrictTo(1..20).default(3)
 
@@ -98,6 +104,7 @@ private class SweepCommand(private val argv: List<String>) : CliktCommand(name =
             throw BenchInputException(e.reasons.joinToString("; "))
         }
         split?.pinToLoadCpus()
+        val dir = RunFolder.create(resultsDir, "sweep")
         val setup = SweepSetup(
             repo = repo.absoluteFile,
             java = File(jdk.home, "bin/java"),
@@ -112,9 +119,9 @@ private class SweepCommand(private val argv: List<String>) : CliktCommand(name =
             codeWarmupMaxSeconds = maxOf(warmupSeconds, codeWarmupMaxSeconds),
             seconds = seconds,
             openFilesLimit = limits.openFilesHard,
+            profile = if (jfrProfile) JfrProfile.write(dir) else null,
         )
         val highest = workloads.associate { it.slug to setup.highestConcurrency(it) }
-        val dir = RunFolder.create(resultsDir, "sweep")
         val manifest =
             ManifestFile(
                 File(dir, "manifest.json"),
@@ -214,6 +221,7 @@ private class SweepCommand(private val argv: List<String>) : CliktCommand(name =
             heapMb = setup.heapMb,
             wrkTimeoutSeconds = setup.timeoutSeconds,
             openFilesLimit = setup.openFilesLimit,
+            jfrProfile = setup.profile != null,
             openFilesLimitSource = "the hard limit on open files per process (ulimit -Hn), " +
                 "which every process of a step (server, stub, wrk) is under",
         ),

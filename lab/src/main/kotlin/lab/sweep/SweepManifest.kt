@@ -51,6 +51,8 @@ data class SweepManifest(
         val openFilesLimit: Long,
         /** The limit [openFilesLimit] is: named so a reader knows which one stops the sweep. */
         val openFilesLimitSource: String,
+        /** JFR sampled each step's window (lab.bench.collect.JfrProfile), and its sampler's CPU is in the server's. */
+        val jfrProfile: Boolean = false,
     )
 
     @Serializable

@@ -149,7 +149,13 @@ class SweepPass(
             Children.stop(hold, graceSeconds = 5)
         }
 
-        // The stub's counts are read over HTTP, which the stub and the harness pay for: outside the CPU windows, before and after.
+        // JFR's profile and the stub's counts are started and read through the attach mechanism and over HTTP, which the
+        // server, the stub and the harness pay for: outside the CPU windows, before and after.
+        val profiling = setup.profile?.let { profile ->
+            runCatching {
+                profile.start(serverPid)
+            }.onFailure { progress("${this.server.name} $name: no profile: ${it.message}") }.isSuccess
+        } ?: false
         val callsBefore = StubCalls.read(stubStarted.url)
         val server = ProcView(serverPid)
         val stub = ProcView(stubStarted.process.pid())
@@ -182,6 +188,10 @@ class SweepPass(
         val jitMsAfter = server.jitCpuMs()
         val stubMsAfter = stub.cpuMs()
         val calls = callsBefore?.let { before -> StubCalls.read(stubStarted.url)?.minus(before) }
+        if (profiling) {
+            runCatching { setup.profile?.stop(serverPid, dir, "profile-$name") }
+                .onFailure { progress("${this.server.name} $name: the profile was not written: ${it.message}") }
+        }
         return SweepCsv.Step(
             pass = pass,
             server = this.server.name,

@@ -1,5 +1,6 @@
 package lab.sweep
 
+import lab.bench.collect.JfrProfile
 import lab.bench.host.CpuSplit
 import lab.support.JvmFlags
 import java.io.File
@@ -20,6 +21,8 @@ data class SweepSetup(
     val seconds: Int,
     /** Per process, hard: [SweepWorkload.highestConcurrency] keeps every step under it. */
     val openFilesLimit: Long,
+    /** JFR's samples over each step's measured window, when asked for: where the CPU went, at some cost in it. */
+    val profile: JfrProfile? = null,
 ) {
     /** The bench's flags, the same for every server: a fixed heap, ZGC, NMT, and the CPU count of the server's set. */
     val serverFlags: List<String> = JvmFlags.forServer(heapMb, jdkFeature) + listOfNotNull(cpuSplit?.activeProcessorCountFlag)

@@ -78,7 +78,8 @@ class JfrRecording private constructor(val settings: File) {
             """.trimMargin()
         }
 
-        private fun event(name: String, vararg settings: Pair<String, String>): String =
+        /** One event enabled, with its settings, as a .jfc file declares it. */
+        internal fun event(name: String, vararg settings: Pair<String, String>): String =
             (listOf("enabled" to "true") + settings).joinToString("", "  <event name=\"$name\">", "</event>") { (key, value) ->
                 "<setting name=\"$key\">$value</setting>"
             }
