@@ -149,7 +149,8 @@ def per_request(profiles: list[StepProfile], key) -> pd.DataFrame:
     wide = long.pivot_table(index=["server", "workload", "concurrency", "pass"], columns="key", values="us", aggfunc="sum", fill_value=0.0)
     out = []
     for (server, workload, concurrency), group in wide.groupby(level=["server", "workload", "concurrency"], sort=False):
-        for k in group.columns:
+        # A key no pass of this step sampled is another step's (the pivot spans them all): no row.
+        for k in group.columns[(group > 0).any()]:
             value = stats.across(group[k])
             out.append([server, workload, concurrency, k, value.median, value.low, value.high, value.passes])
     return pd.DataFrame(out, columns=columns).sort_values(
@@ -198,17 +199,7 @@ def library_table(profiles: list[StepProfile], workload: str) -> pd.DataFrame:
     if values.empty:
         return pd.DataFrame()
     named = values.groupby("key")["µs per request"].sum().nlargest(LIBRARIES_NAMED).index.tolist()
-    rows = []
-    for (server, concurrency), group in values.groupby(["server", "concurrency"], sort=False):
-        row = {"server": catalogue.label(server), "C": f"{concurrency:,}"}
-        for library in named:
-            found = group[group["key"] == library]
-            one = found.iloc[0] if len(found) else None
-            row[library] = "" if one is None else repeats.shown(stats.Across(one["µs per request"], one["low"], one["high"], int(one["passes"])))
-        rest = group[~group["key"].isin(named)]["µs per request"].sum()
-        row[OTHER_LIBRARIES] = f"{rest:,.0f}" if rest else ""
-        rows.append(row)
-    return pd.DataFrame(rows)
+    return sweep.named_across(values, "key", named, OTHER_LIBRARIES)
 
 
 def _table(header: list[str], rows: list[list[str]]) -> str:

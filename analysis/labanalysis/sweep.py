@@ -232,16 +232,21 @@ def thread_family_table(run: SweepRun, workload: str) -> pd.DataFrame:
     values = values[values["workload"] == workload]
     if values.empty:
         return pd.DataFrame()
-    named = named_families(values)
+    return named_across(values, "family", named_families(values), OTHER_FAMILIES)
+
+
+def named_across(values: pd.DataFrame, key: str, named: list[str], rest: str) -> pd.DataFrame:
+    """Server and C down, the `named` values of column `key` across, each `µs per request` row as `median [lowest, highest] over
+    N passes`, and the other keys' medians summed under `rest`: a wide table of where a step's CPU went."""
     rows = []
     for (server, concurrency), group in values.groupby(["server", "concurrency"], sort=False):
         row = {"server": catalogue.label(server), "C": f"{concurrency:,}"}
-        for family in named:
-            found = group[group["family"] == family]
+        for name in named:
+            found = group[group[key] == name]
             one = found.iloc[0] if len(found) else None
-            row[family] = "" if one is None else repeats.shown(stats.Across(one["µs per request"], one["low"], one["high"], int(one["passes"])))
-        rest = group[~group["family"].isin(named)]["µs per request"].sum()
-        row[OTHER_FAMILIES] = f"{rest:,.0f}" if rest else ""
+            row[name] = "" if one is None else repeats.shown(stats.Across(one["µs per request"], one["low"], one["high"], int(one["passes"])))
+        other = group[~group[key].isin(named)]["µs per request"].sum()
+        row[rest] = f"{other:,.0f}" if other else ""
         rows.append(row)
     return pd.DataFrame(rows)
 

@@ -11,9 +11,9 @@ import java.io.File
  * line a distinct stack, `thread family;outermost frame;…;innermost frame count`, the format flame-graph tools read.
  *
  * The CPU sample is `jdk.CPUTimeSample` (JDK 25, JEP 509): one a Java thread every [SAMPLE_PERIOD_MS] of that thread's CPU
- * time, so a stack's samples times the period is the CPU it used, native and VM work in Java threads included. JDK 21
- * has only `jdk.ExecutionSample`, a thread caught running Java code every period of wall time, which misses that work;
- * both are enabled, and the fold takes the CPU-time samples where there are any ([Fold.CPU], else [Fold.EXECUTION]).
+ * time, so a stack's samples times the period is the CPU it used ([Fold.CPU], `.cpu.folded`). `jdk.ExecutionSample`, the
+ * only one JDK 21 has, catches a thread running Java code every period of wall time, which says nothing of CPU spent
+ * elsewhere; it is folded apart ([Fold.EXECUTION], `.execution.folded`), so a file's unit is never in doubt.
  * The JVM's own threads (compilers, GC) are not sampled: their CPU is the thread families' count (`threads.csv`).
  * Samples the JVM dropped are a stack of their own, `[samples lost]`, so a reader sees how many. JFR keeps 64 frames
  * a stack; a deeper one loses its outermost frames, and its line says `[truncated]` after the thread.
@@ -33,29 +33,32 @@ class JfrProfile private constructor(val settings: File) {
         return listOf(recording) + fold(recording).map { (fold, folded) -> folded.writeTo(File(dir, "$name.${fold.kind}.folded")) }
     }
 
-    /** One kind of sample folded into stacks: the JFR events it reads, in order of preference, and what weighs a sample. */
-    enum class Fold(val kind: String, private val events: List<String>, private val weightField: String?) {
-        /** CPU time, in samples of [SAMPLE_PERIOD_MS]. */
-        CPU("cpu", listOf(CPU_TIME_SAMPLE, EXECUTION_SAMPLE), null),
+    /** One kind of sample folded into stacks: the JFR event it reads, and what weighs a sample. */
+    enum class Fold(val kind: String, private val event: String, private val weightField: String?) {
+        /** CPU time, in samples of [SAMPLE_PERIOD_MS] of a thread's CPU. */
+        CPU("cpu", CPU_TIME_SAMPLE, null),
+
+        /** Java code caught running, a sample every [SAMPLE_PERIOD_MS] of wall time. */
+        EXECUTION("execution", EXECUTION_SAMPLE, null),
 
         /** What the JIT threw away, and where: one a deoptimization. */
-        DEOPTIMIZATION("deoptimization", listOf("jdk.Deoptimization"), null),
+        DEOPTIMIZATION("deoptimization", "jdk.Deoptimization", null),
 
         /** Bytes allocated, as JFR's allocation samples weigh them. */
-        ALLOCATION("allocation-bytes", listOf("jdk.ObjectAllocationSample"), "weight"),
+        ALLOCATION("allocation-bytes", "jdk.ObjectAllocationSample", "weight"),
         ;
 
         /** The stacks of this kind among a recording's events, or null when it holds none. */
         fun of(all: List<RecordedEvent>): Folded? {
-            val event = events.firstOrNull { name -> all.any { it.eventType.name == name } } ?: return null
             val stacks = LinkedHashMap<String, Long>()
             all.filter { it.eventType.name == event }.forEach { stacks.merge(stackOf(it), weightOf(it)) { a, b -> a + b } }
+            if (stacks.isEmpty()) return null
             if (this == CPU) {
                 val lost = all.filter { it.eventType.name == CPU_TIME_SAMPLES_LOST && it.hasField("lostSamples") }
                     .sumOf { it.getLong("lostSamples") }
                 if (lost > 0) stacks[LOST] = lost
             }
-            return Folded(event, stacks)
+            return Folded(stacks)
         }
 
         private fun weightOf(event: RecordedEvent): Long = weightField?.let { event.getLong(it) } ?: 1L
@@ -69,7 +72,7 @@ class JfrProfile private constructor(val settings: File) {
     }
 
     /** Stacks and their weights, from one event type. */
-    data class Folded(val event: String, val stacks: Map<String, Long>) {
+    data class Folded(val stacks: Map<String, Long>) {
         fun writeTo(file: File): File {
             file.writeText(stacks.entries.joinToString("") { (stack, weight) -> "$stack $weight\n" })
             return file
