@@ -12,6 +12,9 @@ from .run import ServerRun
 
 # How late a request may start before an open model counts it as dropped: k6's VUs hold a second's worth (K6Plan.STALL_TOLERANCE_MS).
 STALL_TOLERANCE_S = 1.0
+# How late a request may start and still count as sent when due: its stamp is a whole ms (RunClock.secondsAt), and the schedule's
+# start is the earliest stamp's, so a request sent on time may read up to about 1.5 ms late.
+ON_TIME_S = 0.002
 
 
 def sent(server: ServerRun, attack: str, rate_per_s: int, from_s: float, to_s: float, settle_from_s: float | None = None) -> dict:
@@ -19,8 +22,12 @@ def sent(server: ServerRun, attack: str, rate_per_s: int, from_s: float, to_s: f
     seconds of load: `sent`, `failed` (no 200, or a /json body not the contract's), `dropped`, and `ms`, each request's latency.
 
     The n-th request of an attack is due n / rate after the first was sent. Where k6 has a VU a second's worth of requests deep and
-    drops an iteration that finds none free (K6Plan.STALL_TOLERANCE_MS), vegeta, with as many workers, waits for one; a request it
-    sent more than that second late, or never sent, counts as dropped, so the two are judged alike."""
+    drops an iteration that finds none free (K6Plan.STALL_TOLERANCE_MS), vegeta, with as many workers or the pool's connections if
+    fewer (VegetaCurve.workersFor), waits for one; a request it sent more than that second late, or never sent, counts as dropped, so
+    the two are judged alike, and its `ms` is vegeta's own. A request sent late by less (and by more than ON_TIME_S) is timed from
+    when it was due: its `ms` is vegeta's latency and its lateness, so that a wait for a worker is in the load generator's latency,
+    as a wait for a connection is (without it, a stall's requests would read as fast as those after it: the coordinated omission
+    wrk2 names)."""
     rows = server.vegeta
     rows = rows[rows["attack"] == attack] if not rows.empty else rows
     first = rate_per_s * (from_s - (settle_from_s if settle_from_s is not None else from_s))
@@ -30,9 +37,11 @@ def sent(server: ServerRun, attack: str, rate_per_s: int, from_s: float, to_s: f
         return {"sent": 0, "failed": 0.0, "dropped": dropped, "ms": pd.Series(dtype=float)}
     began = float((rows["time_s"] - rows["seq"] / rate_per_s).min())
     mine = rows[(rows["seq"] >= first) & (rows["seq"] < first + due)]
-    late = mine["time_s"] - (began + mine["seq"] / rate_per_s) > STALL_TOLERANCE_S
+    lateness_s = mine["time_s"] - (began + mine["seq"] / rate_per_s)
+    late = lateness_s > STALL_TOLERANCE_S
     failed = float((mine["checks_passed"] != 1).sum())
-    return {"sent": len(mine), "failed": failed, "dropped": float(due - (~late).sum()), "ms": mine["ms"].astype(float)}
+    ms = mine["ms"].astype(float) + 1000 * lateness_s.where((lateness_s > ON_TIME_S) & ~late, 0.0)
+    return {"sent": len(mine), "failed": failed, "dropped": float(due - (~late).sum()), "ms": ms}
 
 
 def timings(server: ServerRun, attack: str) -> pd.DataFrame:

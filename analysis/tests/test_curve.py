@@ -389,6 +389,19 @@ def test_a_vegeta_step_counts_what_was_due_in_it_and_drops_what_went_out_over_a_
     assert failing["failed"] == 2
 
 
+def test_a_vegeta_request_sent_late_is_timed_from_when_it_was_due(tmp_path):
+    # Every worker busy: from the 500th request on, each went out 0.4 s late, under the second that drops it, and took 1.5 ms.
+    step = curve.Step("json-at-100", "json", 100, from_s=52, to_s=60, generator="vegeta", settle_from_s=50)
+    lines = ["time_s,phase,attack,seq,endpoint,status,ms,checks_passed,error"]
+    for seq in range(1000):
+        lines.append(f"{100 + seq / 100 + (0.4 if seq >= 500 else 0):.4f},json-at-100,json-at-100,{seq},json,200,1.5,1,")
+    (tmp_path / "vegeta.csv.gz").write_bytes(gzip.compress(("\n".join(lines) + "\n").encode()))
+    timed = curve_sent.vegeta_figures(run.ServerRun(folder=tmp_path, outcome={}), step)
+    assert timed["dropped"] == 0
+    assert sorted(set(timed["ms"].round(6))) == [1.5, 401.5]
+    assert (timed["ms"] > 400).sum() == 500
+
+
 def test_the_steady_phases_dropped_iterations_stop_where_its_scenario_goes_on_to_the_curve(tmp_path):
     # The load started at epoch 1,000 s; /json's steady phase is 5-15 s of load, its curve's first step 15-19 s (settling 2 s).
     timeline = [

@@ -11,7 +11,8 @@
 // many connections carry the load moves what a budgeted server answers: Ktor and the virtual-thread server answered about twice
 // as much on 64 connections as on 512 or 2,048 (loadtests/probes/connections-under-budget.sh). So the pool here holds exactly
 // -connections, opened at the start, the same for every step and server: a request finds a connection free or waits for one,
-// as in a client's bounded pool, and that wait is in its latency.
+// as in a client's bounded pool, and that wait is in its latency. The lab gives an attack no more workers than connections
+// (lab.bench.load.VegetaCurve.workersFor), so that none waits on a server past its capacity and times out there.
 //
 // It opens the pool first: -connections requests to -warm at once, each holding the connection it got until all have one, so
 // each is a connection of its own; then one line, `pool <connections opened>`. Then it reads one command a line on standard

@@ -22,13 +22,19 @@ import java.util.zip.GZIPOutputStream
  * setup/vegeta-steps.sh): one process a pass, which opens a fixed pool of [connections]
  * keep-alive connections as the pass's load starts, on the server's whole CPU, and offers
  * every step on them: each step one attack, from the start of its settling phase to the end of
- * the step, started on the harness's clock when k6's timeline reaches it. A request finds one
- * of the pool's connections free or waits for one, as in a client's bounded pool, and vegeta's
- * latency holds that wait, which the wire cannot see. Connections opened as the load came,
- * a process a step or one unbounded pool a pass, made the step's load of the server's accepts
- * as much as of its requests (vegeta-steps' main.go says how much). The same cap on requests
- * in flight as k6's VUs ([K6Plan.vusFor]) holds: past it vegeta waits for a free worker and
- * the step falls short of its rate, which the analysis counts as k6's dropped iterations are.
+ * the step, started on the harness's clock when k6's timeline reaches it. Connections opened as the load came, a process a step or one unbounded pool a pass, made the
+ * step's load of the server's accepts as much as of its requests (vegeta-steps' main.go says
+ * how much).
+ *
+ * Requests in flight are capped as k6's VUs cap them ([K6Plan.vusFor], a second's worth), and
+ * never above the pool's connections ([workersFor]): a worker always finds a connection free.
+ * Past the cap vegeta sends a request when a worker frees, late by its schedule, and the
+ * analysis counts one sent over a second late as k6's dropped iterations are, and adds the rest's
+ * lateness to their latency (vegeta_sent). With more workers than connections, a step past a
+ * server's capacity queued its requests for a connection, the 2 s timeout ran in the queue, and
+ * those that got one late timed out on the server: each closed its connection, which the pool
+ * dialled again, and left the server its work, so what a server answered on its full budget
+ * there moved with how many timed out (docs/JOURNAL.md, "The top steps' connections churned").
  *
  * A search slot ([LoadPhase.searched]) is offered at the rate [CurveSearch] chooses when the
  * clock reaches it, and the pass's timeline is named for it; with no search (no wire to guide
@@ -128,9 +134,9 @@ class VegetaCurve(
             if (durationMs <= 0) continue
             try {
                 val steps = process ?: return
-                val inFlight = K6Plan.vusFor(attack.ratePerSecond)
-                val command = "attack ${attack.step} ${attack.ratePerSecond} $durationMs $inFlight " +
-                    "${targets(attack.endpoint).name} ${results(attack).name}\n"
+                val command =
+                    "attack ${attack.step} ${attack.ratePerSecond} $durationMs ${workersFor(attack.ratePerSecond, connections)} " +
+                        "${targets(attack.endpoint).name} ${results(attack).name}\n"
                 steps.outputStream.apply {
                     write(command.toByteArray())
                     flush()
@@ -290,6 +296,9 @@ class VegetaCurve(
          * 1-1.7 ms stopped, 26-84 ms marking (docs/JOURNAL.md). The manifest records it (`vegetaEnvironment`).
          */
         fun environment(): Map<String, String> = GoRuntime.environment(GoRuntime.hostMemoryBytes() / MEMORY_SHARE_DENOMINATOR)
+
+        /** The workers an attack at [ratePerSecond] gets: a second's worth, as k6's VUs, and no more than the pool's [connections]. */
+        fun workersFor(ratePerSecond: Int, connections: Int): Int = minOf(K6Plan.vusFor(ratePerSecond), connections)
 
         /** An attack started up to this late keeps its whole length (see runEach). */
         const val LATE_START_MS = 1000L
