@@ -179,8 +179,8 @@ def step_row(run: Run, server: ServerRun, step: Step) -> dict:
         "offered_per_s": step.rate_per_s,
         "searched": step.searched,
         "generator": step.generator,
-        # What the server served of the rate: answers that did not fail, of the requests sent in the step, over its length.
-        "achieved_per_s": (len(durations) - failed) / step.seconds if len(durations) else 0.0,
+        # What the server served of the rate: answers that did not fail, of the requests sent in the step's seconds, over its length.
+        "achieved_per_s": sent["answered"] / step.seconds,
         "dropped": sent["dropped"],
         "failed": failed,
         "load_p50_ms": latency.percentile(durations, 50),

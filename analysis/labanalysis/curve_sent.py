@@ -35,12 +35,13 @@ def dropped(server: ServerRun, step: Step) -> float:
 
 
 def k6_figures(server: ServerRun, step: Step) -> dict:
-    """What k6 sent in the step: its requests' timings (k6's own), the failed ones, and the iterations it could not start on time."""
+    """What k6 sent in the step: its requests' timings (k6's own), the failed ones, the iterations it could not start on time, and
+    those answered (k6 tags a request with the phase it was sent in)."""
     samples = server.k6_samples
     tagged = samples[samples["extra_tags"] == f"endpoint={step.phase}"] if not samples.empty else samples
     durations = tagged.loc[tagged["metric_name"] == "http_req_duration", "metric_value"].astype(float)
     failed = float(tagged.loc[tagged["metric_name"] == "http_req_failed", "metric_value"].sum())
-    return {"sent": len(durations), "failed": failed, "dropped": dropped(server, step), "ms": durations}
+    return {"sent": len(durations), "failed": failed, "dropped": dropped(server, step), "ms": durations, "answered": len(durations) - failed}
 
 
 def vegeta_figures(server: ServerRun, step: Step) -> dict:

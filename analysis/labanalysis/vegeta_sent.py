@@ -19,29 +19,36 @@ ON_TIME_S = 0.002
 
 def sent(server: ServerRun, attack: str, rate_per_s: int, from_s: float, to_s: float, settle_from_s: float | None = None) -> dict:
     """vegeta's `attack`, offered at `rate_per_s` from `settle_from_s` (its start; `from_s` where none), counted over [from_s, to_s)
-    seconds of load: `sent`, `failed` (no 200, or a /json body not the contract's), `dropped`, and `ms`, each request's latency.
+    seconds of load: `sent`, `failed` (no 200, or a /json body not the contract's), `dropped`, `ms`, each request's latency, and
+    `answered`, the requests sent in the phase named for the attack (by the pass's clock, as the CPU's seconds are named), whichever
+    step had them due, that did not fail.
 
-    The n-th request of an attack is due n / rate after the first was sent. Where k6 has a VU a second's worth of requests deep and
-    drops an iteration that finds none free (K6Plan.STALL_TOLERANCE_MS), vegeta, with as many workers or the pool's connections if
-    fewer (VegetaCurve.workersFor), waits for one; a request it sent more than that second late, or never sent, counts as dropped, so
-    the two are judged alike, and its `ms` is vegeta's own. A request sent late by less (and by more than ON_TIME_S) is timed from
-    when it was due: its `ms` is vegeta's latency and its lateness, so that a wait for a worker is in the load generator's latency,
-    as a wait for a connection is (without it, a stall's requests would read as fast as those after it: the coordinated omission
-    wrk2 names)."""
+    The n-th request of an attack is due n / rate after the first was sent. A step's requests are those due in it; what the server
+    answered in its seconds is counted by when they went out, the seconds its CPU is read over: a server past its capacity, with every
+    worker busy, is sent requests as it answers them, later and later behind their schedule, so that those due in a step's measured
+    seconds go out after them.
+
+    Where k6 has a VU a second's worth of requests deep and drops an iteration that finds none free (K6Plan.STALL_TOLERANCE_MS),
+    vegeta, with as many workers or the pool's connections if fewer (VegetaCurve.workersFor), waits for one; a request it sent more
+    than that second late, or never sent, counts as dropped, so the two are judged alike, and its `ms` is vegeta's own. A request
+    sent late by less (and by more than ON_TIME_S) is timed from when it was due: its `ms` is vegeta's latency and its lateness, so
+    that a wait for a worker is in the load generator's latency, as a wait for a connection is (without it, a stall's requests would
+    read as fast as those after it: the coordinated omission wrk2 names)."""
     rows = server.vegeta
     rows = rows[rows["attack"] == attack] if not rows.empty else rows
     first = rate_per_s * (from_s - (settle_from_s if settle_from_s is not None else from_s))
     due = rate_per_s * (to_s - from_s)
     if rows.empty:
         dropped = float(due) if not server.vegeta.empty else math.nan
-        return {"sent": 0, "failed": 0.0, "dropped": dropped, "ms": pd.Series(dtype=float)}
+        return {"sent": 0, "failed": 0.0, "dropped": dropped, "ms": pd.Series(dtype=float), "answered": 0}
     began = float((rows["time_s"] - rows["seq"] / rate_per_s).min())
     mine = rows[(rows["seq"] >= first) & (rows["seq"] < first + due)]
     lateness_s = mine["time_s"] - (began + mine["seq"] / rate_per_s)
     late = lateness_s > STALL_TOLERANCE_S
     failed = float((mine["checks_passed"] != 1).sum())
     ms = mine["ms"].astype(float) + 1000 * lateness_s.where((lateness_s > ON_TIME_S) & ~late, 0.0)
-    return {"sent": len(mine), "failed": failed, "dropped": float(due - (~late).sum()), "ms": ms}
+    answered = int(((rows["phase"] == attack) & (rows["checks_passed"] == 1)).sum())
+    return {"sent": len(mine), "failed": failed, "dropped": float(due - (~late).sum()), "ms": ms, "answered": answered}
 
 
 def timings(server: ServerRun, attack: str) -> pd.DataFrame:

@@ -389,6 +389,20 @@ def test_a_vegeta_step_counts_what_was_due_in_it_and_drops_what_went_out_over_a_
     assert failing["failed"] == 2
 
 
+def test_what_a_vegeta_step_served_is_what_went_out_in_its_seconds_where_the_server_fell_behind_the_schedule(tmp_path):
+    # Every worker busy from the start: the attack (due 100/s) went out at 50/s, as the server answered, to its end at 110 s.
+    step = curve.Step("json-at-100", "json", 100, from_s=52, to_s=60, generator="vegeta", settle_from_s=50)
+    lines = ["time_s,phase,attack,seq,endpoint,status,ms,checks_passed,error"]
+    for seq in range(500):
+        at = 100 + seq / 50
+        lines.append(f"{at:.4f},{'json-to-100' if at < 102 else 'json-at-100'},json-at-100,{seq},json,200,1.5,1,")
+    (tmp_path / "vegeta.csv.gz").write_bytes(gzip.compress(("\n".join(lines) + "\n").encode()))
+    sent = curve_sent.vegeta_figures(run.ServerRun(folder=tmp_path, outcome={}), step)
+    # The step's 8 s had 800 due; 300 of them went out, and every one over a second late. In its 8 s the server answered 400.
+    assert sent["sent"] == 300 and sent["dropped"] == 800
+    assert sent["answered"] / step.seconds == 50
+
+
 def test_a_vegeta_request_sent_late_is_timed_from_when_it_was_due(tmp_path):
     # Every worker busy: from the 500th request on, each went out 0.4 s late, under the second that drops it, and took 1.5 ms.
     step = curve.Step("json-at-100", "json", 100, from_s=52, to_s=60, generator="vegeta", settle_from_s=50)

@@ -23,10 +23,11 @@ from labanalysis.headline import markdown
 from labanalysis.run import load_run
 
 ENDED = re.compile(r"ended (\S+) (\d+) (\d+)")
+# The verdict's three ratios, each (engine, model) over (engine, model), as servers.json names them.
 RATIOS = {
-    "virtual / platform": ("jetty-virtual", "jetty-platform"),
-    "coroutines / platform": ("jetty-coroutine", "jetty-platform"),
-    "Jetty / Ktor coroutines": ("jetty-coroutine", "ktor-coroutine"),
+    "virtual / platform": (("jetty", "virtual"), ("jetty", "platform")),
+    "coroutines / platform": (("jetty", "coroutine"), ("jetty", "platform")),
+    "Jetty / Ktor coroutines": (("jetty", "coroutine"), ("ktor-netty", "coroutine")),
 }
 
 
@@ -79,12 +80,12 @@ def main(folders: list[str]) -> None:
             if mine.empty:
                 continue
             dialled = dialled_by_step(server.folder)
-            name = mine["server"].iloc[0]
+            engine, model = mine["engine"].iloc[0], mine["model"].iloc[0]
             round_ = server.folder.name.rsplit("-r", 1)[-1] if server.folder.name.rsplit("-r", 1)[-1].isdigit() else "1"
-            passes.append({"run": run.folder.name, "server": name, "round": round_, **estimators(mine)})
+            passes.append({"run": run.folder.name, "server": (engine, model), "round": round_, **estimators(mine)})
             top = mine[mine["offered_per_s"] >= 1000]
             for row, served in zip(top.itertuples(), per_core(top), strict=True):
-                if name.startswith("jetty-") and name != "jetty-platform":
+                if engine == "jetty" and model != "platform":
                     churn.append(
                         {
                             "run": run.folder.name,
