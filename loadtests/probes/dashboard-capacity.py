@@ -81,8 +81,7 @@ def main(folders: list[str]) -> None:
                 continue
             dialled = dialled_by_step(server.folder)
             engine, model = mine["engine"].iloc[0], mine["model"].iloc[0]
-            round_ = server.folder.name.rsplit("-r", 1)[-1] if server.folder.name.rsplit("-r", 1)[-1].isdigit() else "1"
-            passes.append({"run": run.folder.name, "server": (engine, model), "round": round_, **estimators(mine)})
+            passes.append({"run": run.folder.name, "server": (engine, model), "round": server.repeat, **estimators(mine)})
             top = mine[mine["offered_per_s"] >= 1000]
             for row, served in zip(top.itertuples(), per_core(top), strict=True):
                 if engine == "jetty" and model != "platform":
