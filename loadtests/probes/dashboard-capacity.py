@@ -7,6 +7,8 @@ Usage, from the repository's root, with the lab's Python:
 Prints two Markdown tables:
 - each Jetty server's top /dashboard steps, pass by pass: the connections the pool dialled again in the step (vegeta-steps.log's
   `ended` lines count them since the pool opened), the requests that failed, and what a core served (achieved / server cores);
+- every server's top /dashboard step, pass by pass: what it answered a second, the connections dialled again, the requests that
+  failed, and vegeta's p99 (at the request timeout, requests were given up on);
 - for each estimator of a pass's capacity, each run's median over rounds of the three ratios the verdict reads (virtual threads
   and coroutines over platform threads on Jetty; Jetty's coroutines over Ktor's), and the highest run's over the lowest.
 """
@@ -70,7 +72,7 @@ def estimators(steps: pd.DataFrame) -> dict[str, float]:
 
 
 def main(folders: list[str]) -> None:
-    churn, passes = [], []
+    churn, tops, passes = [], [], []
     for folder in folders:
         run = load_run(folder)
         steps = curve.per_step([run])
@@ -82,6 +84,18 @@ def main(folders: list[str]) -> None:
             dialled = dialled_by_step(server.folder)
             engine, model = mine["engine"].iloc[0], mine["model"].iloc[0]
             passes.append({"run": run.folder.name, "server": (engine, model), "round": server.repeat, **estimators(mine)})
+            last = mine[mine["offered_per_s"] == mine["offered_per_s"].max()].iloc[0]
+            tops.append(
+                {
+                    "run": run.folder.name,
+                    "pass": server.folder.name,
+                    "offered (req/s)": last["offered_per_s"],
+                    "answered (req/s)": round(last["achieved_per_s"], 1),
+                    "dialled again": dialled.get(f"dashboard-at-{last['offered_per_s']}", math.nan),
+                    "failed": last["failed"],
+                    "vegeta p99 (ms)": round(last["load_p99_ms"], 0),
+                }
+            )
             top = mine[mine["offered_per_s"] >= 1000]
             for row, served in zip(top.itertuples(), per_core(top), strict=True):
                 if engine == "jetty" and model != "platform":
@@ -96,6 +110,8 @@ def main(folders: list[str]) -> None:
                         }
                     )
     print(markdown(pd.DataFrame(churn).sort_values(["offered (req/s)", "dialled again"])))
+    print()
+    print(markdown(pd.DataFrame(tops).sort_values(["pass", "run"])))
     print()
     frame = pd.DataFrame(passes)
     rows = []

@@ -249,13 +249,15 @@ class VegetaCurve(
         const val FILE = "vegeta.csv.gz"
 
         /**
-         * A request unanswered this long failed: 20 times the curve's largest bound (`/dashboard`'s 100 ms). No longer, as a
-         * step past a server's limit leaves its requests in flight that long, into the steps after it: with 10 s, the platform
-         * server's `/json` steps past its limit left 1,780 requests to time out after the curve's last step, the kernel resent
-         * theirs for up to 10 s, and the server was still answering them, a core busy, in `/dashboard`'s first step, whose p99
-         * on the wire was 957 ms at 100/s (`make curve`, docs/JOURNAL.md, platform).
+         * A request unanswered this long failed. Long enough that no server the curve measures gives a request up under it: the
+         * pool's connections bound what is in flight ([workersFor]), so a server past its limit answers each within connections
+         * ÷ its capacity, 256 ÷ about 165 a second, 1.6 s, for the slowest (Ktor's `/dashboard` on 0.4 of a CPU), and that
+         * backlog drains within the next step's settling. At 2 s those answers timed out: vegeta closed the connection and
+         * dialled another, the server answered requests nobody read, and Ktor's top step served none in 4 passes of 6
+         * (docs/JOURNAL.md, "The curve's timeout"). A 10 s timeout once let a step past a limit leave 1,780 requests in flight
+         * into the next endpoint's steps; that was before the workers were bounded by the pool.
          */
-        const val REQUEST_TIMEOUT_S = 2L
+        const val REQUEST_TIMEOUT_S = 10L
 
         /** /json's answer, as bench.js checks it (the contract's, lab.verify.ContractCases). */
         const val JSON_BODY = """{"message":"Hello, World!"}"""
