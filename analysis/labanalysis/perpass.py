@@ -152,9 +152,10 @@ def label(key: str) -> str:
 
 
 def table(runs: list[Run]) -> pd.DataFrame:
-    """One row per compared pass (repeats.each_pass) and figure: PASS_COLUMNS, round, figure, value, `bottleneck`, why the pass's load
-    generator was its bottleneck, and `saturated`, why its server was (each empty when it was not). Runs on another JDK than the
-    first's are left out (repeats.left_out)."""
+    """One row per compared pass (repeats.each_pass) and figure: PASS_COLUMNS, round, figure, value, the pass's own interval
+    (within_pass_low, within_pass_high: how precisely this pass measured it, NaN for a figure without one, `intervals_of`),
+    `bottleneck`, why the pass's load generator was its bottleneck, and `saturated`, why its server was (each empty when it was
+    not). Runs on another JDK than the first's are left out (repeats.left_out)."""
     rows, tables = [], {}
     for run, server, base in repeats.each_pass(runs):
         if run.folder not in tables:
@@ -167,9 +168,31 @@ def table(runs: list[Run]) -> pd.DataFrame:
         under_load = curve.of_pass(run, server, base)
         values.update({figure: under_load.get(endpoint, {}).get(key, math.nan) for figure, (endpoint, key) in CURVE.items()})
         marks = {"bottleneck": cpu.bottleneck(server) or "", "saturated": cpu.saturated(server) or ""}
+        intervals = intervals_of(server)
         # The pass's round (its repeat): the verdict sets two servers against each other within a round (stats.in_rounds).
-        rows += [{**base, "round": server.repeat, "figure": figure.key, "value": value, **marks} for figure, value in values.items()]
-    return pd.DataFrame(rows, columns=[*repeats.PASS_COLUMNS, "round", "figure", "value", "bottleneck", "saturated"])
+        rows += [
+            {**base, "round": server.repeat, "figure": f.key, "value": value, **_interval(intervals.get(f, _NO_INTERVAL)), **marks}
+            for f, value in values.items()
+        ]
+    return pd.DataFrame(
+        rows, columns=[*repeats.PASS_COLUMNS, "round", "figure", "value", "within_pass_low", "within_pass_high", "bottleneck", "saturated"]
+    )
+
+
+_NO_INTERVAL = (math.nan, math.nan)
+
+
+def _interval(low_high: tuple[float, float]) -> dict[str, float]:
+    return {"within_pass_low": low_high[0], "within_pass_high": low_high[1]}
+
+
+def intervals_of(server: ServerRun) -> dict[Figure, tuple[float, float]]:
+    """The figures a pass measures with an interval of its own, each (low, high): the wire's /json p99, by its block bootstrap over
+    the phase's seconds (latency.percentile_interval). The steady phase's few seconds decide its p99 by the handful that held a
+    stall, so a pass's p99 is imprecise in a way its value alone does not show; the verdict does not order two servers on a round
+    in which their intervals overlap (stats.apart_in_rounds)."""
+    _, low, high = latency.percentile_interval(latency.wire_timed(server, "json"), 99)
+    return {JSON_WIRE_P99: (low, high)}
 
 
 def values_of(run: Run, server: ServerRun, endpoints: dict[str, pd.DataFrame], pins: pd.DataFrame) -> dict[Figure, float]:
@@ -204,6 +227,15 @@ def percentile(server: ServerRun, endpoint: str, q: float, table: pd.DataFrame, 
 def by_round(rows: pd.DataFrame) -> dict[tuple[str, int], float]:
     """{(run folder, round): value} of `rows` (table's, of one server or model and one figure): what stats.in_rounds pairs."""
     return {(r["run folder"], int(r["round"])): float(r["value"]) for _, r in rows.iterrows()}
+
+
+def intervals_by_round(rows: pd.DataFrame) -> dict[tuple[str, int], tuple[float, float]]:
+    """{(run folder, round): (low, high)} of `rows` (table's, of one server or model and one figure) that carry the pass's own
+    interval; empty where none does (a figure without one, or rows made before the column)."""
+    if "within_pass_low" not in rows.columns:
+        return {}
+    found = rows[rows["within_pass_low"].notna() & rows["within_pass_high"].notna()]
+    return {(r["run folder"], int(r["round"])): (float(r["within_pass_low"]), float(r["within_pass_high"])) for _, r in found.iterrows()}
 
 
 def per_server(per_pass: pd.DataFrame) -> pd.DataFrame:

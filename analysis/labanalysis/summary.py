@@ -4,9 +4,10 @@ Every figure is a server's median across its passes (perpass, repeats). The serv
 their figures within rounds (stats.ranked_in_rounds), and "how sure" is decided as the verdict decides it
 (labanalysis.verdict): the best server is ahead when it led the runner-up clearly in every round that measured both
 (stats.in_rounds, stats.clear_lead), which cancels the host's drift over a run; where the passes carry no rounds, when its range
-across passes and the runner-up's do not overlap. A percentile's interval within one pass, or a slope's over one pass's steps, says how precisely
-that pass measured it, not whether another pass would agree, so neither is used here; with one pass per server no comparison is
-concluded.
+across passes and the runner-up's do not overlap. A percentile's interval within one pass says how precisely that pass measured it,
+not whether another pass would agree, so it never names a leader; but a round in which the two passes' intervals overlap did not
+order them, so a lead that held in every round yet lay inside those intervals in some is not resolved, as in the verdict
+(stats.apart_in_rounds). With one pass per server no comparison is concluded.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ class Figure:
     saturated: dict[str, int] = field(default_factory=dict)
     # By server: its value in each round, keyed by (run folder, round); empty where the passes carry no rounds.
     rounds: dict[str, dict[tuple[str, int], float]] = field(default_factory=dict)
+    # By server: its pass's own interval (low, high) in each round, where the figure has one (perpass.intervals_of).
+    intervals: dict[str, dict[tuple[str, int], tuple[float, float]]] = field(default_factory=dict)
 
 
 def figures(per_pass: pd.DataFrame) -> list[Figure]:
@@ -47,8 +50,10 @@ def figures(per_pass: pd.DataFrame) -> list[Figure]:
             mark: passes[passes[mark] != ""].groupby("server").size().to_dict() if figure in latencies else {}
             for mark, latencies in (("bottleneck", perpass.LATENCY), ("saturated", perpass.SERVER_LATENCY))
         }
-        rounds = {s: perpass.by_round(g) for s, g in passes.groupby("server", sort=False)} if "round" in passes.columns else {}
-        found.append(Figure(figure.key, figure.lower_is_better, values, marked["bottleneck"], marked["saturated"], rounds))
+        by_server = passes.groupby("server", sort=False)
+        rounds = {s: perpass.by_round(g) for s, g in by_server} if "round" in passes.columns else {}
+        intervals = {s: perpass.intervals_by_round(g) for s, g in by_server} if "round" in passes.columns else {}
+        found.append(Figure(figure.key, figure.lower_is_better, values, marked["bottleneck"], marked["saturated"], rounds, intervals))
     return found
 
 
@@ -84,7 +89,17 @@ def winners(figs: list[Figure]) -> pd.DataFrame:
         second, r = rest[0]
         # With a tie for best, the surest comparison is the weakest of the tied ones.
         sure = min(
-            (how_sure(measured[name], r, fig.lower_is_better, fig.rounds.get(name, {}), fig.rounds.get(second, {})) for name in best),
+            (
+                how_sure(
+                    measured[name],
+                    r,
+                    fig.lower_is_better,
+                    fig.rounds.get(name, {}),
+                    fig.rounds.get(second, {}),
+                    stats.apart_in_rounds(fig.intervals.get(name, {}), fig.intervals.get(second, {}), fig.lower_is_better),
+                )
+                for name in best
+            ),
             key=SURENESS.index,
         )
         marked = sum(fig.bottlenecked.get(name, 0) for name in [*best, second])
@@ -139,13 +154,31 @@ def by_how_much(best: float, runner_up: float) -> str:
 AHEAD = "ahead in every round"
 CHANGED_PLACES = "changed places in some round: not resolved"
 SMALL_LEAD = f"ahead in every round, by under {stats.LEAD_AT_LEAST - 1:.0%} in some: not resolved"
-SURENESS = [CHANGED_PLACES, SMALL_LEAD, "overlap across passes: not resolved", stats.ONE_PASS, AHEAD, "apart across passes", "equal"]
+INSIDE_INTERVALS = "ahead in every round, inside the passes' own intervals in some: not resolved"
+SURENESS = [
+    CHANGED_PLACES,
+    SMALL_LEAD,
+    INSIDE_INTERVALS,
+    "overlap across passes: not resolved",
+    stats.ONE_PASS,
+    AHEAD,
+    "apart across passes",
+    "equal",
+]
 
 
-def how_sure(best: Across, runner_up: Across, lower_is_better: bool, best_rounds: dict | None = None, runner_up_rounds: dict | None = None) -> str:
+def how_sure(
+    best: Across,
+    runner_up: Across,
+    lower_is_better: bool,
+    best_rounds: dict | None = None,
+    runner_up_rounds: dict | None = None,
+    measured_apart: bool = True,
+) -> str:
     """`equal`; or, where both servers have rounds in common, the best one's advantage in each (stats.in_rounds): ahead in every
-    round by a clear lead (stats.clear_lead), ahead in every round by less in some, changed places in some, or one round (a pass
-    each) and so no conclusion; otherwise stats.apart on the ranges across passes."""
+    round by a clear lead (stats.clear_lead) whose passes measured it apart (`measured_apart`, stats.apart_in_rounds), ahead in
+    every round by a clear lead inside the passes' own intervals in some, ahead by less in some, changed places in some, or one
+    round (a pass each) and so no conclusion; otherwise stats.apart on the ranges across passes."""
     if best.median == runner_up.median:
         return "equal"
     a, b = best_rounds or {}, runner_up_rounds or {}
@@ -155,5 +188,5 @@ def how_sure(best: Across, runner_up: Across, lower_is_better: bool, best_rounds
     if not advantage.has_interval:
         return stats.ONE_PASS
     if stats.clear_lead(advantage):
-        return AHEAD
+        return AHEAD if measured_apart else INSIDE_INTERVALS
     return SMALL_LEAD if advantage.low > 1 else CHANGED_PLACES

@@ -11,7 +11,8 @@ drift over a run, which moves a pass's absolute figures by 5-12% here, cancels i
 may move a figure would not name the same model twice. Where the first two models are within that of each other and both lead the
 rest clearly, both are named: the reader may pick either, and the factor shown is the one that sets them apart from the rest. Where
 no such group leads, or some round put another model ahead, or there is one round, the cell says no model can be named, and shows
-the medians anyway.
+the medians anyway. A figure a pass measures with an interval of its own (the wire's p99, over a steady phase of a few seconds) orders
+two models in a round only where their passes' intervals lie apart (stats.apart_in_rounds): a lead inside them names no model.
 """
 
 from __future__ import annotations
@@ -107,11 +108,15 @@ class EngineEffect:
     first: str
     second: str
     advantage: stats.Across
+    # Whether the two engines' passes measured the figure apart in every round, where a pass has an interval of its own
+    # (stats.apart_in_rounds).
+    measured_apart: bool = True
 
     @property
     def named(self) -> bool:
-        """Whether the first engine led the other clearly in every round, over at least two rounds (stats.clear_lead)."""
-        return stats.clear_lead(self.advantage)
+        """Whether the first engine led the other clearly in every round, over at least two rounds (stats.clear_lead), and its
+        passes measured it apart from the other's."""
+        return stats.clear_lead(self.advantage) and self.measured_apart
 
 
 def verdicts(per_pass: pd.DataFrame) -> list[Verdict]:
@@ -149,21 +154,27 @@ def _verdict(shape: Shape, per_pass: pd.DataFrame) -> Verdict:
     values = per_pass[per_pass["figure"] == figure.key]
     engine = _engine_of_most_models(values)
     models = _by_model(values[values["engine"] == engine])
+    intervals = _intervals_by_model(values[values["engine"] == engine])
     ranked = stats.ranked_in_rounds(models, figure.lower_is_better)
     best, rest = ranked[0], ranked[1:]
 
     def advantage(a: str, b: str) -> stats.Across:
         return _advantage(models[a], models[b], figure.lower_is_better)
 
+    def measured_apart(a: str, b: str) -> bool:
+        return stats.apart_in_rounds(intervals.get(a, {}), intervals.get(b, {}), figure.lower_is_better)
+
     # Each other model against the best, as the best's advantage: above 1 where the best did better in that round.
     advantages = {m: advantage(best, m) for m in rest}
-    picks, why_none = _picks(ranked, advantage), ""
+    picks, why_none = _picks(ranked, advantage, measured_apart), ""
     if not rest:
         why_none = f"one model on {engine}"
     elif any(a.passes == 0 for a in advantages.values()):
         picks, why_none = (), "no round measured two models with figures above 0"
     elif any(a.passes < 2 for a in advantages.values()):
         picks, why_none = (), "one round: run more passes"
+    elif not picks and _picks(ranked, advantage, lambda a, b: True):
+        why_none = INSIDE_INTERVALS
     elif not picks:
         overtaken = [MODEL_WORDS.get(m, m) for m, a in advantages.items() if not a.low > 1]
         why_none = (
@@ -195,14 +206,15 @@ def _verdict(shape: Shape, per_pass: pd.DataFrame) -> Verdict:
 
 # At most this many models are named together: past two, "pick any" is no verdict.
 PICKED_AT_MOST = 2
+INSIDE_INTERVALS = "its lead lay inside the passes' own intervals in some round"
 
 
-def _picks(ranked: list[str], advantage) -> tuple[str, ...]:
-    """The first one or two of `ranked` where each led every model after them clearly in every round (stats.clear_lead); empty
-    where neither one nor two do."""
+def _picks(ranked: list[str], advantage, measured_apart) -> tuple[str, ...]:
+    """The first one or two of `ranked` where each led every model after them clearly in every round (stats.clear_lead), and
+    `measured_apart` from it; empty where neither one nor two do."""
     for n in range(1, min(PICKED_AT_MOST, len(ranked) - 1) + 1):
         picked, left = ranked[:n], ranked[n:]
-        if all(stats.clear_lead(advantage(p, m)) for p in picked for m in left):
+        if all(stats.clear_lead(advantage(p, m)) and measured_apart(p, m) for p in picked for m in left):
             return tuple(picked)
     return ()
 
@@ -259,6 +271,12 @@ def _by_model(values: pd.DataFrame) -> dict[str, dict[tuple[str, int], float]]:
     return {model: perpass.by_round(group) for model, group in measured.groupby("model", sort=False)}
 
 
+def _intervals_by_model(values: pd.DataFrame) -> dict[str, dict[tuple[str, int], tuple[float, float]]]:
+    """{model: {(run folder, round): (low, high)}}: the passes' own intervals (perpass.intervals_by_round), where they have them."""
+    measured = values[values["value"].notna()]
+    return {model: perpass.intervals_by_round(group) for model, group in measured.groupby("model", sort=False)}
+
+
 def _advantage(best: dict, other: dict, lower_is_better: bool) -> stats.Across:
     """The best model's advantage over `other` in each round, as a factor over 1 where it did better: other / best for a figure
     where lower is better (memory, latency), best / other where higher is (a capacity)."""
@@ -274,9 +292,12 @@ def engine_effect(values: pd.DataFrame, figure: perpass.Figure) -> EngineEffect 
     if not two:
         return None
     model = two[0]
-    on = {e: perpass.by_round(g) for e, g in measured[measured["model"] == model].groupby("engine", sort=False)}
+    mine = measured[measured["model"] == model]
+    on = {e: perpass.by_round(g) for e, g in mine.groupby("engine", sort=False)}
+    intervals = {e: perpass.intervals_by_round(g) for e, g in mine.groupby("engine", sort=False)}
     first, second = stats.ranked_in_rounds(on, figure.lower_is_better)[:2]
-    return EngineEffect(model, first, second, _advantage(on[first], on[second], figure.lower_is_better))
+    apart = stats.apart_in_rounds(intervals[first], intervals[second], figure.lower_is_better)
+    return EngineEffect(model, first, second, _advantage(on[first], on[second], figure.lower_is_better), apart)
 
 
 def _engine_cell(values: pd.DataFrame, figure: perpass.Figure) -> str:
@@ -303,6 +324,8 @@ def _engine_cell(values: pd.DataFrame, figure: perpass.Figure) -> str:
         return f"{words}, one round: {NO_WINNER}"
     if effect.named:
         return words
+    if stats.clear_lead(advantage):
+        return f"{words}: {NO_WINNER}, {INSIDE_INTERVALS}"
     if advantage.low > 1:
         return f"{words}: {NO_WINNER}, its lead under {stats.LEAD_AT_LEAST - 1:.0%} in some round"
     return f"{words}: {NO_WINNER}, it changed places in some round"

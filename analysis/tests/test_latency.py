@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from labanalysis import latency
+from labanalysis import latency, perpass
 from labanalysis.run import Run, ServerRun, load_run
 
 SERVERS = ["ktor-coroutine", "jetty-virtual", "jetty-coroutine", "jetty-platform"]  # the manifest's pass order
@@ -266,3 +266,17 @@ def test_where_vegeta_offered_the_steady_json_phase_its_figures_are_vegetas_by_t
     # Each request stamped with the whole epoch second it went out in, as k6 stamps its samples: 1,010 to 1,013, the late one too.
     timed = latency.timed_durations(server, "json")
     assert len(timed) == 400 and sorted(set(timed["timestamp"])) == [1010, 1011, 1012, 1013]
+
+
+def test_the_wire_p99_of_a_pass_carries_its_interval_within_the_pass_which_holds_it(run_folder):
+    server = next(s for s in load_run(run_folder).servers if s.name == "jetty-virtual")
+    p99 = latency.percentile(latency.wire_durations(server, "json"), 99)
+
+    low, high = perpass.intervals_of(server)[perpass.JSON_WIRE_P99]
+
+    # Resampled over the phase's seconds: every second's requests together, so a slow second moves the whole interval.
+    assert low <= p99 <= high
+    assert low < high
+    assert set(latency.wire_timed(server, "json")["timestamp"]) == {
+        int(t) for t in server.wire.query("phase == 'json' and endpoint == 'json'")["time_s"]
+    }

@@ -95,3 +95,22 @@ def test_the_first_is_ahead_of_the_second_by_their_own_ratio_when_a_third_misses
 
     assert ranked == ["virtual", "coroutine", "platform"]
     assert stats.in_rounds(virtual, coroutine).median > 1
+
+
+def test_two_passes_order_their_servers_only_where_their_own_intervals_lie_apart_in_every_round():
+    leader = {1: (2.0, 4.0), 2: (1.5, 3.0), 3: (2.5, 5.0)}
+    apart = {1: (4.5, 9.0), 2: (3.5, 8.0), 3: (5.5, 12.0)}
+    # Round 3's intervals overlap (the leader's reaches 5.0, the other's starts at 4.6): whatever the ratio, that round did not
+    # order them.
+    overlapping = {**apart, 3: (4.6, 12.0)}
+
+    assert stats.apart_in_rounds(leader, apart, lower_is_better=True)
+    assert not stats.apart_in_rounds(leader, overlapping, lower_is_better=True)
+    # Where higher is better the leader's interval must lie above.
+    assert stats.apart_in_rounds(apart, leader, lower_is_better=False)
+    assert not stats.apart_in_rounds(leader, apart, lower_is_better=False)
+
+
+def test_a_round_without_both_intervals_makes_no_claim_either_way():
+    assert stats.apart_in_rounds({1: (1.0, 2.0), 2: (math.nan, math.nan)}, {1: (3.0, 4.0), 2: (0.5, 9.0)}, lower_is_better=True)
+    assert stats.apart_in_rounds({}, {}, lower_is_better=True)

@@ -1,5 +1,6 @@
 """The "who wins what" table: the best server by its median across passes, by how much, and whether the ranges across passes say
-so; one pass per server concludes nothing, and an interval within one pass never decides."""
+so; one pass per server concludes nothing, and an interval within one pass never names a winner, though a lead inside the passes'
+own intervals is not resolved, as in the verdict."""
 
 import math
 
@@ -143,3 +144,16 @@ def test_a_run_with_one_pass_per_server_names_every_server_and_concludes_nothing
     )
     # Nothing is concluded; the latency rows go on to say how this real run's passes were held back (their checks, not ours).
     assert all(sure == "equal" or sure.startswith("one pass: no comparison can be concluded") for sure in table["how sure"])
+
+
+def test_a_lead_that_held_in_every_round_but_inside_the_passes_own_intervals_in_some_is_not_resolved():
+    rounds = {"a": {("run", 1): 3.0, ("run", 2): 3.3, ("run", 3): 2.8}, "b": {("run", 1): 4.5, ("run", 2): 5.0, ("run", 3): 4.2}}
+    values = {"a": Across(3.0, 2.8, 3.3, 3), "b": Across(4.5, 4.2, 5.0, 3)}
+    precise = {"a": {r: (v * 0.9, v * 1.1) for r, v in rounds["a"].items()}, "b": {r: (v * 0.9, v * 1.1) for r, v in rounds["b"].items()}}
+    loose = {"a": {r: (v * 0.5, v * 1.5) for r, v in rounds["a"].items()}, "b": {r: (v * 0.5, v * 1.5) for r, v in rounds["b"].items()}}
+
+    def sure(intervals) -> str:
+        return summary.winners([Figure("json_wire_p99_ms", True, values, rounds=rounds, intervals=intervals)]).iloc[0]["how sure"]
+
+    assert sure(precise) == "ahead in every round"
+    assert sure(loose) == "ahead in every round, inside the passes' own intervals in some: not resolved"

@@ -161,6 +161,35 @@ def test_an_engine_is_named_by_the_same_lead_as_a_model():
     assert clear["the engine"] == "coroutines: Jetty 12.1.12 3.43x [3.43, 3.43] over Ktor 3.5.2 on Netty 4.2.20"
 
 
+def with_intervals(rows: pd.DataFrame, widths: dict[str, float]) -> pd.DataFrame:
+    """`rows` with each pass's own interval: its value times (1 - width, 1 + width), by server ({server: width}); none elsewhere."""
+    width = rows["server"].map(widths)
+    return rows.assign(within_pass_low=rows["value"] * (1 - width), within_pass_high=rows["value"] * (1 + width))
+
+
+P99 = {"jetty-coroutine": 3.0, "jetty-virtual": 4.5, "jetty-platform": 9.0, "ktor-coroutine": 7.0}
+
+
+def test_a_lead_inside_the_passes_own_intervals_names_no_model_though_it_held_clearly_in_every_round():
+    # Coroutines' p99 1.5x under virtual threads' in every round: named where each pass measured its p99 to within 10%, not where
+    # each pass's own interval spans +-40% of it.
+    precise = row(verdict.table(with_intervals(passes(perpass.JSON_WIRE_P99, P99), dict.fromkeys(P99, 0.1))), "a steady request rate")
+    loose = row(verdict.table(with_intervals(passes(perpass.JSON_WIRE_P99, P99), dict.fromkeys(P99, 0.4))), "a steady request rate")
+
+    assert precise["the model to pick"] == "coroutines"
+    assert loose["the model to pick"] == "no winner can be named: its lead lay inside the passes' own intervals in some round"
+    assert loose["by how much"] == "1.50x [1.50, 1.50] over virtual threads, in 3 rounds"
+
+
+def test_an_engine_whose_lead_lay_inside_the_passes_own_intervals_is_not_named():
+    loose = row(verdict.table(with_intervals(passes(perpass.JSON_WIRE_P99, P99), dict.fromkeys(P99, 0.5))), "a steady request rate")
+
+    assert loose["the engine"] == (
+        "coroutines: Jetty 12.1.12 2.33x [2.33, 2.33] over Ktor 3.5.2 on Netty 4.2.20: no winner can be named, "
+        "its lead lay inside the passes' own intervals in some round"
+    )
+
+
 def test_one_round_names_no_winner():
     sockets = row(verdict.table(passes(perpass.PSS, MEMORY, drift={1: 1.0})), "many idle sockets")
 

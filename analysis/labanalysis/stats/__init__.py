@@ -6,7 +6,7 @@ numbers and show what comes back.
 
 from .across import ONE_PASS, Across, across, apart, separated
 from .capacity import NO_FIT, CapacityFit, capacity_fit
-from .rounds import LEAD_AT_LEAST, clear_lead, in_rounds, ranked_in_rounds
+from .rounds import LEAD_AT_LEAST, apart_in_rounds, clear_lead, in_rounds, ranked_in_rounds
 from .runs import MOVED_AT_MOST, Repeat, repeated
 
 __all__ = [
@@ -19,6 +19,7 @@ __all__ = [
     "Repeat",
     "across",
     "apart",
+    "apart_in_rounds",
     "capacity_fit",
     "clear_lead",
     "in_rounds",

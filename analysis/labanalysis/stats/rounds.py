@@ -35,6 +35,21 @@ def clear_lead(advantage: Across) -> bool:
     return advantage.passes >= 2 and advantage.low >= LEAD_AT_LEAST
 
 
+def apart_in_rounds(leader: Mapping[Hashable, tuple[float, float]], other: Mapping[Hashable, tuple[float, float]], lower_is_better: bool) -> bool:
+    """Whether, in every round in which both passes measured a figure with an interval of their own (keys: the rounds; values: the
+    pass's (low, high), such as a percentile's block bootstrap over its seconds), the leader's interval lies wholly on its better
+    side of the other's. A round's ratio orders two servers only as precisely as each pass measured its figure: a p99 over a steady
+    phase of a few seconds is decided by the handful that held a stall, and two passes whose intervals overlap did not order their
+    servers, whatever their ratio (docs/METHODS.md, "Statistics"). A round without both intervals makes no claim either way."""
+    for r in leader.keys() & other.keys():
+        (leader_low, leader_high), (other_low, other_high) = leader[r], other[r]
+        if any(math.isnan(v) for v in (leader_low, leader_high, other_low, other_high)):
+            continue
+        if (leader_high >= other_low) if lower_is_better else (leader_low <= other_high):
+            return False
+    return True
+
+
 def _positive(value: float) -> bool:
     return value is not None and not math.isnan(value) and value > 0
 
