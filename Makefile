@@ -66,9 +66,9 @@ test: ## run every test: unit tests, the suites that start the real servers, a s
 	@# The analysis tests are Python alone and start no lab process, so they run beside the infra tests (whose bench-vps runs
 	@# mark a pass the host's other work shared, never refuse it); their output follows the infra tests'. Both run in the
 	@# background, so that Ctrl-C or a SIGTERM to make stops both at once. Each names its slowest tests (--durations), so that the
-	@# time make test takes can be followed to where it goes.
-	(cd analysis && exec "$$(../setup/python.sh)" -m pytest --durations=5) > .tools/analysis-tests.log 2>&1 & analysis=$$!; \
-	  { setup/test-hosts.sh && exec "$$(setup/python.sh)" -m pytest --durations=8 infra/tests; } & infra=$$!; \
+	@# time make test takes can be followed to where it goes, and each names the tests it skipped and why (-rs).
+	(cd analysis && exec "$$(../setup/python.sh)" -m pytest -rs --durations=5) > .tools/analysis-tests.log 2>&1 & analysis=$$!; \
+	  { setup/test-hosts.sh && exec "$$(setup/python.sh)" -m pytest -rs --durations=8 infra/tests; } & infra=$$!; \
 	  trap 'kill $$analysis $$infra 2>/dev/null' EXIT INT TERM; status=0; \
 	  wait $$infra || status=$$?; wait $$analysis || status=$$?; trap - EXIT; \
 	  echo "--- the analysis tests (cd analysis && pytest), run beside the infra tests:"; cat .tools/analysis-tests.log; exit $$status

@@ -249,13 +249,10 @@ class VegetaCurve(
         const val FILE = "vegeta.csv.gz"
 
         /**
-         * A request unanswered this long failed. Long enough that no server the curve measures gives a request up under it: the
-         * pool's connections bound what is in flight ([workersFor]), so a server past its limit answers each within connections
-         * ÷ its capacity, 256 ÷ about 165 a second, 1.6 s, for the slowest (Ktor's `/dashboard` on 0.4 of a CPU), and that
-         * backlog drains within the next step's settling. At 2 s those answers timed out: vegeta closed the connection and
-         * dialled another, the server answered requests nobody read, and Ktor's top step served none in 4 passes of 6
-         * (docs/JOURNAL.md, "The curve's timeout"). A 10 s timeout once let a step past a limit leave 1,780 requests in flight
-         * into the next endpoint's steps; that was before the workers were bounded by the pool.
+         * A request unanswered this long failed. Long enough that no server the curve measures gives one up: the pool's
+         * connections bound what is in flight ([workersFor]), so a server past its limit answers each within connections ÷ its
+         * capacity, and the backlog drains within the next step's settling. A timeout under that closed the connections of
+         * answers still on their way, and the server answered requests nobody read (docs/JOURNAL.md, "The curve's timeout").
          */
         const val REQUEST_TIMEOUT_S = 10L
 
