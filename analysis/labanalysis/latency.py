@@ -139,8 +139,7 @@ def timed_durations(server: ServerRun, endpoint: str) -> pd.DataFrame:
 def wire_durations(server: ServerRun, endpoint: str) -> pd.Series:
     """Every request to `endpoint` in its steady phase (the phase of the same name), as the wire timed it (ms): from the request's
     arrival on the server's host to the first segment of the answer, without the load generator's own delays (wire.csv)."""
-    wire = server.wire
-    return wire.loc[(wire["endpoint"] == endpoint) & (wire["phase"] == endpoint), "ms"].astype(float)
+    return wire_timed(server, endpoint)["duration_ms"]
 
 
 def wire_timed(server: ServerRun, endpoint: str) -> pd.DataFrame:
