@@ -89,7 +89,7 @@ ifneq ($(BENCH_JDKS),)
 	for other in "$${runs[@]:1}"; do $(MAKE) --no-print-directory compare A="$${runs[0]}" B="$$other"; done
 else
 	@# The report splits each socket's memory with its JDK's floor: measured first, once, where results/ has none for this JDK
-	@# (18 JVMs, about half of the 4 min 26 s two JDKs took in 20261122-194924-floor).
+	@# (18 JVMs, about half of what make floor takes for two JDKs).
 	@jdk="$(or $(JDK),25)"; if ! PYTHONPATH=analysis python3 -m labanalysis.floor_folders "$$jdk" results >/dev/null; then \
 	  echo "make bench: no make floor folder for JDK $$jdk in results/: measuring it first, once (make floor JDKS=$$jdk, about 2-3 minutes)"; \
 	  $(MAKE) --no-print-directory floor JDKS="$$jdk" || echo "make bench: make floor did not finish; the report says what its split lacks"; fi
@@ -100,7 +100,7 @@ else
 endif
 
 # The latency-throughput curve is the bench under the curve profile: its own target, as it takes
-# about 80 minutes here (20261128-165559-curve, -200458-curve, -234511-curve).
+# about 80 minutes here (docs/under-load.md).
 curve: ## each server's latency-throughput curve and highest sustained rate, /json and /dashboard, sockets open: make curve [JDK=21|25] [ONLY=<server>[:<change>+<change>|:all],...]
 	$(MAKE) --no-print-directory bench PROFILE=curve
 

@@ -7,15 +7,13 @@ delays; the generator's p99 where there is no wire capture) stayed under the pro
 go on a fixed pool of connections (the profile's curveConnections), and one that waits for a connection waits in vegeta, where the wire
 cannot see it; but the profile holds the pool to at least the top rate times the bound (lab.bench.load.Profile), so a full pool
 shows on the wire: with all N in flight, the wire's mean time is N over what the server answers (Little's law), over the bound at
-any rate of the curve. vegeta's own p99 is not judged: it holds the load's CPU's delays too. Jetty coroutines at /json 4,000/s:
-vegeta's p99 60-67 ms over a second in which the wire's was 2-9 ms, and the wire's mean 0.49 ms over the step puts 2 of the 256 in
-flight (docs/JOURNAL.md).
+any rate of the curve. vegeta's own p99 is not judged: it holds the load's CPU's delays too, many times the wire's over the same
+second (docs/under-load.md, "How a step is judged").
 
 A server's highest sustained rate in a pass is, as the lab defines it, the highest step it sustained, and a step below it that
 failed is named beside the rate (`failed_below`), never dropped. Near a limit either way can be chance: one second's stall puts 1% of a step's
-requests over the bound (Ktor, /json 5,000/s: p99 116 ms in one second of six, the server 90% busy, no GC), and a server whose
-CPU is already full can hold a step above one it failed (Ktor, /dashboard: 100% busy from 300/s, 300 and 400 failed, 500 held;
-docs/JOURNAL.md). The rule before (the last step before the first failure) took the first kind for the limit; this one
+requests over the bound (docs/JOURNAL.md, "The third pair"), and a server whose CPU is already full can hold a step above one
+it failed (docs/JOURNAL.md, "The fourth pair"). The rule before (the last step before the first failure) took the first kind for the limit; this one
 takes the second for a step held. A step that failed for the load generator's sake, or the host's, alone is not judged, and
 where no judged step above the highest failed, the rate is a lower bound.
 """
@@ -33,9 +31,9 @@ from . import cpu, repeats, stats
 FILES_SLACK = 10
 
 # Cores of the load's CPUs the host may take in a step (another program, or the hypervisor's steal) before a failed step in
-# which the server still had CPU to give is put down to the host rather than to the server: in two runs of 12 passes, the lab's
-# processes left -0.08 to 0.07 of a core unexplained (/proc's sampling), and one pass had 0.07-0.24 for 30 s, when the wire's p99
-# at 1,500/s was 37 ms against 1-8 ms either side (docs/JOURNAL.md).
+# which the server still had CPU to give is put down to the host rather than to the server: over this, the host's other work
+# moved the wire's p99 several times over, and under it lies what /proc's sampling leaves unexplained in a quiet run
+# (docs/JOURNAL.md, "The second pair: finer steps, the sockets fitted, vegeta's collector off").
 OTHERS_LIMIT_CORES = 0.1
 
 
@@ -82,7 +80,7 @@ def judged(row: dict) -> dict:
     # step's rate on time, and the wire's times then hold the load's delays too (the kernel delivers a loopback packet on the
     # sender's CPU, so a request waits there before the server can read it). Its limit is past the step, by how much the curve
     # cannot say. A failed request is the server's answer, and is judged. So is a step the wire saw none of while it saw the pass's
-    # others: nothing reached the server (vegeta, its CPU full, sent nothing at 10,000/s in one pass of docs/JOURNAL.md).
+    # others: nothing reached the server (vegeta, its CPU full, sent nothing).
     elif reasons and ran_out == "load generator" and row["failed"] == 0 and (row["judged_on"] == "wire" or row.get("wire_answered_per_s") == 0):
         reasons.append(f"{NOT_JUDGED}{LOAD_RAN_OUT} ({100 * row['load_busy']:.0f}% busy, the server {100 * row['server_busy']:.0f}%)")
     # A major GC cycle is the server's own cost, and the step counts all the same; a reader sees that it ran (labanalysis.zgc).
@@ -189,9 +187,9 @@ SERVED_WHOLE = 0.99
 
 def _most_served_a_core(steps: pd.DataFrame) -> pd.Series | None:
     """The judged step in which a core of the server served the most, where some judged step filled its CPU (server_out_of_cpu);
-    None without one. Past its limit a server may serve less than at the step below, down to nothing: in
-    20261203-150753-local, jetty-coroutine-r2's /dashboard filled its CPU only at 2,000/s, where every request failed, after
-    serving 1,000/s on 0.358 cores."""
+    None without one. Past its limit a server may serve less than at the step below, down to nothing: read at the step where
+    its CPU filled, a server that filled it only where every request failed would read 0 (docs/JOURNAL.md, "The verdict pair,
+    judged again")."""
     judged = steps[steps["judged"].astype(bool) & (steps["server_cores"] > 0)]
     if not any(server_out_of_cpu(row) for row in judged.to_dict("records")):
         return None

@@ -165,7 +165,7 @@ def percentile_interval(timed: pd.DataFrame, q: float, seed: int = 1) -> tuple[f
     all their requests (see BLOCK_SECONDS for why whole seconds).
 
     The interval says how precisely this pass measured its percentile. It is not the figure's uncertainty: another pass on the
-    same host may differ by more (a p99 of 182 ms in one pass, 5.9 ms in another), which only the spread across passes shows (repeats).
+    same host may differ by more, which only the spread across passes shows (repeats).
     """
     if timed.empty:
         return math.nan, math.nan, math.nan

@@ -172,8 +172,8 @@ MEASURES = {
 }
 # What an idle socket holds, in all: its live heap, its native memory and the kernel's, each fitted through the same snapshots, so
 # its line is the sum of theirs. PSS holds more than that under ZGC with -Xms at -Xmx: every heap page a cycle has touched since
-# the start, which in one pass and the next took one of two levels (jetty-virtual 17.5 or 30.9 KiB a socket, its live heap 14.3
-# in both; FINDINGS.md, the harness's findings). The parts repeat; the touched pages do not.
+# the start, which from one pass to the next took one of two levels, the live heap the same in both (FINDINGS.md, "The harness
+# and its tools"). The parts repeat; the touched pages do not.
 HELD = "held: live heap + native + kernel"
 HELD_PARTS = ("live heap", "native (NMT, not the heap)", "kernel memory")
 # The phases whose snapshots a line is fitted through: the one before the first socket, and each socket step's end. A snapshot

@@ -169,8 +169,8 @@ def cpu_per_request(run: SweepRun) -> pd.DataFrame:
     JIT, timers) divided by few requests; the slope leaves that fixed part out. NaN where a pass held fewer than two steps."""
     steps = per_step(run)
     # The JIT compilers' CPU is left out, as the curve's fit leaves it out (cpu.py): a path still compiling at the first C and
-    # quiet at the last would tilt the line down (Jetty coroutines' /dashboard at C=10, 25, 50 and D=100 ms: 53 µs a request
-    # with it, about 160 without; docs/JOURNAL.md, "Where the engines' /dashboard CPU goes, in the sweep").
+    # quiet at the last would tilt the line down, to a third of the request's cost (docs/JOURNAL.md, "Where the engines'
+    # /dashboard CPU goes, in the sweep").
     steps = steps.assign(cpu_per_s=(steps["server_cpu_s"] - steps["server_jit_cpu_s"]) / (steps["duration_us"] / 1e6))
     rows = []
     for (server, workload), group in steps.groupby(["server", "workload"], sort=False):

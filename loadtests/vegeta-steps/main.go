@@ -4,12 +4,11 @@
 // Why a fixed pool. One `vegeta attack` process a step opened its connections afresh at each step's start and closed them at its
 // end. Against a server held to 0.4 of a CPU that was a storm in every step: the first answers came late, so vegeta dialled a
 // connection for each request due meanwhile, 1,900 at /json 3,000/s (the server's open files went from 15,613 to 17,521), the
-// accepts took the server's budget, and the backlog spilled past the step's 2 s of settling into its measured seconds (Ktor's
-// p99 on the wire 226 ms at a rate it held in another pass with 2 ms; make curve, 20261128-035558-curve). One pool a pass with
-// vegeta's own bounds (10,000 connections) removed the storm at each step's start, but a stall inside a step still dialled up to
-// 1,382 connections, the pool kept them, and one pass reached the server's 20,000 open files (20261128-064936-curve). And how
-// many connections carry the load moves what a budgeted server answers: Ktor and the virtual-thread server answered about twice
-// as much on 64 connections as on 512 or 2,048 (loadtests/probes/connections-under-budget.sh). So the pool here holds exactly
+// accepts took the server's budget, and the backlog spilled past the step's 2 s of settling into its measured seconds. One pool
+// a pass with vegeta's own bounds (10,000 connections) removed the storm at each step's start, but a stall inside a step still
+// dialled connections, the pool kept them, and one pass reached the server's open-files limit. And how many connections carry
+// the load moves what a budgeted server answers (loadtests/probes/connections-under-budget.sh). The runs: docs/JOURNAL.md, "The
+// curve's connections: a storm at each step's start, one pool a pass tried, and a fixed pool". So the pool here holds exactly
 // -connections, opened at the start, the same for every step and server: a request finds a connection free or waits for one,
 // as in a client's bounded pool, and that wait is in its latency. The lab gives an attack no more workers than connections
 // (lab.bench.load.VegetaCurve.workersFor), so that none waits on a server past its capacity and times out there.
@@ -76,8 +75,8 @@ func parse(line string) (attack, error) {
 
 // behindMax is how far past its length an attack that fell behind its schedule goes on sending. The next step's attack starts
 // at this one's length, and the two overlap for as long as this one goes on: at 250 ms, what every attack went on for,
-// the server met the sum of two steps' rates, 7,000/s for a quarter of a second between 3,000 and 4,000/s, and near its limit
-// the backlog took 2.5 s to clear, into the step's measured seconds (Ktor's second pass, 20261128-200458-curve).
+// the server met the sum of two steps' rates, and near its limit the backlog spilled into the step's measured seconds
+// (docs/JOURNAL.md, "Two steps' rates at once: the attacks' 250 ms overlap").
 const behindMax = 250 * time.Millisecond
 
 // schedule is vegeta's constant pacer that stops once the requests due within the attack's length are all sent.

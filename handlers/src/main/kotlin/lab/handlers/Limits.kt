@@ -46,9 +46,9 @@ data class Limits(
          * client queues a call or refuses one of its own accord: the open-files limit, the same for
          * every server, is the bound the concurrency sweep meets. Ktor's CIO client held 100
          * connections to one host by default and failed a call that waited 5 s for one (its connect
-         * timeout covers the wait): with those defaults the coroutine server answered 722 of 1,152
-         * `/dashboard`s at 1,000 in flight with 502, and with this bound none (one pass each, `make
-         * sweep`'s step, 2026-11-26). Jetty's client holds 64 and queues 1,024 by default.
+         * timeout covers the wait), which failed most `/dashboard`s at 1,000 in flight (FINDINGS.md,
+         * "Ktor's CIO client counts its wait for a connection against its connect timeout"). Jetty's
+         * client holds 64 and queues 1,024 by default.
          */
         const val DOWNSTREAM_CONNECTIONS_MAX = 100_000
 
@@ -57,9 +57,9 @@ data class Limits(
          * server (listen(2)'s backlog; the kernel caps it at net.core.somaxconn). Netty asks for
          * somaxconn (4,096 here), Jetty for the JDK's default of 50; declared so both engines ask
          * alike. The sweep, whose connections start spread over one wait, saw no difference from
-         * it on the virtual-thread server at 4,000 and 6,000 in flight (p99 1,005-1,048 ms with
-         * either, one pass each), so it is not shown to be the cause of the seconds-long tail the
-         * issue's probe saw when wrk opened 4,000 connections at once on a cold Jetty server.
+         * it (docs/JOURNAL.md, "Fair downstream clients and accept queues, measured"), so it is not
+         * shown to be the cause of the seconds-long tail seen when wrk opened 4,000 connections at
+         * once on a cold Jetty server.
          */
         const val ACCEPT_BACKLOG = 4_096
     }

@@ -19,9 +19,9 @@ import java.util.concurrent.ConcurrentLinkedQueue
  * own key asks for nothing meanwhile, so the two never race for a byte.
  *
  * An earlier version had each waiting request read its socket every 25 ms instead. That woke
- * every waiting thread 40 times a second: at 4,000 dashboards in flight on virtual threads, 196 of
- * 343 CPU samples were that poll (JFR, docs/JOURNAL.md), a cost of the lab and not
- * of the model. Here a request costs one registration and one cancellation, whatever it waits.
+ * every waiting thread 40 times a second, and at thousands of dashboards in flight on virtual
+ * threads most of the server's CPU samples were that poll (docs/JOURNAL.md, "What the first
+ * sweeps measured"): a cost of the lab, not of the model. Here a request costs one registration and one cancellation, whatever it waits.
  *
  * Every change to the selector's keys happens on its own thread, in the order asked, so a kept-alive
  * connection whose next request is watched before the last one's key is gone still works.

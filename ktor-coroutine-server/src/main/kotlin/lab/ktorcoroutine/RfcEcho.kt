@@ -52,9 +52,8 @@ internal suspend fun letLastFrameOut() = delay(CLOSE_LINGER_MS)
 /**
  * How long the session outlives its last frame. Once the handler returns, Ktor's upgrade tears
  * the connection down, and the last frame, already flushed by the session's writer, can still be
- * on its way to Netty: a raw client on loopback saw the close frame lost 25 times in 600 closes
- * (a close echoed, a reserved opcode refused), and none in 600 with 20 ms to spare. It costs
- * only a closing socket's last moment.
+ * on its way to Netty, and a raw client on loopback saw the close frame lost (docs/CONFORMANCE.md,
+ * "What the suites measured"). It costs only a closing socket's last moment.
  */
 private const val CLOSE_LINGER_MS = 100L
 

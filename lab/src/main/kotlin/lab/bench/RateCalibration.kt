@@ -19,9 +19,9 @@ import java.io.File
  * drops iterations even there is named in [Result.unsustained] and does not drag the run's
  * rate down: the others are compared at a rate worth comparing, and its dropped iterations
  * in the run are the finding. (On this lab's 2-core machines the platform-thread server with
- * 15,000 threads dropped iterations at 900/s as at 2,000/s, with over 1,500 ZGC allocation
- * stalls in each 20 s probe: its full heap, not the rate, held it back.) With at most
- * [maxProbes] probes, the search always ends.
+ * 15,000 threads dropped iterations at a fraction of the rate as at the whole, its full heap
+ * stalling its allocations: not the rate held it back; docs/JOURNAL.md, "A local run".) With at
+ * most [maxProbes] probes, the search always ends.
  */
 class RateCalibration(
     private val setup: RunSetup,

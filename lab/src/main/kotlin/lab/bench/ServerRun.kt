@@ -227,7 +227,7 @@ class ServerRun(
      * ended every attack, so each of its requests was answered or given up on after [VegetaCurve.REQUEST_TIMEOUT_S]. An answer
      * the wire pairs later is to a request vegeta counted as failed, and over every step's p99 bound, held or not. From then on
      * the budget only slows what is left: held to it, a server that was offered a step far past its limit answered that step's
-     * backlog for another 15-25 s, and k6's closing of the sockets waited behind it (docs/JOURNAL.md, "A pass's time").
+     * backlog for many seconds more, and k6's closing of the sockets waited behind it (docs/JOURNAL.md, "A pass's time").
      * Without vegeta, it is never over before the pass's end.
      */
     private fun curveOver(clock: RunClock, timelineEndS: Double, measured: PassMeasured): Boolean {

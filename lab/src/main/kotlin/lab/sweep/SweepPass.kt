@@ -51,8 +51,8 @@ class SweepPass(
             val memory = InFlightMemory(process.pid(), url, kernel)
             csv.append(pass, server.name, workload.slug, 0, memory.snapshot())
             // The workload's code before any step, in the server and the stub alike, until the JIT has compiled most of it:
-            // otherwise the first steps pay for the compiling. Ktor's /dashboard at 100 in flight used 82% of its CPU in its
-            // second 10 s, 39% of it in the compiler threads, and 28% in its tenth, 6% in them (both on /proc's counts).
+            // otherwise the first steps pay for the compiling, which on Ktor's /dashboard took most of a minute (docs/JOURNAL.md,
+            // "Figures that were in the harness's comments").
             warmUp(url + workload.path(setup.delayMs), process.pid())
             for (concurrency in setup.concurrencies.filter { it <= setup.highestConcurrency(workload) }) {
                 if (!process.isAlive) return "exited with code ${process.exitValue()} before C=$concurrency"

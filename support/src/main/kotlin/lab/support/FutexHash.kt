@@ -13,9 +13,9 @@ import java.lang.invoke.MethodHandle
  * futex falls in. Linux 6.16 gave each process a private hash of its own, sized by the
  * host's CPUs, not by the process's threads: 16 buckets on a 2-CPU host. With the platform
  * server's 14,000 idle sockets, each holding a parked OS thread, a bucket holds about 900
- * waiters, and each wake-up anywhere in the server walks them: measured, 33-38% of a CPU, nearly
- * all in `futex_wake`, with the sockets only pinging every 30 s, against 6-7% with the global hash
- * (docs/under-load.md, "The platform server's idle CPU"). That is this kernel's cost on a
+ * waiters, and each wake-up anywhere in the server walks them: with the sockets only pinging, the
+ * idle server spent several times the CPU it spends with the global hash, nearly all in
+ * `futex_wake` (docs/under-load.md, "The platform server's idle CPU"). That is this kernel's cost on a
  * small host, not the model's, so every server asks for the global hash every kernel before
  * 6.16 gave every process ([Choice.GLOBAL]); [Choice.KERNEL] leaves the kernel's own choice,
  * to measure it.

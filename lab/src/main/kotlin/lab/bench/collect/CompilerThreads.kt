@@ -5,8 +5,8 @@ import lab.support.ProcView
 /**
  * The CPU a JVM's JIT compilers use, read from outside once a second for `cpu.csv`'s `server_jit`: what the server spent
  * compiling in a step is not what its requests cost, and a path still compiling when a curve starts pays for it under the
- * step's budget (Ktor's `/dashboard`: its compilers used 34-44% of a CPU for 20 s at 200/s on a whole CPU from a cold start,
- * and fell under 1% only after 70 s; docs/under-load.md, "What moves a pass's limit").
+ * step's budget (Ktor's `/dashboard` compiled for over a minute from a cold start; docs/under-load.md, "What moves a pass's
+ * limit").
  *
  * Finding the compiler threads reads every thread's name, and the platform server has one thread a socket (15,000), so they
  * are found once and again every [rescanEvery] readings: the JVM's flags give it one C1 and one C2 thread (one CPU), and

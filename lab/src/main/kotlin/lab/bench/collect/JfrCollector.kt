@@ -43,8 +43,8 @@ class JfrCollector(chunks: File, dir: File, private val clock: RunClock) : AutoC
             "jdk.GCHeapSummary" -> if (event.getString("when") == "After GC") row(at, "heap_after_gc_bytes", event.getLong("heapUsed"))
             "jdk.GarbageCollection" -> {
                 row(at, "gc_pause_ms", event.getDuration("sumOfPauses").toNanos() / 1e6)
-                // The whole cycle, at its start: ZGC collects concurrently, on the server's CPU, and a major cycle ran for 3-17 s
-                // on a curve step's 0.4 of a CPU (docs/under-load.md), where its pauses were under a millisecond.
+                // The whole cycle, at its start: ZGC collects concurrently, on the server's CPU, and a major cycle ran for seconds
+                // on a curve step's budget, where its pauses were under a millisecond (docs/under-load.md, "What moves a pass's limit").
                 val cycleSeconds = event.duration.toNanos() / 1e9
                 for (metric in cycleMetrics(event.getString("name"), event.getString("cause"))) row(at, metric, cycleSeconds)
             }

@@ -35,10 +35,10 @@ import kotlin.math.abs
  *    its last few sockets while a snapshot of its 15,000 runs.
  *
  * Without the trim, memory that malloc freed stays resident, so the RSS would follow the most
- * ever held, not what is held now: the direct buffers of 50 sockets, freed, hid 8 KiB of each
- * of the next 400 sockets' 64 KiB buffers from it. The RSS still moves with what the JIT and
- * malloc keep (±10 MB between runs here) and with heap pages garbage first touched; the live
- * heap and NMT do not.
+ * ever held, not what is held now: the freed direct buffers of a few sockets hid part of the
+ * next sockets' buffers from it (docs/JOURNAL.md, "Figures that were in the harness's
+ * comments"). The RSS still moves with what the JIT and malloc keep and with heap pages garbage
+ * first touched; the live heap and NMT do not.
  *
  * [Jcmd] reaches the server through the local attach mechanism; nothing listens on a port for it.
  * A snapshot takes a second or so (the GC, the JIT's quiet and three commands over the attach mechanism), and stops the

@@ -16,8 +16,9 @@ import java.util.concurrent.TimeUnit
  * A snapshot belongs to its step, so its waits end with the step: the one for a steady socket
  * count by the step's last [SNAPSHOT_FRACTION], the one for an idle JIT a second before the next
  * step's first opens. After the last step nothing moves until /json is measured, so its snapshot
- * may use /json's warm-up: a full GC and class histogram of the platform server's 15,000 threads
- * take 8-10 s on its one CPU here, and of Ktor's 640 MB of live heap 5-8 s. A snapshot whose
+ * may use /json's warm-up: a full GC and class histogram of the platform server's threads, or
+ * of Ktor's live heap, take seconds on its one CPU (docs/JOURNAL.md, "Figures that were in the
+ * harness's comments"). A snapshot whose
  * time is gone before it starts (the one before ran long) is not taken; one during which the
  * sockets moved is not written ([MemoryCollector.snapshot]); one that ran into what follows it
  * says so in [problems].

@@ -14,8 +14,8 @@ import java.time.Instant
  *
  * Why, beside k6's own figure: k6 times a request from its own side of the socket, so its
  * latency also holds every delay on the load generator's CPU, which it shares with the stub and
- * the harness (with 15,000 sockets open, k6 saw a /json p99 of 11.7 and 13.4 ms in two 10 s
- * windows in which the server answered within 1.75 and 0.98 ms on the wire). This one holds
+ * the harness: with the idle sockets open, k6's /json p99 was several times the wire's over the
+ * same seconds (docs/JOURNAL.md, "Figures that were in the harness's comments"). This one holds
  * only the server's host: its kernel, its JVM and its handler.
  *
  * Read on the interface that holds the servers' address ([PacketSocket]): loopback when k6

@@ -23,8 +23,8 @@ import java.util.Locale
 object QuietHost {
     /**
      * Other processes may use up to a quarter of a core on average before the run is marked.
-     * That is what the issue's pinned server used for the whole /json load, so more is enough to
-     * move its latency; an idle host's daemons stay far below it.
+     * That is about what a server pinned to its CPU used for the whole /json load at the mission's
+     * rate, so more is enough to move its latency; an idle host's daemons stay far below it.
      */
     const val OTHER_CORES_MARK_ABOVE = 0.25
 

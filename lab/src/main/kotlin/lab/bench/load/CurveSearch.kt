@@ -80,18 +80,15 @@ class CurveSearch(
 
     /**
      * Whether the ladder's step [step] is offered: not once the two steps of its endpoint before it both failed, above the highest
-     * it held. A step past a server's limit leaves a backlog behind it, and the ladder's top (10 times the platform server's
-     * `/json` limit, 30 times its `/dashboard`'s) left the platform server's queue and its 16,000 threads to the search, whose
-     * steps then measured the backlog: p99 on the wire 36-54 s at `/dashboard` 105-120/s, the server at its open files
-     * (docs/JOURNAL.md). So the ladder stops two steps past the limit, and the server rests until the search. Two, not one:
-     * a server near its limit can fail a step and hold the next (Ktor, `/json` 6,000/s failed, 8,000 held, in the same run).
+     * it held. A step far past a server's limit leaves a backlog behind it, which the search's steps would otherwise measure
+     * instead of the server (docs/JOURNAL.md, "The first run with the search"). So the ladder stops two steps past the limit, and
+     * the server rests until the search. Two, not one: a server near its limit can fail a step and hold the next.
      *
      * Where no search of its endpoint follows (make bench), a failed step is one the server did not keep up with (more than 1%
      * of its requests unanswered), not one whose p99 crossed the bound: the steps past its p99 limit, up to where it stops
      * keeping up, are where its CPU is full and the capacity per CPU is read (labanalysis.curve_verdicts.served_when_full), and
-     * what a core of the platform server serves there depends on what it is offered. Its `/json`, its CPU full from 1,500/s on,
-     * answered 1,500/s offered 1,500, 3,509 offered 4,000 (in one pass), and 1,248-2,258 offered 6,500 (docs/JOURNAL.md): rested by its p99
-     * from 2,500/s on, it was measured at the lowest of those only.
+     * what a core serves there depends on what it is offered: stopped at its p99 limit, the platform server was measured at the
+     * least it serves full (docs/JOURNAL.md, "Capacity per CPU: what a core served").
      */
     fun offers(step: LoadPhase): Boolean {
         val endpoint = step.endpoint ?: return true
@@ -161,8 +158,8 @@ class CurveSearch(
 
         /**
          * How long a choice waits for the wire's reader to catch up, when it has not. With a second, the search's attacks after a
-         * full load CPU started a second late and were cut by as much: 12-13% of each such step counted as dropped
-         * (docs/JOURNAL.md, the virtual-thread server's `/json` search steps at 6,400-6,900/s, p99 on the wire 1.5-1.8 ms).
+         * full load CPU started a second late and were cut by as much, and each such step counted an eighth of its requests as
+         * dropped (docs/JOURNAL.md, "The first run with the search").
          */
         const val WIRE_WAIT_MS = 300L
 

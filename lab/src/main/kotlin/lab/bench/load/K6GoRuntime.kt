@@ -8,17 +8,13 @@ package lab.bench.load
  * record beside the figures it would distort.
  *
  * Why: k6 runs on the load's CPUs, one of them on a 2-core host, and with Go's default (a
- * collection each time the heap doubles) its own collections were most of its latency. `/json`
- * alone at 2,000/s, with no output and a server that never collects (Epsilon): k6's p99 was
- * 24-33 ms with Go's default and 0.7-2.0 ms with this, on the same server, interleaved
- * (docs/under-load.md, "What k6's own outputs cost"). k6's resident memory grew about 30 MB a second there.
+ * collection each time the heap doubles) its own collections were most of its latency
+ * (docs/under-load.md, "What k6's own outputs cost").
  *
- * Why half: with 15,000 idle sockets open and 3,600 VUs, k6's live heap is about 1.3 GB, and
- * a collection of it on the one CPU k6 has took 3 s of wall time, most of it k6's own requests
- * waiting to assist the collector. With a quarter (6 GiB here) the curve profile's pass first
- * collected 82 s in, at /json 2,000/s, and k6 dropped 6,332 iterations in that step with the
- * server 16% busy (docs/JOURNAL.md, an aborted run). k6 allocated about 64 MB a
- * second there; half the host (12 GiB) puts its first collection past the /json curve.
+ * Why half: with the profile's idle sockets open and its VUs, one collection of k6's live heap
+ * on its one CPU stalled its requests for seconds, and with a quarter the first came inside the
+ * `/json` steps; half the host puts it past them (docs/JOURNAL.md, "The latency-throughput curve
+ * with k6").
  */
 object K6GoRuntime {
     /** k6 may take this fraction of the host's memory (1/2) before Go collects. */

@@ -44,8 +44,9 @@ data class K6Plan(
          * requests in VUs, all made before the run starts (k6 making more mid-run costs CPU
          * and drops iterations meanwhile), a stall of up to a second shows where an open model
          * puts it, in the latency (p99.9, max); only a longer backlog, a server that cannot
-         * keep up, drops iterations. (At 500 ms, a platform-thread server's 0.5-0.8 s stalls
-         * with 15,000 threads dropped iterations at rates where it otherwise kept up.)
+         * keep up, drops iterations. (At half a second, the platform-thread server's stalls with
+         * 15,000 threads dropped iterations at rates where it otherwise kept up: docs/JOURNAL.md,
+         * "Figures that were in the harness's comments".)
          */
         const val STALL_TOLERANCE_MS = 1_000
 

@@ -24,9 +24,8 @@ import java.util.zip.GZIPOutputStream
  * the same bytes on their way through ([CopyingInputStream]), quoted fields and line breaks in
  * them included.
  *
- * Merging two segments of 7.8 million rows (1 GB of CSV) takes 26 s with FastCSV, as it did with
- * the hand-written reader it replaced: about two thirds of it is gzip compressing the merged file
- * (`zcat | gzip -6` of the same bytes alone takes 18 s).
+ * Most of a merge's time is gzip compressing the merged file, not the parsing (docs/JOURNAL.md,
+ * "Figures that were in the harness's comments").
  */
 internal object K6SampleCopy {
     /**

@@ -9,22 +9,17 @@ import java.util.zip.GZIPOutputStream
  * segments.
  *
  * k6 buffers samples and writes them out every [SAVE_INTERVAL], on the CPU it sends requests from,
- * so each write holds back the answers that arrive meanwhile. What that costs k6's p99 was measured
- * (`/json` alone, a server that never collects, k6 on one CPU, interleaved passes; docs/JOURNAL.md, "What k6's own outputs cost"):
- * - k6's default, once a second into a `.gz` file: a burst of about 13 rows a request that put
- *   k6's p99 at 1,000/s at 55 ms, against 4.8 ms with no output;
- * - every 100 ms: 8-11 ms at 2,000/s (with k6's collector held off, [K6GoRuntime]);
- * - every 20 ms, plain text: 2.6-3.8 ms at 2,000/s, against 0.8-1.5 ms with no output. k6's
- *   compression was about half of each write, so k6 writes plain text ([WRITTEN]) and the harness
- *   compresses it once k6 has ended ([compress]).
+ * so each write holds back the answers that arrive meanwhile, and a long write shows as k6's own
+ * latency. So the writes are short and frequent, and plain text ([WRITTEN]): k6's compression was
+ * about half of each write, and the harness compresses the file once k6 has ended ([compress]).
  *
  * k6 cannot be told to write only the metrics the analysis reads (grafana/k6#1321 is open), so
  * each request is still about 13 rows; a k6 on load generators of its own ([K6Segments]), with
  * CPUs to spare, compresses as it writes. It can be told which of its own tags to put on each
- * row ([SYSTEM_TAGS]): by default 14, among them the URL, which on /dashboard takes 1,000 values.
- * With only those the lab reads, at 3,000/s alone k6's p99 was 5.5-63 ms (median 6.6) against
- * 113-207 ms with all 14, its memory grew half as fast for the same samples, and its CPU a
- * request fell by about a sixth (docs/JOURNAL.md, "The latency-throughput curve with k6").
+ * row ([SYSTEM_TAGS]): by default 14, among them the URL, which on /dashboard takes 1,000 values,
+ * and with only those the lab reads its p99, memory and CPU fell. What each choice cost k6's p99:
+ * docs/under-load.md, "What k6's own outputs cost", and docs/JOURNAL.md, "What k6's own outputs
+ * cost" and "The latency-throughput curve with k6".
  */
 object K6Samples {
     const val FILE = "k6-metrics.csv.gz"

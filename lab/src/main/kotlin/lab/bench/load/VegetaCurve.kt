@@ -31,7 +31,7 @@ import java.util.zip.GZIPOutputStream
  * Past the cap vegeta sends a request when a worker frees, late by its schedule, and the
  * analysis counts one sent over a second late as k6's dropped iterations are, and adds the rest's
  * lateness to their latency (vegeta_sent). With more workers than connections, a step past a
- * server's capacity queued its requests for a connection, the 2 s timeout ran in the queue, and
+ * server's capacity queued its requests for a connection, their timeout ran in the queue, and
  * those that got one late timed out on the server: each closed its connection, which the pool
  * dialled again, and left the server its work, so what a server answered on its full budget
  * there moved with how many timed out (docs/JOURNAL.md, "The top steps' connections churned").
@@ -288,11 +288,10 @@ class VegetaCurve(
         const val MEMORY_SHARE_DENOMINATOR = 8
 
         /**
-         * vegeta-steps' Go runtime ([GoRuntime]). With Go's default collector, vegeta's p99 for `/json` on one CPU was 8 ms at
-         * 4,000/s and 321 ms at 8,000/s (medians of 6 passes, two runs) against 0.6 and 1.5 ms with this, from the same server,
-         * and it used a quarter more CPU (loadtests/probes/vegeta-go-collector.sh; docs/under-load.md). A process a step never
-         * collected under this limit; one a pass collected once, at about 2.7 GB, in a `/dashboard` step of 6 passes of 12:
-         * 1-1.7 ms stopped, 26-84 ms marking (docs/JOURNAL.md). The manifest records it (`vegetaEnvironment`).
+         * vegeta-steps' Go runtime ([GoRuntime]): with Go's default collector, vegeta's own p99 at the `/json` ladder's top was
+         * hundreds of times this one's, and it used a quarter more CPU (loadtests/probes/vegeta-go-collector.sh; docs/under-load.md,
+         * "The curve's load generator: vegeta"; docs/JOURNAL.md, "vegeta's own collector"). The manifest records it
+         * (`vegetaEnvironment`).
          */
         fun environment(): Map<String, String> = GoRuntime.environment(GoRuntime.hostMemoryBytes() / MEMORY_SHARE_DENOMINATOR)
 
