@@ -53,7 +53,7 @@ SHAPES = (
     ),
     # What a core serves full and what a request costs at a rate every server holds are two answers: the platform server's /json
     # request cost more CPU at the mission's rate, and a core of it served about as many as the others' once full
-    # (docs/METHODS.md, "Capacity per CPU").
+    # (docs/under-load.md, "Capacity per CPU").
     Shape("requests that wait on nothing", (perpass.JSON_CAPACITY,), None, "Under load: what each model buys", "make bench"),
     Shape("CPU per request", (perpass.CPU,), None, "Latency under load", "make bench"),
 )
