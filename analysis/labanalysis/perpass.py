@@ -94,9 +94,9 @@ DASHBOARD_SUSTAINED = Figure(
 JSON_CPU_SLOPE = Figure("json_cpu_slope_us", "server CPU per /json request, the curve's slope (µs)", "µs", settings=UNDER_LOAD_CURVE)
 # What a core of the server's CPU served where that CPU was full (curve_verdicts.served_when_full): measured, fixed part paid, and
 # read off the step that served the most, not off one second's p99 as the highest step held is. Not the line of CPU against the
-# rates held (stats.capacity), which read 1.1-2.0x under it in three runs, and which put the platform server's /json at half the
-# others' where, full, each served about 10,000 a core: a server's CPU per request falls as its rate rises, more for some models
-# than others, and a line through the low steps carries the low steps' cost to the top (docs/under-load.md, "Capacity per CPU").
+# rates held (stats.capacity), which read well under it and misordered the models: a server's CPU per request falls as its rate
+# rises, more for some models than others, and a line through the low steps carries the low steps' cost to the top
+# (docs/under-load.md, "Capacity per CPU").
 JSON_CAPACITY = Figure(
     "json_capacity_per_cpu", "/json capacity per CPU (req/s a core)", "req/s a core", lower_is_better=False, settings=UNDER_LOAD_CURVE
 )

@@ -41,7 +41,7 @@ class Shape:
 
 
 SHAPES = (
-    # What a socket holds, not PSS: PSS carries the heap pages ZGC touched, which moved a pass's figure by up to 1.8x (memory.HELD).
+    # What a socket holds, not PSS: PSS carries the heap pages ZGC touched, which moved a pass's figure between two levels (memory.HELD).
     Shape("many idle sockets", (perpass.HELD, perpass.PSS), perpass.THREADS, "Memory split into its parts", "make bench"),
     Shape("a steady request rate", (perpass.JSON_WIRE_P99,), perpass.CPU, "Latency under load", "make bench"),
     Shape(
