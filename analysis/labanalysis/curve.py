@@ -337,7 +337,7 @@ def per_step(runs: list[Run]) -> pd.DataFrame:
 
 def of_pass(run: Run, server: ServerRun, base: dict) -> dict[str, dict[str, float]]:
     """One pass's curve figures by endpoint: {"highest_sustained_per_s": ..., "cpu_us_per_request": ..., "capacity_per_cpu": ...,
-    "served_per_cpu": ..., "fixed_cores": ...}; none without a curve.
+    "served_per_cpu": ..., "served_full_is_floor": ..., "fixed_cores": ...}; none without a curve.
     `base` is the pass's PASS_COLUMNS (repeats.each_pass)."""
     rows = pd.DataFrame([{**base, **row} for row in step_rows(run, server)], columns=COLUMNS)
     if rows.empty:
@@ -350,6 +350,7 @@ def of_pass(run: Run, server: ServerRun, base: dict) -> dict[str, dict[str, floa
             "cpu_us_per_request": slopes.loc[e, "cpu_us_per_request"],
             "capacity_per_cpu": slopes.loc[e, "capacity_per_cpu"],
             "served_per_cpu": slopes.loc[e, "served_per_cpu"],
+            "served_full_is_floor": bool(slopes.loc[e, "served_full_is_floor"]),
             "fixed_cores": slopes.loc[e, "fixed_cores"],
         }
         for e in highest.index

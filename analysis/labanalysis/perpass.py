@@ -110,6 +110,9 @@ CURVE = {
     JSON_CAPACITY: ("json", "served_per_cpu"),
     DASHBOARD_CAPACITY: ("dashboard", "served_per_cpu"),
 }
+# A capacity per CPU is a floor where the pass's fullest step answered all it was offered and no step offered more
+# (curve_verdicts.served_full_is_floor): the ladder ended before the server did, and its figure is bounded below, not measured.
+FLOORS = {JSON_CAPACITY: ("json", "served_full_is_floor"), DASHBOARD_CAPACITY: ("dashboard", "served_full_is_floor")}
 
 # The memory a socket holds leads (memory.HELD: its parts' sum, a platform thread's stack and kernel stack with them, where the
 # live heap alone leaves both out), then what the process has resident (PSS: its pages, shared ones split among the processes
@@ -155,7 +158,8 @@ def table(runs: list[Run]) -> pd.DataFrame:
     """One row per compared pass (repeats.each_pass) and figure: PASS_COLUMNS, round, figure, value, the pass's own interval
     (within_pass_low, within_pass_high: how precisely this pass measured it, NaN for a figure without one, `intervals_of`),
     `bottleneck`, why the pass's load generator was its bottleneck, and `saturated`, why its server was (each empty when it was
-    not). Runs on another JDK than the first's are left out (repeats.left_out)."""
+    not); `floor`, whether the value is only a floor under the pass's figure (FLOORS). Runs on another JDK than the first's are
+    left out (repeats.left_out)."""
     rows, tables = [], {}
     for run, server, base in repeats.each_pass(runs):
         if run.folder not in tables:
@@ -167,15 +171,24 @@ def table(runs: list[Run]) -> pd.DataFrame:
         values = values_of(run, server, endpoints, pins)
         under_load = curve.of_pass(run, server, base)
         values.update({figure: under_load.get(endpoint, {}).get(key, math.nan) for figure, (endpoint, key) in CURVE.items()})
+        floors = {figure: bool(under_load.get(endpoint, {}).get(key, False)) for figure, (endpoint, key) in FLOORS.items()}
         marks = {"bottleneck": cpu.bottleneck(server) or "", "saturated": cpu.saturated(server) or ""}
         intervals = intervals_of(server)
         # The pass's round (its repeat): the verdict sets two servers against each other within a round (stats.in_rounds).
         rows += [
-            {**base, "round": server.repeat, "figure": f.key, "value": value, **_interval(intervals.get(f, _NO_INTERVAL)), **marks}
+            {
+                **base,
+                "round": server.repeat,
+                "figure": f.key,
+                "value": value,
+                **_interval(intervals.get(f, _NO_INTERVAL)),
+                **marks,
+                "floor": floors.get(f, False),
+            }
             for f, value in values.items()
         ]
     return pd.DataFrame(
-        rows, columns=[*repeats.PASS_COLUMNS, "round", "figure", "value", "within_pass_low", "within_pass_high", "bottleneck", "saturated"]
+        rows, columns=[*repeats.PASS_COLUMNS, "round", "figure", "value", "within_pass_low", "within_pass_high", "bottleneck", "saturated", "floor"]
     )
 
 
@@ -236,6 +249,15 @@ def intervals_by_round(rows: pd.DataFrame) -> dict[tuple[str, int], tuple[float,
         return {}
     found = rows[rows["within_pass_low"].notna() & rows["within_pass_high"].notna()]
     return {(r["run folder"], int(r["round"])): (float(r["within_pass_low"]), float(r["within_pass_high"])) for _, r in found.iterrows()}
+
+
+def floors_by_round(rows: pd.DataFrame) -> set[tuple[str, int]]:
+    """The (run folder, round) keys of `rows` (table's, of one server or model and one figure) whose value is a floor (FLOORS); empty
+    where none is, or the rows were made before the column."""
+    if "floor" not in rows.columns:
+        return set()
+    found = rows[rows["floor"].fillna(False).astype(bool) & rows["value"].notna()]
+    return {(r["run folder"], int(r["round"])) for _, r in found.iterrows()}
 
 
 def per_server(per_pass: pd.DataFrame) -> pd.DataFrame:

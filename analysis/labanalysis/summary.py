@@ -7,7 +7,8 @@ their figures within rounds (stats.ranked_in_rounds), and "how sure" is decided 
 across passes and the runner-up's do not overlap. A percentile's interval within one pass says how precisely that pass measured it,
 not whether another pass would agree, so it never names a leader; but a round in which the two passes' intervals overlap did not
 order them, so a lead that held in every round yet lay inside those intervals in some is not resolved, as in the verdict
-(stats.apart_in_rounds). With one pass per server no comparison is concluded.
+(stats.apart_in_rounds). A capacity that is only a floor (perpass.FLOORS) is led by "at least" its factor, and a lead over one is
+not resolved, as in the verdict. With one pass per server no comparison is concluded.
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ class Figure:
     rounds: dict[str, dict[tuple[str, int], float]] = field(default_factory=dict)
     # By server: its pass's own interval (low, high) in each round, where the figure has one (perpass.intervals_of).
     intervals: dict[str, dict[tuple[str, int], tuple[float, float]]] = field(default_factory=dict)
+    # By server: the rounds in which its value was only a floor (perpass.floors_by_round).
+    floors: dict[str, set[tuple[str, int]]] = field(default_factory=dict)
 
 
 def figures(per_pass: pd.DataFrame) -> list[Figure]:
@@ -53,7 +56,8 @@ def figures(per_pass: pd.DataFrame) -> list[Figure]:
         by_server = passes.groupby("server", sort=False)
         rounds = {s: perpass.by_round(g) for s, g in by_server} if "round" in passes.columns else {}
         intervals = {s: perpass.intervals_by_round(g) for s, g in by_server} if "round" in passes.columns else {}
-        found.append(Figure(figure.key, figure.lower_is_better, values, marked["bottleneck"], marked["saturated"], rounds, intervals))
+        floors = {s: perpass.floors_by_round(g) for s, g in by_server} if "round" in passes.columns else {}
+        found.append(Figure(figure.key, figure.lower_is_better, values, marked["bottleneck"], marked["saturated"], rounds, intervals, floors))
     return found
 
 
@@ -102,6 +106,8 @@ def winners(figs: list[Figure]) -> pd.DataFrame:
             ),
             key=SURENESS.index,
         )
+        if sure == AHEAD and fig.floors.get(second):
+            sure = OVER_A_FLOOR
         marked = sum(fig.bottlenecked.get(name, 0) for name in [*best, second])
         if marked:
             sure += f"; the load generator was the bottleneck in {marked} of these servers' passes, whose latency measures it"
@@ -115,7 +121,7 @@ def winners(figs: list[Figure]) -> pd.DataFrame:
                 "value": repeats.number(best_value),
                 "runner-up": second,
                 "runner-up value": repeats.number(r.median),
-                "by how much": _how_much(fig, best[0], second, best_value, r.median),
+                "by how much": ("at least " if fig.floors.get(best[0]) else "") + _how_much(fig, best[0], second, best_value, r.median),
                 "how sure": sure,
             }
         )
@@ -155,10 +161,12 @@ AHEAD = "ahead in every round"
 CHANGED_PLACES = "changed places in some round: not resolved"
 SMALL_LEAD = f"ahead in every round, by under {stats.LEAD_AT_LEAST - 1:.0%} in some: not resolved"
 INSIDE_INTERVALS = "ahead in every round, inside the passes' own intervals in some: not resolved"
+OVER_A_FLOOR = "ahead in every round, over a capacity that is only a floor in some: not resolved"
 SURENESS = [
     CHANGED_PLACES,
     SMALL_LEAD,
     INSIDE_INTERVALS,
+    OVER_A_FLOOR,
     "overlap across passes: not resolved",
     stats.ONE_PASS,
     AHEAD,

@@ -13,6 +13,8 @@ rest clearly, both are named: the reader may pick either, and the factor shown i
 no such group leads, or some round put another model ahead, or there is one round, the cell says no model can be named, and shows
 the medians anyway. A figure a pass measures with an interval of its own (the wire's p99, over a steady phase of a few seconds) orders
 two models in a round only where their passes' intervals lie apart (stats.apart_in_rounds): a lead inside them names no model.
+A capacity that is only a floor (perpass.FLOORS: the ladder ended before the server did) bounds its model below: a lead over it
+names no model, and a lead of it is "at least" its factor.
 """
 
 from __future__ import annotations
@@ -88,6 +90,8 @@ class Verdict:
     engine_effect: EngineEffect | None = None
     # Where two models are picked, the first's advantage over the second, which did not name it alone.
     between_picks: stats.Across | None = None
+    # Whether `ratio` is only a floor: the leader's figure was a floor (perpass.FLOORS) in some round it was compared in.
+    at_least: bool = False
 
     @property
     def leader(self) -> str:
@@ -111,12 +115,15 @@ class EngineEffect:
     # Whether the two engines' passes measured the figure apart in every round, where a pass has an interval of its own
     # (stats.apart_in_rounds).
     measured_apart: bool = True
+    # Whether the first's figure, or the second's, was only a floor (perpass.FLOORS) in some round both measured.
+    first_floor: bool = False
+    second_floor: bool = False
 
     @property
     def named(self) -> bool:
-        """Whether the first engine led the other clearly in every round, over at least two rounds (stats.clear_lead), and its
-        passes measured it apart from the other's."""
-        return stats.clear_lead(self.advantage) and self.measured_apart
+        """Whether the first engine led the other clearly in every round, over at least two rounds (stats.clear_lead), its passes
+        measured it apart from the other's, and the other's figure was no floor, which a lead over cannot be read."""
+        return stats.clear_lead(self.advantage) and self.measured_apart and not self.second_floor
 
 
 def verdicts(per_pass: pd.DataFrame) -> list[Verdict]:
@@ -155,6 +162,7 @@ def _verdict(shape: Shape, per_pass: pd.DataFrame) -> Verdict:
     engine = _engine_of_most_models(values)
     models = _by_model(values[values["engine"] == engine])
     intervals = _intervals_by_model(values[values["engine"] == engine])
+    floors = _floors_by_model(values[values["engine"] == engine])
     ranked = stats.ranked_in_rounds(models, figure.lower_is_better)
     best, rest = ranked[0], ranked[1:]
 
@@ -182,6 +190,9 @@ def _verdict(shape: Shape, per_pass: pd.DataFrame) -> Verdict:
             if overtaken
             else f"no model led the others by {stats.LEAD_AT_LEAST - 1:.0%} in every round"
         )
+    floored = [MODEL_WORDS.get(m, m) for m in ranked[len(picks) :] if floors.get(m)] if picks else []
+    if floored:
+        picks, why_none = (), f"{_listed(floored)} {FLOORED}"
     runner_up = rest[0] if rest else ""
     # The lead that named the picks: the last one's over the first model left; where none was named, the first's over the second.
     leader, beaten = (picks[-1], ranked[len(picks)]) if picks and len(picks) < len(ranked) else (best, runner_up)
@@ -201,12 +212,14 @@ def _verdict(shape: Shape, per_pass: pd.DataFrame) -> Verdict:
         runner_up,
         engine_effect(values, figure),
         advantages[runner_up] if len(picks) > 1 else None,
+        bool(beaten) and bool(floors.get(leader, set()) & models[beaten].keys()),
     )
 
 
 # At most this many models are named together: past two, "pick any" is no verdict.
 PICKED_AT_MOST = 2
 INSIDE_INTERVALS = "its lead lay inside the passes' own intervals in some round"
+FLOORED = "answered all of the ladder's top in some round: its capacity is only a floor there, and no lead over it can be read"
 
 
 def _picks(ranked: list[str], advantage, measured_apart) -> tuple[str, ...]:
@@ -231,7 +244,7 @@ def _picked(v: Verdict) -> str:
 
 def _by_how_much(v: Verdict) -> str:
     """The lead that named the picks; where two were named, the first's over the second before it."""
-    lead = _ratio(v.ratio, v.runner_up)
+    lead = _ratio(v.ratio, v.runner_up, v.at_least)
     if v.between_picks is None or not lead:
         return lead
     first, second = (MODEL_WORDS.get(m, m) for m in v.picks)
@@ -265,6 +278,11 @@ def _engine_of_most_models(values: pd.DataFrame) -> str:
     return str(counts.idxmax())
 
 
+def _floors_by_model(values: pd.DataFrame) -> dict[str, set[tuple[str, int]]]:
+    """{model: the (run folder, round) keys where its figure was only a floor} (perpass.floors_by_round)."""
+    return {model: perpass.floors_by_round(group) for model, group in values.groupby("model", sort=False)}
+
+
 def _by_model(values: pd.DataFrame) -> dict[str, dict[tuple[str, int], float]]:
     """{model: {(run folder, round): value}} of one engine's passes that measured the figure."""
     measured = values[values["value"].notna()]
@@ -295,9 +313,11 @@ def engine_effect(values: pd.DataFrame, figure: perpass.Figure) -> EngineEffect 
     mine = measured[measured["model"] == model]
     on = {e: perpass.by_round(g) for e, g in mine.groupby("engine", sort=False)}
     intervals = {e: perpass.intervals_by_round(g) for e, g in mine.groupby("engine", sort=False)}
+    floors = {e: perpass.floors_by_round(g) for e, g in mine.groupby("engine", sort=False)}
     first, second = stats.ranked_in_rounds(on, figure.lower_is_better)[:2]
     apart = stats.apart_in_rounds(intervals[first], intervals[second], figure.lower_is_better)
-    return EngineEffect(model, first, second, _advantage(on[first], on[second], figure.lower_is_better), apart)
+    advantage = _advantage(on[first], on[second], figure.lower_is_better)
+    return EngineEffect(model, first, second, advantage, apart, bool(floors[first] & on[second].keys()), bool(floors[second] & on[first].keys()))
 
 
 def _engine_cell(values: pd.DataFrame, figure: perpass.Figure) -> str:
@@ -317,13 +337,15 @@ def _engine_cell(values: pd.DataFrame, figure: perpass.Figure) -> str:
         ]
         return "; ".join(unmeasured) if unmeasured else "one engine per model: no engine effect"
     model, advantage = MODEL_WORDS.get(effect.model, effect.model), effect.advantage
-    words = f"{model}: {catalogue.engine_label(effect.first)} {factor(advantage)} over {catalogue.engine_label(effect.second)}"
+    words = f"{model}: {catalogue.engine_label(effect.first)} {factor(advantage, effect.first_floor)} over {catalogue.engine_label(effect.second)}"
     if advantage.passes == 0:
         return f"{model}: no round measured both engines with figures above 0"
     if advantage.passes < 2:
         return f"{words}, one round: {NO_WINNER}"
     if effect.named:
         return words
+    if effect.second_floor and stats.clear_lead(advantage) and effect.measured_apart:
+        return f"{words}: {NO_WINNER}, {catalogue.engine_label(effect.second)} {FLOORED}"
     if stats.clear_lead(advantage):
         return f"{words}: {NO_WINNER}, {INSIDE_INTERVALS}"
     if advantage.low > 1:
@@ -342,18 +364,22 @@ def _shown(per_pass: pd.DataFrame, engine: str, model: str, figure: perpass.Figu
     return f"{name}{number(found.median)} {figure.unit}{interval}"
 
 
-def _ratio(ratio: stats.Across, runner_up: str) -> str:
+def _ratio(ratio: stats.Across, runner_up: str, at_least: bool = False) -> str:
     if ratio.passes == 0:
         return ""
-    return f"{factor(ratio)} over {runner_up}, in {ratio.passes} round{'s' if ratio.passes > 1 else ''}"
+    return f"{factor(ratio, at_least)} over {runner_up}, in {ratio.passes} round{'s' if ratio.passes > 1 else ''}"
 
 
-def factor(ratio: stats.Across) -> str:
-    """A factor across rounds as the verdict writes it: `1.14x [1.02, 1.23]`."""
+def factor(ratio: stats.Across, at_least: bool = False) -> str:
+    """A factor across rounds as the verdict writes it: `1.14x [1.02, 1.23]`, or `at least 1.14x [1.02, 1.23]` where it is only a
+    floor (Verdict.at_least)."""
     if ratio.passes == 0:
         return "not compared"
     interval = f" [{_x(ratio.low)}, {_x(ratio.high)}]" if ratio.has_interval else ""
-    return f"{_x(ratio.median)}x{interval}"
+    return f"{AT_LEAST if at_least else ''}{_x(ratio.median)}x{interval}"
+
+
+AT_LEAST = "at least "
 
 
 def _x(factor: float) -> str:
@@ -369,7 +395,7 @@ def sentence(per_pass: pd.DataFrame) -> str:
     for v in found:
         if v.picks:
             won.setdefault(" or ".join(MODEL_WORDS.get(m, m) for m in v.picks), []).append(
-                f"{v.work} ({v.leader_words}{factor(v.ratio)} over {v.runner_up} in {v.figure.label.split(' (')[0]})"
+                f"{v.work} ({v.leader_words}{factor(v.ratio, v.at_least)} over {v.runner_up} in {v.figure.label.split(' (')[0]})"
             )
     unnamed = [v.work for v in found if not v.picks]
     parts = [f"pick {model} for {' and '.join(works)}" for model, works in won.items()]

@@ -3,8 +3,9 @@
 A reader trusts a verdict that a second run on the same host, made back to back, would give again: the same models named in every
 cell (or none), by a lead that moved little, the engine effect likewise, and each server's capacity per CPU where the first run put
 it. "Moved little" is stats.repeated's rule. A cell that named no model in either run claims no order, and so repeats whatever order
-its medians came in; nor does a pair of models named together claim one between them. `make compare` and `make headline A= B=`
-open with these two tables.
+its medians came in; nor does a pair of models named together claim one between them. A factor that is only a floor in one run
+(verdict.Verdict.at_least) repeated where the other run's lies at or above it, less what stats.repeated lets a figure move; two
+floors claim only their order. `make compare` and `make headline A= B=` open with these two tables.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ def _model_cell(a: verdict.Verdict, b: verdict.Verdict) -> dict:
         return {**said, "B / A": "", "repeated": "yes: no model named in either"}
     if _claimed_order(a) != _claimed_order(b):
         return {**said, "B / A": "", "repeated": "no: the models ranked otherwise"}
-    return {**said, **_factor_moved(a.ratio, b.ratio)}
+    return {**said, **_factor_moved(a.ratio, b.ratio, a.at_least, b.at_least)}
 
 
 def _claimed_order(v: verdict.Verdict) -> tuple[str, ...]:
@@ -62,13 +63,27 @@ def _engine_cell(a: verdict.EngineEffect | None, b: verdict.EngineEffect | None)
         return {**said, "B / A": "", "repeated": "yes: no engine named in either"}
     if (a.first, a.second) != (b.first, b.second):
         return {**said, "B / A": "", "repeated": "no: the engines ranked otherwise"}
-    return {**said, **_factor_moved(a.advantage, b.advantage)}
+    return {**said, **_factor_moved(a.advantage, b.advantage, a.first_floor, b.first_floor)}
 
 
-def _factor_moved(a: stats.Across, b: stats.Across) -> dict:
-    found = stats.repeated(a, b)
+def _factor_moved(a: stats.Across, b: stats.Across, a_floor: bool = False, b_floor: bool = False) -> dict:
+    found = _floors_repeated(a, b, a_floor, b_floor, stats.repeated(a, b))
     ratio = "" if math.isnan(found.ratio) else f"{found.ratio:.2f}x"
     return {"B / A": ratio, "repeated": _said(found)}
+
+
+def _floors_repeated(a: stats.Across, b: stats.Across, a_floor: bool, b_floor: bool, found: stats.Repeat) -> stats.Repeat:
+    """stats.repeated's answer where neither factor is a floor, or where it repeated anyway. Two floors bound their factors below
+    only, and claim their order, which repeated. One floor claims its factor or more: the other run's repeats it where it lies at
+    or above the floor, less what a figure may move (stats.MOVED_AT_MOST)."""
+    if found.repeated or not (a_floor or b_floor):
+        return found
+    if a_floor and b_floor:
+        return stats.Repeat(found.ratio, True, "both factors only floors, in the same order")
+    floor, other, side = (a, b, "A") if a_floor else (b, a, "B")
+    if other.median >= (1 - stats.MOVED_AT_MOST) * floor.median:
+        return stats.Repeat(found.ratio, True, f"at or above {side}'s floor, less {stats.MOVED_AT_MOST:.0%}")
+    return stats.Repeat(found.ratio, False, f"{found.how}; under {side}'s floor by more than {stats.MOVED_AT_MOST:.0%}")
 
 
 def _said(found: stats.Repeat) -> str:
@@ -80,7 +95,7 @@ def _pick(v: verdict.Verdict) -> str:
         return "not measured"
     first = MODEL_WORDS.get(v.best, v.best)
     named = " or ".join(MODEL_WORDS.get(m, m) for m in v.picks) if v.picks else f"no winner ({first} first)"
-    return f"{named}, {v.leader_words}{verdict.factor(v.ratio)} over {v.runner_up}" if v.ratio.passes else named
+    return f"{named}, {v.leader_words}{verdict.factor(v.ratio, v.at_least)} over {v.runner_up}" if v.ratio.passes else named
 
 
 def _engine(e: verdict.EngineEffect | None) -> str:
@@ -88,7 +103,7 @@ def _engine(e: verdict.EngineEffect | None) -> str:
         return "not measured"
     first = catalogue.engine_label(e.first)
     named = first if e.named else f"no engine named ({first} first)"
-    return f"{named}, {verdict.factor(e.advantage)} over {catalogue.engine_label(e.second)}" if e.advantage.passes else named
+    return f"{named}, {verdict.factor(e.advantage, e.first_floor)} over {catalogue.engine_label(e.second)}" if e.advantage.passes else named
 
 
 def capacities(a: pd.DataFrame, b: pd.DataFrame) -> pd.DataFrame:
@@ -99,7 +114,8 @@ def capacities(a: pd.DataFrame, b: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for server in servers:
         for figure in CAPACITIES:
-            in_a, in_b = (stats.across(p.loc[(p["server"] == server) & (p["figure"] == figure.key), "value"]) for p in (a, b))
+            rows_a, rows_b = (p[(p["server"] == server) & (p["figure"] == figure.key)] for p in (a, b))
+            in_a, in_b = stats.across(rows_a["value"]), stats.across(rows_b["value"])
             found = stats.repeated(in_a, in_b)
             rows.append(
                 {
@@ -108,7 +124,17 @@ def capacities(a: pd.DataFrame, b: pd.DataFrame) -> pd.DataFrame:
                     "A": shown(in_a),
                     "B": shown(in_b),
                     "B / A": "" if math.isnan(found.ratio) else f"{found.ratio:.2f}x",
-                    "repeated": _said(found),
+                    "repeated": _said(found) + _floors_said(rows_a, rows_b),
                 }
             )
     return pd.DataFrame(rows, columns=CAPACITY_COLUMNS)
+
+
+def _floors_said(rows_a: pd.DataFrame, rows_b: pd.DataFrame) -> str:
+    """How many of each run's passes measured only a floor (perpass.FLOORS), in words; empty where none did."""
+    said = [
+        f"{len(floors)} of {rows['value'].notna().sum()} passes in {side}"
+        for side, rows in (("A", rows_a), ("B", rows_b))
+        if (floors := perpass.floors_by_round(rows))
+    ]
+    return f"; only a floor in {' and '.join(said)}" if said else ""

@@ -157,3 +157,18 @@ def test_a_lead_that_held_in_every_round_but_inside_the_passes_own_intervals_in_
 
     assert sure(precise) == "ahead in every round"
     assert sure(loose) == "ahead in every round, inside the passes' own intervals in some: not resolved"
+
+
+def test_a_capacity_that_is_only_a_floor_is_led_by_at_least_its_factor_and_a_lead_over_one_is_not_resolved():
+    rounds = {"a": {("run", 1): 6000.0, ("run", 2): 6200.0, ("run", 3): 5800.0}, "b": {("run", 1): 1500.0, ("run", 2): 1550.0, ("run", 3): 1450.0}}
+    values = {"a": Across(6000, 5800, 6200, 3), "b": Across(1500, 1450, 1550, 3)}
+
+    def winner(floors) -> pd.Series:
+        return summary.winners([Figure("dashboard_capacity_per_cpu", False, values, rounds=rounds, floors=floors)]).iloc[0]
+
+    assert (winner({})["by how much"], winner({})["how sure"]) == ("4.00x [4.00, 4.00]", "ahead in every round")
+    assert (winner({"a": {("run", 3)}})["by how much"], winner({"a": {("run", 3)}})["how sure"]) == (
+        "at least 4.00x [4.00, 4.00]",
+        "ahead in every round",
+    )
+    assert winner({"b": {("run", 1)}})["how sure"] == "ahead in every round, over a capacity that is only a floor in some: not resolved"

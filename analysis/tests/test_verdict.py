@@ -190,6 +190,39 @@ def test_an_engine_whose_lead_lay_inside_the_passes_own_intervals_is_not_named()
     )
 
 
+def with_floors(rows: pd.DataFrame, floors: set[tuple[str, int]]) -> pd.DataFrame:
+    """`rows` with the passes of `floors` ({(server, round)}) marked as measuring only a floor under their capacity (perpass.FLOORS)."""
+    return rows.assign(floor=[(s, r) in floors for s, r in zip(rows["server"], rows["round"], strict=True)])
+
+
+DASHBOARD = {"jetty-coroutine": 2500.0, "jetty-virtual": 2000.0, "jetty-platform": 800.0, "ktor-coroutine": 500.0}
+WAITING = "requests waiting on a slow downstream"
+
+
+def test_a_lead_whose_leader_answered_all_of_the_ladders_top_in_some_round_is_at_least_its_factor():
+    # Coroutines' fullest step was the ladder's top in round 3 and it answered all of it: what a core served is a floor there.
+    rows = with_floors(passes(perpass.DASHBOARD_CAPACITY, DASHBOARD), {("jetty-coroutine", 3)})
+
+    waiting = row(verdict.table(rows), WAITING)
+
+    assert waiting["the model to pick"] == "coroutines"
+    assert waiting["by how much"] == "at least 1.25x [1.25, 1.25] over virtual threads, in 3 rounds"
+    assert waiting["the engine"] == "coroutines: Jetty 12.1.12 at least 5.00x [5.00, 5.00] over Ktor 3.5.2 on Netty 4.2.20"
+    assert "(at least 1.25x [1.25, 1.25] over virtual threads in /dashboard capacity per CPU)" in verdict.sentence(rows)
+
+
+def test_a_lead_over_a_capacity_that_is_only_a_floor_names_no_model_nor_engine():
+    rows = with_floors(passes(perpass.DASHBOARD_CAPACITY, DASHBOARD), {("jetty-virtual", 2), ("ktor-coroutine", 1)})
+
+    waiting = row(verdict.table(rows), WAITING)
+
+    assert waiting["the model to pick"] == f"no winner can be named: virtual threads {verdict.FLOORED}"
+    assert waiting["the engine"] == (
+        f"coroutines: Jetty 12.1.12 5.00x [5.00, 5.00] over Ktor 3.5.2 on Netty 4.2.20: no winner can be named, "
+        f"Ktor 3.5.2 on Netty 4.2.20 {verdict.FLOORED}"
+    )
+
+
 def test_one_round_names_no_winner():
     sockets = row(verdict.table(passes(perpass.PSS, MEMORY, drift={1: 1.0})), "many idle sockets")
 

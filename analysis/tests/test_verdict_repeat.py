@@ -3,7 +3,7 @@ were named, by a lead over the same runner-up that moved at most 15%, or none in
 repeating where it moved at most 15% or each run's median lies inside the other's range."""
 
 import pandas as pd
-from test_verdict import MEMORY, passes
+from test_verdict import MEMORY, passes, with_floors
 
 from labanalysis import perpass, stats, verdict_repeat
 
@@ -94,6 +94,35 @@ def test_a_capacity_measured_in_one_run_only_did_not_repeat():
     table = verdict_repeat.capacities(measured_in_a, in_b).set_index(["server", "figure"])
 
     assert table.loc[("Ktor on Netty, coroutines", perpass.DASHBOARD_CAPACITY.label), "repeated"] == "no: not measured in B"
+
+
+WAITING = "requests waiting on a slow downstream"
+
+
+def test_a_factor_that_is_only_a_floor_in_one_run_repeats_where_the_others_lies_at_or_above_it():
+    floor_in_a = with_floors(run(), {("jetty-coroutine", 3)})
+    above = verdict_repeat.cells(floor_in_a, run(capacity={**CAPACITY, "jetty-coroutine": 3000.0}))
+    under = verdict_repeat.cells(with_floors(run(capacity={**CAPACITY, "jetty-coroutine": 3000.0}), {("jetty-coroutine", 3)}), run())
+
+    assert cell(above, WAITING)["A"] == "coroutines, at least 1.25x [1.25, 1.25] over virtual threads"
+    assert cell(above, WAITING)["repeated"] == "yes: at or above A's floor, less 15%"
+    assert cell(under, WAITING)["repeated"] == "no: moved -17%, outside the other run's range; under A's floor by more than 15%"
+    assert cell(above, f"{WAITING}: the engine")["repeated"] == "yes: at or above A's floor, less 15%"
+
+
+def test_two_factors_that_are_only_floors_repeat_by_their_order():
+    a = with_floors(run(), {("jetty-coroutine", 1)})
+    b = with_floors(run(capacity={**CAPACITY, "jetty-coroutine": 4000.0}), {("jetty-coroutine", 2)})
+
+    assert cell(verdict_repeat.cells(a, b), WAITING)["repeated"] == "yes: both factors only floors, in the same order"
+
+
+def test_a_capacity_that_is_only_a_floor_says_in_how_many_passes():
+    table = verdict_repeat.capacities(with_floors(run(), {("jetty-coroutine", 1), ("jetty-coroutine", 3)}), run())
+    found = table.set_index(["server", "figure"])["repeated"]
+
+    assert found[("Jetty 12, coroutines", perpass.DASHBOARD_CAPACITY.label)] == "yes: within 15%; only a floor in 2 of 3 passes in A"
+    assert found[("Jetty 12, virtual threads", perpass.DASHBOARD_CAPACITY.label)] == "yes: within 15%"
 
 
 def test_the_rule_itself_on_figures_across_passes():
