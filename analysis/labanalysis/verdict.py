@@ -24,9 +24,11 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from . import arms, catalogue, perpass, stats
+from . import arms, perpass, stats
+from .engine_verdict import EngineEffect, advantage_in_rounds, engine_cell, engine_effect
 from .grid import MODEL_WORDS
 from .repeats import number
+from .verdict_words import FLOORED, INSIDE_INTERVALS, NO_WINNER, factor
 
 
 @dataclass(frozen=True)
@@ -61,7 +63,6 @@ SHAPES = (
 )
 
 COLUMNS = ["work", "judged on", "the model to pick", "by how much", "its figure", "what it costs", "the engine", "evidence"]
-NO_WINNER = "no winner can be named"
 
 
 @dataclass(frozen=True)
@@ -102,28 +103,6 @@ class Verdict:
     def leader_words(self) -> str:
         """The leader's name as a lead's prefix, where two models are picked and the lead is the second's; empty otherwise."""
         return f"{MODEL_WORDS.get(self.leader, self.leader)} " if len(self.picks) > 1 else ""
-
-
-@dataclass(frozen=True)
-class EngineEffect:
-    """One model on two engines: the engine the rounds put first, the other, and the first's advantage across rounds."""
-
-    model: str
-    first: str
-    second: str
-    advantage: stats.Across
-    # Whether the two engines' passes measured the figure apart in every round, where a pass has an interval of its own
-    # (stats.apart_in_rounds).
-    measured_apart: bool = True
-    # Whether the first's figure, or the second's, was only a floor (perpass.FLOORS) in some round both measured.
-    first_floor: bool = False
-    second_floor: bool = False
-
-    @property
-    def named(self) -> bool:
-        """Whether the first engine led the other clearly in every round, over at least two rounds (stats.clear_lead), its passes
-        measured it apart from the other's, and the other's figure was no floor, which a lead over cannot be read."""
-        return stats.clear_lead(self.advantage) and self.measured_apart and not self.second_floor
 
 
 def verdicts(per_pass: pd.DataFrame) -> list[Verdict]:
@@ -167,7 +146,7 @@ def _verdict(shape: Shape, per_pass: pd.DataFrame) -> Verdict:
     best, rest = ranked[0], ranked[1:]
 
     def advantage(a: str, b: str) -> stats.Across:
-        return _advantage(models[a], models[b], figure.lower_is_better)
+        return advantage_in_rounds(models[a], models[b], figure.lower_is_better)
 
     def measured_apart(a: str, b: str) -> bool:
         return stats.apart_in_rounds(intervals.get(a, {}), intervals.get(b, {}), figure.lower_is_better)
@@ -206,7 +185,7 @@ def _verdict(shape: Shape, per_pass: pd.DataFrame) -> Verdict:
         MODEL_WORDS.get(beaten, beaten),
         f"{MODEL_WORDS.get(best, best)}: {_shown(per_pass, engine, best, figure, named=False)}",
         costs,
-        _engine_cell(values, figure),
+        engine_cell(values, figure),
         shape.evidence,
         best,
         runner_up,
@@ -218,8 +197,6 @@ def _verdict(shape: Shape, per_pass: pd.DataFrame) -> Verdict:
 
 # At most this many models are named together: past two, "pick any" is no verdict.
 PICKED_AT_MOST = 2
-INSIDE_INTERVALS = "its lead lay inside the passes' own intervals in some round"
-FLOORED = "answered all of the ladder's top in some round: its capacity is only a floor there, and no lead over it can be read"
 
 
 def _picks(ranked: list[str], advantage, measured_apart) -> tuple[str, ...]:
@@ -295,64 +272,6 @@ def _intervals_by_model(values: pd.DataFrame) -> dict[str, dict[tuple[str, int],
     return {model: perpass.intervals_by_round(group) for model, group in measured.groupby("model", sort=False)}
 
 
-def _advantage(best: dict, other: dict, lower_is_better: bool) -> stats.Across:
-    """The best model's advantage over `other` in each round, as a factor over 1 where it did better: other / best for a figure
-    where lower is better (memory, latency), best / other where higher is (a capacity)."""
-    return stats.in_rounds(other, best) if lower_is_better else stats.in_rounds(best, other)
-
-
-def engine_effect(values: pd.DataFrame, figure: perpass.Figure) -> EngineEffect | None:
-    """The first model that ran on two engines which both measured `figure`, the engines ordered by their figures within rounds; None
-    where no model did."""
-    measured = values[values["value"].notna()]
-    engines_of = measured.groupby("model", sort=False)["engine"].unique()
-    two = [m for m, engines in engines_of.items() if len(engines) >= 2]
-    if not two:
-        return None
-    model = two[0]
-    mine = measured[measured["model"] == model]
-    on = {e: perpass.by_round(g) for e, g in mine.groupby("engine", sort=False)}
-    intervals = {e: perpass.intervals_by_round(g) for e, g in mine.groupby("engine", sort=False)}
-    floors = {e: perpass.floors_by_round(g) for e, g in mine.groupby("engine", sort=False)}
-    first, second = stats.ranked_in_rounds(on, figure.lower_is_better)[:2]
-    apart = stats.apart_in_rounds(intervals[first], intervals[second], figure.lower_is_better)
-    advantage = _advantage(on[first], on[second], figure.lower_is_better)
-    return EngineEffect(model, first, second, advantage, apart, bool(floors[first] & on[second].keys()), bool(floors[second] & on[first].keys()))
-
-
-def _engine_cell(values: pd.DataFrame, figure: perpass.Figure) -> str:
-    """One model on two engines: which engine did better, by its factor across rounds, or that no engine can be named."""
-    effect = engine_effect(values, figure)
-    if effect is None:
-        # A model the run ran on two engines, one of which measured nothing: not the same as a run with no engine effect to read.
-        measured = values[values["value"].notna()]
-        engines_of = measured.groupby("model", sort=False)["engine"].unique()
-        ran = values.groupby("model", sort=False)["engine"].unique()
-        unmeasured = [
-            f"{MODEL_WORDS.get(m, m)} on {catalogue.engine_label(e)}: not measured in this run"
-            for m, engines in ran.items()
-            if len(engines) >= 2
-            for e in engines
-            if e not in set(engines_of.get(m, []))
-        ]
-        return "; ".join(unmeasured) if unmeasured else "one engine per model: no engine effect"
-    model, advantage = MODEL_WORDS.get(effect.model, effect.model), effect.advantage
-    words = f"{model}: {catalogue.engine_label(effect.first)} {factor(advantage, effect.first_floor)} over {catalogue.engine_label(effect.second)}"
-    if advantage.passes == 0:
-        return f"{model}: no round measured both engines with figures above 0"
-    if advantage.passes < 2:
-        return f"{words}, one round: {NO_WINNER}"
-    if effect.named:
-        return words
-    if effect.second_floor and stats.clear_lead(advantage) and effect.measured_apart:
-        return f"{words}: {NO_WINNER}, {catalogue.engine_label(effect.second)} {FLOORED}"
-    if stats.clear_lead(advantage):
-        return f"{words}: {NO_WINNER}, {INSIDE_INTERVALS}"
-    if advantage.low > 1:
-        return f"{words}: {NO_WINNER}, its lead under {stats.LEAD_AT_LEAST - 1:.0%} in some round"
-    return f"{words}: {NO_WINNER}, it changed places in some round"
-
-
 def _shown(per_pass: pd.DataFrame, engine: str, model: str, figure: perpass.Figure, named: bool = True) -> str:
     """The model's `figure` on `engine`: (its name,) the median across passes with its range, and its unit."""
     rows = per_pass[(per_pass["figure"] == figure.key) & (per_pass["engine"] == engine) & (per_pass["model"] == model)]
@@ -368,23 +287,6 @@ def _ratio(ratio: stats.Across, runner_up: str, at_least: bool = False) -> str:
     if ratio.passes == 0:
         return ""
     return f"{factor(ratio, at_least)} over {runner_up}, in {ratio.passes} round{'s' if ratio.passes > 1 else ''}"
-
-
-def factor(ratio: stats.Across, at_least: bool = False) -> str:
-    """A factor across rounds as the verdict writes it: `1.14x [1.02, 1.23]`, or `at least 1.14x [1.02, 1.23]` where it is only a
-    floor (Verdict.at_least)."""
-    if ratio.passes == 0:
-        return "not compared"
-    interval = f" [{_x(ratio.low)}, {_x(ratio.high)}]" if ratio.has_interval else ""
-    return f"{AT_LEAST if at_least else ''}{_x(ratio.median)}x{interval}"
-
-
-AT_LEAST = "at least "
-
-
-def _x(factor: float) -> str:
-    """A factor to two decimals, or three where two would round it onto 1 and hide which side of 1 it is."""
-    return f"{factor:.3f}" if factor != 1 and round(factor, 2) == 1 else f"{factor:.2f}"
 
 
 def sentence(per_pass: pd.DataFrame) -> str:

@@ -14,7 +14,7 @@ import math
 
 import pandas as pd
 
-from . import arms, catalogue, perpass, stats, verdict
+from . import arms, catalogue, engine_verdict, perpass, stats, verdict, verdict_words
 from .grid import MODEL_WORDS
 from .repeats import shown
 
@@ -53,7 +53,7 @@ def _claimed_order(v: verdict.Verdict) -> tuple[str, ...]:
     return (v.runner_up,) if len(v.picks) > 1 else (v.leader, v.runner_up)
 
 
-def _engine_cell(a: verdict.EngineEffect | None, b: verdict.EngineEffect | None) -> dict:
+def _engine_cell(a: engine_verdict.EngineEffect | None, b: engine_verdict.EngineEffect | None) -> dict:
     said = {"A": _engine(a), "B": _engine(b)}
     if a is None or b is None:
         return {**said, "B / A": "", "repeated": "not measured in either" if a is None and b is None else "no: measured in one run only"}
@@ -95,15 +95,15 @@ def _pick(v: verdict.Verdict) -> str:
         return "not measured"
     first = MODEL_WORDS.get(v.best, v.best)
     named = " or ".join(MODEL_WORDS.get(m, m) for m in v.picks) if v.picks else f"no winner ({first} first)"
-    return f"{named}, {v.leader_words}{verdict.factor(v.ratio, v.at_least)} over {v.runner_up}" if v.ratio.passes else named
+    return f"{named}, {v.leader_words}{verdict_words.factor(v.ratio, v.at_least)} over {v.runner_up}" if v.ratio.passes else named
 
 
-def _engine(e: verdict.EngineEffect | None) -> str:
+def _engine(e: engine_verdict.EngineEffect | None) -> str:
     if e is None:
         return "not measured"
     first = catalogue.engine_label(e.first)
     named = first if e.named else f"no engine named ({first} first)"
-    return f"{named}, {verdict.factor(e.advantage, e.first_floor)} over {catalogue.engine_label(e.second)}" if e.advantage.passes else named
+    return f"{named}, {verdict_words.factor(e.advantage, e.first_floor)} over {catalogue.engine_label(e.second)}" if e.advantage.passes else named
 
 
 def capacities(a: pd.DataFrame, b: pd.DataFrame) -> pd.DataFrame:

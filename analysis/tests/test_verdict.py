@@ -7,7 +7,7 @@ import math
 
 import pandas as pd
 
-from labanalysis import perpass, repeats, verdict
+from labanalysis import perpass, repeats, verdict, verdict_words
 
 SERVERS = {
     "jetty-coroutine": ("jetty", "coroutine"),
@@ -216,10 +216,10 @@ def test_a_lead_over_a_capacity_that_is_only_a_floor_names_no_model_nor_engine()
 
     waiting = row(verdict.table(rows), WAITING)
 
-    assert waiting["the model to pick"] == f"no winner can be named: virtual threads {verdict.FLOORED}"
+    assert waiting["the model to pick"] == f"no winner can be named: virtual threads {verdict_words.FLOORED}"
     assert waiting["the engine"] == (
         f"coroutines: Jetty 12.1.12 5.00x [5.00, 5.00] over Ktor 3.5.2 on Netty 4.2.20: no winner can be named, "
-        f"Ktor 3.5.2 on Netty 4.2.20 {verdict.FLOORED}"
+        f"Ktor 3.5.2 on Netty 4.2.20 {verdict_words.FLOORED}"
     )
 
 
@@ -265,4 +265,9 @@ def test_the_models_are_ranked_by_their_figures_within_rounds_not_by_their_media
 
 
 def test_a_factor_that_two_decimals_would_round_onto_1_shows_its_side():
-    assert verdict._x(1.003) == "1.003" and verdict._x(0.998) == "0.998" and verdict._x(1.0) == "1.00" and verdict._x(1.234) == "1.23"
+    assert (
+        verdict_words.x(1.003) == "1.003"
+        and verdict_words.x(0.998) == "0.998"
+        and verdict_words.x(1.0) == "1.00"
+        and verdict_words.x(1.234) == "1.23"
+    )
