@@ -89,7 +89,7 @@ def per_pass(runs: list[Run], workload: Workload, sweep: SweepRun | None = None)
             "live heap (MiB)": (memory.per_socket_fit(server, "live heap").at(workload.sockets) + workload.in_flight * extra.get("live heap", 0))
             / MIB,
             "RSS (MiB)": (memory.per_socket_fit(server, "RSS").at(workload.sockets) + workload.in_flight * extra.get("RSS", 0)) / MIB,
-            "CPU (cores)": cores.fixed_cores + workload.rate_per_s * cores.us_per_request / 1e6,
+            "CPU (cores)": cores.cores_at(workload.rate_per_s),
             # Counts, fitted over every socket step: a step whose RSS was still moving as the collector gave memory back holds
             # its threads and files all the same.
             "threads": _whole(
@@ -98,7 +98,8 @@ def per_pass(runs: list[Run], workload: Workload, sweep: SweepRun | None = None)
             "open files": _whole(memory.per_connection(points, "fds", settled_only=False).at(workload.sockets) + workload.connections_held),
         }
         limits = _limits(run)
-        rows.append({**base, **needs, **{f"{n} of its limit": needs[n] / limits[n] if limits[n] else math.nan for n in NEEDS}})
+        shares = {f"{n} of its limit": needs[n] / limits[n] if limits[n] else math.nan for n in NEEDS}
+        rows.append({**base, **needs, **shares, CPU_STDERR: cores.stderr_cores_at(workload.rate_per_s)})
     return pd.DataFrame(rows)
 
 
@@ -125,10 +126,16 @@ def table(runs: list[Run], workload: Workload, sweep: SweepRun | None = None) ->
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
-# The needs a run measured itself at its own shape, in its steady /json phase (cpu.PHASE): the server's mean cores (cpu.csv), and
-# its threads and open files (proc.csv, the phase's median). Memory is not among them: the phase's RSS and heap hold what the
-# collector has not yet taken back, where advise's lines run through snapshots taken after a full GC.
+# The needs a run measured itself at its own shape, in its steady /json phase (cpu.PHASE): the server's mean cores (cpu.csv) less
+# its JIT compilers' (which advise's line leaves out, for a server long up), and its threads and open files (proc.csv, the phase's
+# median). Memory is not among them: the phase's RSS and heap hold what the collector has not yet taken back, where advise's lines
+# run through snapshots taken after a full GC.
 CHECKED = ("CPU (cores)", "threads", "open files")
+# The standard error of a pass's CPU need: of advise's line at the rate (stats.CapacityFit.stderr_cores_at), and of the mean of the
+# steady phase's seconds.
+CPU_STDERR = "CPU (cores) stderr"
+# How many standard errors apart a pass's line and its steady phase may be and agree: the two-sided 95% of a normal.
+AGREE_WITHIN_STDERRS = 1.96
 CHECK_COLUMNS = ["server", "label", "need", "make advise", "measured", "measured over advise", "agrees"]
 
 
@@ -158,12 +165,13 @@ def measured_at_own_shape(runs: list[Run]) -> pd.DataFrame:
     for _, server, base in repeats.each_pass(runs):
         if catalogue.arm_of(server.server) is not None:
             continue
-        cores = cpu.in_phase(server)["server"].dropna() if not server.cpu.empty else pd.Series(dtype=float)
+        cores = _cores_less_jit(cpu.in_phase(server)) if not server.cpu.empty else pd.Series(dtype=float)
         proc = server.proc[server.proc["phase"] == cpu.PHASE] if not server.proc.empty else server.proc
         rows.append(
             {
                 **base,
                 "CPU (cores)": float(cores.mean()) if len(cores) else math.nan,
+                CPU_STDERR: float(cores.std() / math.sqrt(len(cores))) if len(cores) > 1 else math.nan,
                 "threads": float(proc["threads"].median()) if len(proc) else math.nan,
                 "open files": float(proc["fds"].median()) if len(proc) else math.nan,
             }
@@ -171,10 +179,20 @@ def measured_at_own_shape(runs: list[Run]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _cores_less_jit(seconds: pd.DataFrame) -> pd.Series:
+    """The server's cores in each second less its JIT compilers' (none where cpu.csv did not split them out), as
+    cpu.whole_cpu_fit counts them."""
+    jit = seconds["server_jit"].fillna(0.0) if "server_jit" in seconds.columns else 0.0
+    return (seconds["server"] - jit).dropna()
+
+
 def checked(runs: list[Run]) -> pd.DataFrame:
     """make advise held to a known truth: its needs for the first run's own shape (own_shape), pass by pass along the lines, against
-    what the passes measured at that shape (CHECK_COLUMNS). They agree where the two ranges across passes overlap (stats.separated).
-    Empty where the run has no steady /json phase to check against."""
+    what the passes measured at that shape (CHECK_COLUMNS). Threads and open files agree where the two ranges across passes overlap
+    (stats.separated). The CPU is judged pass by pass (cpu_agrees): its line and the phase's mean are two estimates from one pass's
+    seconds, each a few thousandths of a core precise, so it is their difference that says whether the line runs through the
+    phase, where the range across passes is the host's drift from pass to pass. Empty where the run has no steady /json phase to
+    check against."""
     shape = own_shape(runs[0])
     predicted, measured = per_pass(runs, shape), measured_at_own_shape(runs)
     if predicted.empty or measured.empty or not shape.rate_per_s:
@@ -185,7 +203,12 @@ def checked(runs: list[Run]) -> pd.DataFrame:
         for need in CHECKED:
             said, found = stats.across(group[need]), stats.across(there[need])
             ratio = found.median / said.median if said.passes and found.passes and said.median else math.nan
-            agrees = "not measured" if not (said.passes and found.passes) else _agrees(stats.separated(said, found))
+            if not (said.passes and found.passes):
+                agrees = "not measured"
+            elif need == "CPU (cores)":
+                agrees = cpu_agrees(group, there)
+            else:
+                agrees = _agrees(stats.separated(said, found))
             rows.append(
                 {
                     "server": server,
@@ -198,6 +221,20 @@ def checked(runs: list[Run]) -> pd.DataFrame:
                 }
             )
     return pd.DataFrame(rows, columns=CHECK_COLUMNS)
+
+
+def cpu_agrees(predicted: pd.DataFrame, measured: pd.DataFrame) -> str:
+    """Whether, in every pass, advise's line at the rate and the steady phase's mean cores lie within AGREE_WITHIN_STDERRS of the
+    standard error of their difference (the two errors in quadrature), in words with the passes that did."""
+    both = predicted.merge(measured, on="pass", suffixes=(" said", " found"))
+    difference = (both["CPU (cores) found"] - both["CPU (cores) said"]).abs()
+    stderr = np.sqrt(both[f"{CPU_STDERR} said"] ** 2 + both[f"{CPU_STDERR} found"] ** 2)
+    judged = stderr.notna() & difference.notna()
+    within = int((difference[judged] <= AGREE_WITHIN_STDERRS * stderr[judged]).sum())
+    if not judged.any():
+        return "not measured"
+    band = f"within {AGREE_WITHIN_STDERRS} standard errors of their difference in {within} of {int(judged.sum())} passes"
+    return f"yes: {band}" if within == judged.sum() else f"no: {band}"
 
 
 def _agrees(separated: str) -> str:

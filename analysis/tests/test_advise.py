@@ -4,6 +4,7 @@ would need, each need set against this host's limit for it. The repeats-run fixt
 platform; 20 open files plus one a socket for both, and 4 more from the /json warm-up on, the connections k6 opened there and kept;
 a 160 MiB heap and 20,000 open files."""
 
+import pandas as pd
 import pytest
 
 from labanalysis import advise, memory
@@ -117,3 +118,17 @@ def test_a_line_that_misses_what_the_phase_measured_is_said_to_disagree(run, mon
 
     assert held.loc[("vthread", "open files"), "measured over advise"] == "5.72x"
     assert held.loc[("vthread", "open files"), "agrees"] == "no: the ranges across passes are apart"
+
+
+def pass_cores(cores: list[float], stderr: list[float]) -> pd.DataFrame:
+    return pd.DataFrame({"pass": [f"p{i}" for i in range(len(cores))], "CPU (cores)": cores, advise.CPU_STDERR: stderr})
+
+
+def test_the_line_and_the_phase_agree_on_cpu_where_every_pass_puts_them_within_two_standard_errors_of_their_difference():
+    # Standard errors of 0.003 and 0.004 cores make their difference's 0.005: 1.96 of it is 0.0098 cores.
+    line = pass_cores([0.150, 0.160], [0.003, 0.003])
+
+    assert advise.cpu_agrees(line, pass_cores([0.159, 0.151], [0.004, 0.004])).startswith("yes: ")
+    assert advise.cpu_agrees(line, pass_cores([0.159, 0.170], [0.004, 0.004])) == (
+        "no: within 1.96 standard errors of their difference in 1 of 2 passes"
+    )

@@ -114,3 +114,17 @@ def test_two_passes_order_their_servers_only_where_their_own_intervals_lie_apart
 def test_a_round_without_both_intervals_makes_no_claim_either_way():
     assert stats.apart_in_rounds({1: (1.0, 2.0), 2: (math.nan, math.nan)}, {1: (3.0, 4.0), 2: (0.5, 9.0)}, lower_is_better=True)
     assert stats.apart_in_rounds({}, {}, lower_is_better=True)
+
+
+def test_a_lines_standard_error_is_its_residuals_spread_over_how_many_points_place_it_and_how_far_from_their_middle():
+    # Two points either side of 1.0 core at no rate and of 2.0 at 10/s: residuals of 0.1, so s = sqrt(0.04 / 2); the rates' mean is
+    # 5 and their squared deviations sum to 100. At the middle, s / 2; at no rate, s * sqrt(1/4 + 25/100) = 0.1.
+    fit = stats.capacity_fit([0, 0, 10, 10], [0.9, 1.1, 1.9, 2.1])
+
+    assert fit.cores_at(0) == pytest.approx(1.0)
+    assert fit.stderr_cores_at(5) == pytest.approx(math.sqrt(0.02) / 2)
+    assert fit.stderr_cores_at(0) == pytest.approx(0.1)
+
+
+def test_a_line_through_two_points_does_not_say_how_precise_it_is():
+    assert math.isnan(stats.capacity_fit([0, 10], [1.0, 2.0]).stderr_cores_at(5))

@@ -21,6 +21,22 @@ class CapacityFit:
     fixed_cores: float
     us_per_request: float
     steps: int
+    # What the fit says of its own precision: the residuals' standard deviation (cores), and the mean and the sum of squared
+    # deviations of the rates it was fitted over (stderr_cores_at).
+    residual_sd_cores: float = math.nan
+    mean_rate_per_s: float = math.nan
+    rate_squares: float = math.nan
+
+    def cores_at(self, rate_per_s: float) -> float:
+        """The line's cores at `rate_per_s`."""
+        return self.fixed_cores + rate_per_s * self.us_per_request / 1e6
+
+    def stderr_cores_at(self, rate_per_s: float) -> float:
+        """The standard error of the line's cores at `rate_per_s` (least squares: s * sqrt(1/n + (x - mean)^2 / Sxx)): how
+        precisely the points it was fitted over place it there, within the one pass. NaN where the fit does not say."""
+        if self.steps <= 2 or not self.rate_squares > 0:
+            return math.nan
+        return self.residual_sd_cores * math.sqrt(1 / self.steps + (rate_per_s - self.mean_rate_per_s) ** 2 / self.rate_squares)
 
     def capacity_per_s(self, budget_cores: float) -> float:
         """The rate at which the line reaches `budget_cores`: what that budget serves, the fixed part paid. NaN where the fit has no
@@ -43,5 +59,8 @@ def capacity_fit(rates_per_s, cores) -> CapacityFit:
     pairs = [(float(r), float(c)) for r, c in zip(rates_per_s, cores, strict=True) if not math.isnan(float(r)) and not math.isnan(float(c))]
     if len({r for r, _ in pairs}) < 2:
         return NO_FIT
-    slope, intercept = np.polyfit([r for r, _ in pairs], [c for _, c in pairs], 1)
-    return CapacityFit(float(intercept), float(slope) * 1e6, len(pairs))
+    rates, used = np.array([r for r, _ in pairs]), np.array([c for _, c in pairs])
+    slope, intercept = np.polyfit(rates, used, 1)
+    residuals = used - (intercept + slope * rates)
+    sd = float(np.sqrt((residuals**2).sum() / (len(pairs) - 2))) if len(pairs) > 2 else math.nan
+    return CapacityFit(float(intercept), float(slope) * 1e6, len(pairs), sd, float(rates.mean()), float(((rates - rates.mean()) ** 2).sum()))
