@@ -165,7 +165,7 @@ def _verdict(shape: Shape, per_pass: pd.DataFrame) -> Verdict:
     elif not picks:
         overtaken = [MODEL_WORDS.get(m, m) for m, a in advantages.items() if not a.low > 1]
         why_none = (
-            f"{', '.join(overtaken)} came out ahead of {MODEL_WORDS.get(best, best)} in some round"
+            f"{', '.join(overtaken)} came out ahead of {MODEL_WORDS.get(best, best)} in some round{_why_not_two(ranked, advantage)}"
             if overtaken
             else f"no model led the others by {stats.LEAD_AT_LEAST - 1:.0%} in every round"
         )
@@ -207,6 +207,20 @@ def _picks(ranked: list[str], advantage, measured_apart) -> tuple[str, ...]:
         if all(stats.clear_lead(advantage(p, m)) and measured_apart(p, m) for p in picked for m in left):
             return tuple(picked)
     return ()
+
+
+def _why_not_two(ranked: list[str], advantage) -> str:
+    """Why the first two of `ranked` were not named together either, where there is a third: the models after them that the two did
+    not both lead clearly in every round (stats.clear_lead; "shown to", since a lead of a floor is only at least its factor).
+    Empty where there is no third, or the two led every model after them (the intervals then named none: INSIDE_INTERVALS)."""
+    if len(ranked) <= PICKED_AT_MOST:
+        return ""
+    two, left = ranked[:PICKED_AT_MOST], ranked[PICKED_AT_MOST:]
+    trailing = [MODEL_WORDS.get(m, m) for m in left if not all(stats.clear_lead(advantage(p, m)) for p in two)]
+    if not trailing:
+        return ""
+    first, second = (MODEL_WORDS.get(m, m) for m in two)
+    return f", and {first} and {second} were not both shown to lead {_listed(trailing)} by {stats.LEAD_AT_LEAST - 1:.0%} in every round"
 
 
 def _picked(v: Verdict) -> str:
