@@ -32,8 +32,8 @@ from . import catalogue, compare, cpu, memory, repeats, stats, sweepmemory
 from .cli import OneLineParser
 from .headline import markdown, source
 from .run import Run, RunFolderError, ServerRun, load_run
-from .sweep import SweepFolderError, SweepRun
-from .sweep import load as load_sweep
+from .sweepfolder import SweepFolderError, SweepRun
+from .sweepfolder import load as load_sweep
 
 MIB = 1 << 20
 

@@ -1,6 +1,6 @@
 """The lab's changes to an engine, measured: each arm (a server run without some of those changes, or with an alternative in place of
 one: `make bench ONLY=jetty-virtual,jetty-virtual:fill-lock`) set against the server it was made from, with the grid's arithmetic
-(grid.effects: A less B, the conservative interval over passes). The grid leaves arms out (catalogue_only).
+(grid.effects: A less B, the conservative interval over passes). The grid leaves arms out (catalogue.without_arms).
 """
 
 from __future__ import annotations
@@ -8,12 +8,6 @@ from __future__ import annotations
 import pandas as pd
 
 from . import catalogue, grid
-
-
-def catalogue_only(passes: pd.DataFrame) -> pd.DataFrame:
-    """`passes` without the arms' rows (catalogue.arm_of)."""
-    return passes[[catalogue.arm_of(s) is None for s in passes["server"]]] if len(passes) else passes
-
 
 # How the change effects name the server as the lab runs it, with all of its engine's changes.
 EVERY_CHANGE = "every change"

@@ -17,14 +17,7 @@ from __future__ import annotations
 import pandas as pd
 
 from . import catalogue, provenance, repeats, runtime, stats
-from .autobahnfolder import (  # noqa: F401 (the module's API)
-    AUTOBAHN_SUFFIX,
-    CASE_COLUMNS,
-    AutobahnFolderError,
-    AutobahnRun,
-    load,
-    short_passes,
-)
+from .autobahnfolder import AutobahnRun, short_passes
 
 # Autobahn's verdicts on a case's echo, in the order a reader is shown them: the first three pass (make test's conformance).
 BEHAVIORS = ["OK", "NON-STRICT", "INFORMATIONAL", "UNIMPLEMENTED", "FAILED", "WRONG CODE", "UNCLEAN"]

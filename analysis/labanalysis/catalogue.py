@@ -19,8 +19,12 @@ import zlib
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .cli import OneLineParser
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 CATALOGUE = Path(__file__).resolve().parents[2] / "servers.json"
 MODELS = ("coroutine", "virtual", "platform")
@@ -156,6 +160,11 @@ def _arm(name: str) -> Server | None:
 def arm_of(name: str) -> str | None:
     """The catalogue server `name` is an arm of, or None for a server itself (or a name the catalogue does not know)."""
     return s.arm_of if (s := _arm(name)) else None
+
+
+def without_arms(passes: pd.DataFrame) -> pd.DataFrame:
+    """`passes` (rows with a "server" column) without the arms' rows (arm_of): the servers of the catalogue themselves."""
+    return passes[[arm_of(s) is None for s in passes["server"]]] if len(passes) else passes
 
 
 def names() -> list[str]:

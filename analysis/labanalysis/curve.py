@@ -19,12 +19,12 @@ from __future__ import annotations
 import math
 import re
 import sys
-from dataclasses import dataclass
 
 import pandas as pd
 
 from . import cpu, curve_verdicts, k6gc, latency, repeats, zgc
 from .curve_sent import k6_figures, vegeta_figures
+from .curve_step import Step
 from .curve_verdicts import cpu_slopes, highest_sustained, judged
 from .run import Run, ServerRun, load_run
 
@@ -83,25 +83,6 @@ FIGURES = {
     "stolen from the load CPUs by the hypervisor (cores)": ("load_steal_cores", True),
     "the server's JIT compilers (cores)": ("server_jit_cores", True),
 }
-
-
-@dataclass(frozen=True)
-class Step:
-    """One measured curve step: its phase, endpoint and offered rate, its seconds of load (from k6's start), the load generator that
-    offered it, and when its settling phase began (where a vegeta attack starts its schedule)."""
-
-    phase: str
-    endpoint: str
-    rate_per_s: int
-    from_s: int
-    to_s: int
-    generator: str = "k6"
-    settle_from_s: int | None = None
-    searched: bool = False
-
-    @property
-    def seconds(self) -> int:
-        return self.to_s - self.from_s
 
 
 def steps(run: Run, server: ServerRun | None = None) -> list[Step]:

@@ -6,13 +6,10 @@ figure of a step counts that step alone, and an open model's shortfall counts as
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 from . import latency, vegeta_sent
+from .curve_step import Step
 from .run import ServerRun
-
-if TYPE_CHECKING:
-    from .curve import Step
 
 
 def whole_seconds(server: ServerRun, step: Step) -> tuple[int, int] | None:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from . import arms, catalogue, perpass
+from . import catalogue, perpass
 from .run import Run
 from .show import number
 
@@ -86,7 +86,7 @@ def models(passes: pd.DataFrame) -> list[str]:
 
 def servers_grid(passes: pd.DataFrame) -> pd.DataFrame:
     """Engines as rows, models as columns: which server fills each cell, or why none does."""
-    passes = arms.catalogue_only(passes)
+    passes = catalogue.without_arms(passes)
     table = pd.DataFrame("", index=pd.Index(engines(passes), name="engine"), columns=models(passes))
     servers = passes.drop_duplicates("server")
     for engine in table.index:
@@ -99,7 +99,7 @@ def servers_grid(passes: pd.DataFrame) -> pd.DataFrame:
 def figures_grid(passes: pd.DataFrame) -> pd.DataFrame:
     """Rows (figure's label, engine), columns the models: each server's median, its range over passes and how many, or why the cell
     is empty."""
-    passes = arms.catalogue_only(passes)
+    passes = catalogue.without_arms(passes)
     summary = per_server(passes)
     rows = {}
     for figure in headlines(passes):
@@ -199,7 +199,7 @@ def model_effects(passes: pd.DataFrame, figures: list[str] | None = None) -> pd.
 
     `within` is the engine; `A` and `B` are the models. Empty when no engine runs two models.
     """
-    passes = arms.catalogue_only(passes)
+    passes = catalogue.without_arms(passes)
     rows = []
     for engine in engines(passes):
         here = passes[passes["engine"] == engine]
@@ -215,7 +215,7 @@ def engine_effects(passes: pd.DataFrame, figures: list[str] | None = None) -> pd
 
     `within` is the model; `A` and `B` are the engines. Empty when no model runs on two engines.
     """
-    passes = arms.catalogue_only(passes)
+    passes = catalogue.without_arms(passes)
     rows = []
     for model in models(passes):
         here = passes[passes["model"] == model]

@@ -32,6 +32,7 @@ from . import (
     repeats,
     summary,
     sweep,
+    sweepfolder,
     verdict,
     verdict_repeat,
     zgc,
@@ -93,7 +94,7 @@ def tables(runs: list[Run]) -> list[tuple[str, pd.DataFrame]]:
     per_pass = perpass.table(runs)
     found = [
         ("The verdict: the model to pick for each shape of work", verdict.table(per_pass, compare.settings(runs[0]))),
-        ("Who wins what", summary.winners(summary.figures(arms.catalogue_only(per_pass)))),
+        ("Who wins what", summary.winners(summary.figures(catalogue.without_arms(per_pass)))),
     ]
     stalls = zgc.stalls_table(runs)
     if not stalls.empty:
@@ -126,12 +127,12 @@ def picture(runs: list[Run], path: str) -> None:
     if curve.has_curve(runs):
         figure = plots.rate_curves(curve.per_step(runs), "dashboard", curve.bound_ms(runs[0], "dashboard"))
     else:
-        passes = arms.catalogue_only(grid.passes(runs))
+        passes = catalogue.without_arms(grid.passes(runs))
         figure = grid_plots.grid_figures(grid.per_server(passes), grid.headlines(passes), grid.models(passes), grid.engines(passes))
     figure.savefig(path, dpi=72, bbox_inches="tight")
 
 
-def of_sweep(run: sweep.SweepRun) -> str:
+def of_sweep(run: sweepfolder.SweepRun) -> str:
     """The Markdown of a `make sweep` folder's headline tables: how far each server held C/D and why it stopped, its CPU per
     request (the slope over the steps it held), and per workload where that CPU went, by thread family."""
     made_as = f"make sweep, {_commit(run.manifest)}, run-folder format {run.manifest.get('runFolderFormat', '?')}"
@@ -192,13 +193,13 @@ def main(argv: list[str]) -> int:
         if args.compare:
             print(of_comparison(load_run(args.compare[0]), load_run(args.compare[1])), end="")
         elif args.run.rstrip("/").endswith(sweep.SWEEP_SUFFIX):
-            print(of_sweep(sweep.load(args.run)), end="")
+            print(of_sweep(sweepfolder.load(args.run)), end="")
         else:
             runs = [load_run(f) for f in [args.run, *args.also]]
             print(of_run(runs), end="")
             if args.picture:
                 picture(runs, args.picture)
-    except (RunFolderError, sweep.SweepFolderError) as e:
+    except (RunFolderError, sweepfolder.SweepFolderError) as e:
         print(f"make headline: {e}", file=sys.stderr)
         return 2
     return 0

@@ -7,7 +7,7 @@ import math
 
 import pandas as pd
 
-from .arms import catalogue_only
+from . import catalogue
 from .grid import BUYS, HELD, MODEL_WORDS, PSS, RSS, UNITS, engine_effects, missing_engine_effect, missing_model_effect, model_effects
 from .perpass import label
 from .show import number
@@ -26,7 +26,7 @@ def summary_sentence(passes: pd.DataFrame, figure: str | None = None) -> str:
     data cannot show is said to be missing, and why.
     """
     # What a model and an engine cost is read on the servers as the lab runs them; an arm is set against its own server apart.
-    passes = catalogue_only(passes)
+    passes = catalogue.without_arms(passes)
     if figure is None:
         figure = next((f for f in (HELD, PSS) if passes.loc[passes["figure"] == f, "value"].notna().any()), RSS)
     unit = UNITS.get(figure, "")

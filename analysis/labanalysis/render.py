@@ -24,7 +24,7 @@ import nbformat
 from nbclient import NotebookClient
 from nbconvert import HTMLExporter
 
-from . import audit, autobahnperf, clients, floor, floor_folders, iobench, provenance, repeats, series, sweep
+from . import audit, autobahnfolder, clients, floor, floor_folders, iobench, provenance, repeats, series, sweep, sweepfolder
 from .cli import OneLineParser
 from .folders import newest_beside
 from .run import RunFolderError, load_run
@@ -58,7 +58,7 @@ SIBLINGS = {
     # make sweep's folder: requests in flight on each server, a closed loop.
     "SWEEP": (sweep.SWEEP_SUFFIX, "sweep.csv"),
     # make autobahn-perf's folder: Autobahn's section 9 timed by wstest on each server, its passes interleaved.
-    "AUTOBAHN": (autobahnperf.AUTOBAHN_SUFFIX, "manifest.json"),
+    "AUTOBAHN": (autobahnfolder.AUTOBAHN_SUFFIX, "manifest.json"),
 }
 # The kinds in the declared run-folder format: a folder of another format, or from before it, is not shown, as its reader refuses it.
 IN_RUN_FOLDER_FORMAT = {"FLOOR", "SWEEP", "AUTOBAHN"}
@@ -84,8 +84,8 @@ EXPERIMENT_KINDS = [
     Experiment("CLIENTS", clients.load),
     Experiment("IO", iobench.load),
     Experiment("FLOOR", floor.load),
-    Experiment("SWEEP", sweep.load),
-    Experiment("AUTOBAHN", autobahnperf.load),
+    Experiment("SWEEP", sweepfolder.load),
+    Experiment("AUTOBAHN", autobahnfolder.load),
 ]
 
 
@@ -226,8 +226,8 @@ def main(argv: list[str]) -> int:
         clients.ClientsFolderError,
         iobench.IoFolderError,
         floor.FloorFolderError,
-        sweep.SweepFolderError,
-        autobahnperf.AutobahnFolderError,
+        sweepfolder.SweepFolderError,
+        autobahnfolder.AutobahnFolderError,
     ) as e:
         print(f"make report: {e}", file=sys.stderr)
         return 2

@@ -24,7 +24,7 @@ import math
 import pandas as pd
 
 from . import catalogue, provenance, repeats, stats
-from .sweepfolder import MEMORY_COLUMNS, STEP_COLUMNS, THREADS_COLUMNS, SweepFolderError, SweepRun, load  # noqa: F401 (the module's API)
+from .sweepfolder import SweepRun
 
 SWEEP_SUFFIX = "-sweep"
 # A CPU set busy for this share of a step's window had no more to give: the side that ran out.

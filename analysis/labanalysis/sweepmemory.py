@@ -11,7 +11,8 @@ from __future__ import annotations
 import pandas as pd
 
 from . import repeats, stats
-from .sweep import SweepRun, wide_by_concurrency
+from .sweep import wide_by_concurrency
+from .sweepfolder import SweepRun
 
 # A snapshot counts only when the server's own count of requests in flight stayed within this share of C.
 IN_FLIGHT_TOLERANCE = 0.1

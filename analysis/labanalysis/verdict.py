@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from . import arms, perpass, stats
+from . import catalogue, perpass, stats
 from .engine_verdict import EngineEffect, advantage_in_rounds, engine_cell, engine_effect
 from .grid import MODEL_WORDS
 from .repeats import number
@@ -107,7 +107,7 @@ class Verdict:
 
 def verdicts(per_pass: pd.DataFrame) -> list[Verdict]:
     """A Verdict per shape, from perpass.table's rows (arms left out: they are judged against their own servers)."""
-    per_pass = arms.catalogue_only(per_pass)
+    per_pass = catalogue.without_arms(per_pass)
     return [_verdict(shape, per_pass) for shape in SHAPES]
 
 

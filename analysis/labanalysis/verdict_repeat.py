@@ -14,7 +14,7 @@ import math
 
 import pandas as pd
 
-from . import arms, catalogue, engine_verdict, perpass, stats, verdict, verdict_words
+from . import catalogue, engine_verdict, perpass, stats, verdict, verdict_words
 from .grid import MODEL_WORDS
 from .repeats import shown
 
@@ -109,7 +109,7 @@ def _engine(e: engine_verdict.EngineEffect | None) -> str:
 def capacities(a: pd.DataFrame, b: pd.DataFrame) -> pd.DataFrame:
     """Each server's capacity per CPU on each endpoint in runs A and B, median [range] over passes, B's over A's, and whether it
     repeated (CAPACITY_COLUMNS); servers in A's order, then any only B ran."""
-    a, b = arms.catalogue_only(a), arms.catalogue_only(b)
+    a, b = catalogue.without_arms(a), catalogue.without_arms(b)
     servers = list(dict.fromkeys([*a["server"], *b["server"]]))
     rows = []
     for server in servers:

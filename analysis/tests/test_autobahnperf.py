@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from labanalysis import autobahnperf, catalogue, offline, render
+from labanalysis import autobahnfolder, autobahnperf, catalogue, offline, render
 
 FOLDER = "20261129-103400-autobahn"
 # What servers.json says Ktor's close-linger holds a WebSocket open after its last frame: wstest's clock runs until the close.
@@ -38,11 +38,11 @@ def _arms_by_catalogue(folder: Path) -> list[str]:
 
 
 def test_every_case_of_every_pass_is_a_row_as_wstest_timed_it(folder):
-    run = autobahnperf.load(folder)
+    run = autobahnfolder.load(folder)
     raw = _durations(folder)
 
     assert run.problems == []
-    assert list(run.cases.columns) == autobahnperf.CASE_COLUMNS
+    assert list(run.cases.columns) == autobahnfolder.CASE_COLUMNS
     assert len(run.cases) == sum(len(cases) for cases in raw.values())
     row = run.cases[(run.cases["arm"] == "jetty-virtual") & (run.cases["pass"] == 2) & (run.cases["case"] == "9.4.7")].iloc[0]
     assert row["duration_ms"] == raw[("jetty-virtual", 2)]["9.4.7"]
@@ -50,7 +50,7 @@ def test_every_case_of_every_pass_is_a_row_as_wstest_timed_it(folder):
 
 
 def test_a_pass_total_is_the_sum_of_its_cases_durations(folder):
-    totals = autobahnperf.totals(autobahnperf.load(folder))
+    totals = autobahnperf.totals(autobahnfolder.load(folder))
 
     expected = {key: sum(cases.values()) for key, cases in _durations(folder).items()}
     assert {(arm, pass_number): total for arm, pass_number, total in totals[["arm", "pass", "total_ms"]].itertuples(index=False)} == expected
@@ -58,7 +58,7 @@ def test_a_pass_total_is_the_sum_of_its_cases_durations(folder):
 
 
 def test_the_summary_is_each_arms_median_total_with_the_range_over_passes_in_the_catalogues_order(folder):
-    summary = autobahnperf.summary(autobahnperf.load(folder))
+    summary = autobahnperf.summary(autobahnfolder.load(folder))
     raw = _durations(folder)
 
     assert summary["arm"].tolist() == _arms_by_catalogue(folder)
@@ -69,7 +69,7 @@ def test_the_summary_is_each_arms_median_total_with_the_range_over_passes_in_the
 
 
 def test_a_section_is_the_median_across_passes_of_its_cases_summed(folder):
-    sections = autobahnperf.by_section(autobahnperf.load(folder))
+    sections = autobahnperf.by_section(autobahnfolder.load(folder))
     raw = _durations(folder)
 
     assert sorted(sections["section"].unique()) == [f"9.{n}" for n in range(1, 9)]
@@ -79,7 +79,7 @@ def test_a_section_is_the_median_across_passes_of_its_cases_summed(folder):
 
 
 def test_the_excess_is_the_median_over_cases_of_the_difference_in_the_same_pass(folder):
-    excess = autobahnperf.excess(autobahnperf.load(folder), "ktor-coroutine", "jetty-virtual")
+    excess = autobahnperf.excess(autobahnfolder.load(folder), "ktor-coroutine", "jetty-virtual")
     raw = _durations(folder)
 
     assert excess["pass"].tolist() == [1, 2, 3]
@@ -90,7 +90,7 @@ def test_the_excess_is_the_median_over_cases_of_the_difference_in_the_same_pass(
 
 
 def test_the_ktor_servers_extra_time_is_its_close_linger_in_every_case(folder):
-    run = autobahnperf.load(folder)
+    run = autobahnfolder.load(folder)
 
     # No Ktor case ends before its linger has run out, and against every Jetty arm the excess across passes is at least the linger.
     assert run.cases.loc[run.cases["arm"] == "ktor-coroutine", "duration_ms"].min() >= CLOSE_LINGER_MS
@@ -104,17 +104,17 @@ def test_the_reference_is_the_arm_with_the_lowest_median_total_of_those_with_eve
     raw = _durations(folder)
     medians = {arm: statistics.median(sum(c.values()) for (a, _), c in raw.items() if a == arm) for arm in _arms_by_catalogue(folder)}
     first, second = sorted(medians, key=medians.get)[:2]
-    assert autobahnperf.fastest(autobahnperf.load(folder)) == first
+    assert autobahnperf.fastest(autobahnfolder.load(folder)) == first
     for arm in manifest["arms"]:
         if arm["name"] == first:
             arm["asShipped"] = ["close-linger"]
     (folder / "manifest.json").write_text(json.dumps(manifest))
 
-    assert autobahnperf.fastest(autobahnperf.load(folder)) == second
+    assert autobahnperf.fastest(autobahnfolder.load(folder)) == second
 
 
 def test_verdicts_count_every_case_of_every_pass_by_autobahns_behavior(folder):
-    verdicts = autobahnperf.verdicts(autobahnperf.load(folder))
+    verdicts = autobahnperf.verdicts(autobahnfolder.load(folder))
 
     raw = {}
     for planned in _manifest(folder)["passOrder"]:
@@ -122,14 +122,14 @@ def test_verdicts_count_every_case_of_every_pass_by_autobahns_behavior(folder):
         for result in index.values():
             raw.setdefault(planned["arm"], {}).setdefault(result["behavior"], 0)
             raw[planned["arm"]][result["behavior"]] += 1
-    run = autobahnperf.load(folder)
+    run = autobahnfolder.load(folder)
     expected = {autobahnperf.label(run, arm): counts for arm, counts in raw.items()}
     assert {r["arm"]: {b: n for b, n in r.items() if b != "arm"} for r in verdicts.to_dict("records")} == expected
 
 
 def test_an_arm_without_some_of_the_labs_changes_says_so_and_keeps_its_servers_colour():
     manifest = {"arms": [{"name": "ktor-plain", "server": "ktor-coroutine", "asShipped": ["close-linger"]}]}
-    run = autobahnperf.AutobahnRun(Path("."), manifest, pd.DataFrame(columns=autobahnperf.CASE_COLUMNS))
+    run = autobahnfolder.AutobahnRun(Path("."), manifest, pd.DataFrame(columns=autobahnfolder.CASE_COLUMNS))
 
     assert autobahnperf.label(run, "ktor-plain") == f"{catalogue.label('ktor-coroutine')} without close-linger"
     assert autobahnperf.colour(run, "ktor-plain") == catalogue.colour("ktor-coroutine")
@@ -142,7 +142,7 @@ def test_an_arm_without_every_change_of_its_engine_is_the_engine_as_shipped():
         "catalogue": [{"name": "ktor-coroutine", "engine": "ktor-netty", "model": "coroutine"}],
         "engines": {"ktor-netty": {"label": "Ktor", "changes": changes}},
     }
-    run = autobahnperf.AutobahnRun(Path("."), manifest, pd.DataFrame(columns=autobahnperf.CASE_COLUMNS))
+    run = autobahnfolder.AutobahnRun(Path("."), manifest, pd.DataFrame(columns=autobahnfolder.CASE_COLUMNS))
 
     assert autobahnperf.label(run, "ktor-shipped") == f"{catalogue.label('ktor-coroutine')} as shipped"
 
@@ -154,7 +154,7 @@ def test_a_failed_pass_is_left_out_and_its_reason_said(folder):
     (folder / "manifest.json").write_text(json.dumps(manifest))
     (folder / failed["folder"] / "index.json").unlink()
 
-    run = autobahnperf.load(folder)
+    run = autobahnfolder.load(folder)
 
     assert len(run.problems) == 1 and "did not answer /health" in run.problems[0] and failed["folder"] in run.problems[0]
     assert autobahnperf.summary(run).set_index("arm").loc[failed["arm"], "passes"] == 2
@@ -167,34 +167,34 @@ def test_a_pass_that_ran_fewer_cases_is_not_compared(folder):
     index[first["arm"]] = {case: result for case, result in index[first["arm"]].items() if not case.startswith("9.8.")}
     index_file.write_text(json.dumps(index))
 
-    run = autobahnperf.load(folder)
+    run = autobahnfolder.load(folder)
 
     assert run.problems == [f"{first['arm']}, pass {first['pass']} ran 48 of 54 cases; its totals are left out"]
     assert autobahnperf.summary(run).set_index("arm").loc[first["arm"], "passes"] == 2
 
 
 def test_a_folder_without_a_manifest_is_refused_in_one_line(tmp_path):
-    with pytest.raises(autobahnperf.AutobahnFolderError, match="not a `make autobahn-perf` folder") as refused:
-        autobahnperf.load(tmp_path)
+    with pytest.raises(autobahnfolder.AutobahnFolderError, match="not a `make autobahn-perf` folder") as refused:
+        autobahnfolder.load(tmp_path)
     assert "\n" not in str(refused.value)
 
 
 def test_a_folder_of_another_kind_is_refused_in_one_line(fixture_copy):
-    with pytest.raises(autobahnperf.AutobahnFolderError, match="not a `make autobahn-perf` folder") as refused:
-        autobahnperf.load(fixture_copy("sweep", "20261129-080728-sweep"))
+    with pytest.raises(autobahnfolder.AutobahnFolderError, match="not a `make autobahn-perf` folder") as refused:
+        autobahnfolder.load(fixture_copy("sweep", "20261129-080728-sweep"))
     assert "\n" not in str(refused.value)
 
 
 def test_a_folder_of_another_run_folder_format_is_refused_in_one_line_naming_its_commit(folder):
     (folder / "manifest.json").write_text(json.dumps({**_manifest(folder), "runFolderFormat": 99}))
 
-    with pytest.raises(autobahnperf.AutobahnFolderError, match=r"is in run-folder format 99, .*checkout of b5936d6") as refused:
-        autobahnperf.load(folder)
+    with pytest.raises(autobahnfolder.AutobahnFolderError, match=r"is in run-folder format 99, .*checkout of b5936d6") as refused:
+        autobahnfolder.load(folder)
     assert "\n" not in str(refused.value)
 
 
 def test_the_facts_say_how_the_passes_were_ordered_and_what_each_arm_runs_without(folder):
-    facts = autobahnperf.facts(autobahnperf.load(folder))
+    facts = autobahnperf.facts(autobahnfolder.load(folder))
     assert facts["passes, in the order they ran"].startswith("ktor-coroutine 1 → jetty-virtual 1")
     assert facts["passes, in the order they ran"].endswith("(in a fixed order)")
     assert facts["wstest"] == "Autobahn 0.10.9, AutobahnTestSuite 25.10.1"
@@ -204,7 +204,7 @@ def test_the_facts_say_how_the_passes_were_ordered_and_what_each_arm_runs_withou
     manifest["passSeed"] = 12345
     manifest["arms"][0]["asShipped"] = ["close-linger"]
     (folder / "manifest.json").write_text(json.dumps(manifest))
-    facts = autobahnperf.facts(autobahnperf.load(folder))
+    facts = autobahnperf.facts(autobahnfolder.load(folder))
     assert facts["passes, in the order they ran"].endswith("(shuffled with seed 12345)")
     assert "ktor-coroutine: ktor-coroutine, without close-linger" in facts["arms"]
 
@@ -221,7 +221,7 @@ def test_an_autobahn_folder_renders_its_section_with_its_plot_and_nothing_from_t
 
 
 def test_render_takes_an_autobahn_folder_as_an_experiment_kind():
-    assert any(kind.parameter == "AUTOBAHN" and kind.suffix == autobahnperf.AUTOBAHN_SUFFIX for kind in render.EXPERIMENT_KINDS)
+    assert any(kind.parameter == "AUTOBAHN" and kind.suffix == autobahnfolder.AUTOBAHN_SUFFIX for kind in render.EXPERIMENT_KINDS)
 
 
 def test_a_run_whose_every_pass_failed_has_no_figures_and_says_why_in_a_problem_each(folder):
@@ -230,7 +230,7 @@ def test_a_run_whose_every_pass_failed_has_no_figures_and_says_why_in_a_problem_
         outcome.update(status="failed", reason="wstest exited 1")
     (folder / "manifest.json").write_text(json.dumps(manifest))
 
-    run = autobahnperf.load(folder)
+    run = autobahnfolder.load(folder)
 
     assert len(run.problems) == len(manifest["passOrder"])
     assert autobahnperf.summary(run).empty and autobahnperf.by_section(run).empty and autobahnperf.verdicts(run).empty

@@ -92,33 +92,33 @@ def test_a_workloads_libraries_stand_across_a_row_a_server_and_c_the_largest_fir
 
 
 def test_a_profiled_sweeps_headline_shows_its_libraries(fixture_copy):
-    from labanalysis import headline, sweep
+    from labanalysis import headline, sweepfolder
 
     folder = fixture_copy("sweep-threads", "20261204-004929-sweep")
-    run = sweep.load(folder)
+    run = sweepfolder.load(folder)
     first = run.steps.iloc[0]
     pass_folder = folder / f"{first['server']}-{first['workload']}-pass{first['pass']}"
     pass_folder.mkdir(exist_ok=True)
     (pass_folder / f"profile-{first['workload']}-{first['concurrency']}.cpu.folded").write_text(f"{NETTY_READ} 10\n")
 
-    assert "by the library whose code ran" in headline.of_sweep(sweep.load(folder))
+    assert "by the library whose code ran" in headline.of_sweep(sweepfolder.load(folder))
 
 
 def test_the_sampler_is_set_beside_procs_count_of_the_same_family():
     import pandas as pd
 
-    from labanalysis import sweep
+    from labanalysis import sweepfolder
 
     steps = pd.DataFrame(
         [
-            dict.fromkeys(sweep.STEP_COLUMNS, 0)
+            dict.fromkeys(sweepfolder.STEP_COLUMNS, 0)
             | {"pass": 1, "server": "ktor-coroutine", "workload": "dashboard", "concurrency": 50, "requests": 1000, "server_cpu_s": 2.0}
         ]
     )
     threads = pd.DataFrame(
         [{"pass": 1, "server": "ktor-coroutine", "workload": "dashboard", "concurrency": 50, "thread_family": "DefaultDispatch", "cpu_s": 0.5}]
     )
-    run = sweep.SweepRun(None, {}, steps, pd.DataFrame(columns=sweep.MEMORY_COLUMNS), threads)
+    run = sweepfolder.SweepRun(None, {}, steps, pd.DataFrame(columns=sweepfolder.MEMORY_COLUMNS), threads)
     # 40 samples of 10 ms over 1,000 requests is 400 µs a request; /proc counted 0.5 s, 500 µs a request.
     profiles = [_profile({KTOR_CLIENT_HASHMAP: 40})]
 

@@ -6,7 +6,7 @@ import math
 import pandas as pd
 import pytest
 
-from labanalysis import curve, curve_sent, curve_tables, curve_verdicts, k6gc, latency, repeats, run
+from labanalysis import curve, curve_sent, curve_step, curve_tables, curve_verdicts, k6gc, latency, repeats, run
 
 FIXTURE = ("curve-run", "20261127-002232-smoke")
 
@@ -170,7 +170,7 @@ def test_the_spread_table_gives_each_capacity_figures_highest_pass_over_its_lowe
 
 def test_a_steps_whole_seconds_leave_out_the_seconds_it_shares_with_the_phases_either_side():
     server = run.ServerRun(folder=None, outcome={"loadStartEpochMs": 1_000_500})
-    step = curve.Step("json-at-500", "json", 500, from_s=10, to_s=18)
+    step = curve_step.Step("json-at-500", "json", 500, from_s=10, to_s=18)
 
     assert curve_sent.whole_seconds(server, step) == (1011, 1018)
 
@@ -373,7 +373,7 @@ def _vegeta_attack(folder, rate: int, seconds: int, late_from_seq: int | None = 
 
 
 def test_a_vegeta_step_counts_what_was_due_in_it_and_drops_what_went_out_over_a_second_late_or_never(tmp_path):
-    step = curve.Step("json-at-100", "json", 100, from_s=52, to_s=60, generator="vegeta", settle_from_s=50)
+    step = curve_step.Step("json-at-100", "json", 100, from_s=52, to_s=60, generator="vegeta", settle_from_s=50)
 
     on_time = curve_sent.vegeta_figures(_vegeta_attack(tmp_path, 100, 8), step)
     assert on_time["sent"] == 800 and on_time["dropped"] == 0 and on_time["failed"] == 0
@@ -391,7 +391,7 @@ def test_a_vegeta_step_counts_what_was_due_in_it_and_drops_what_went_out_over_a_
 
 def test_what_a_vegeta_step_served_is_what_went_out_in_its_seconds_where_the_server_fell_behind_the_schedule(tmp_path):
     # Every worker busy from the start: the attack (due 100/s) went out at 50/s, as the server answered, to its end at 110 s.
-    step = curve.Step("json-at-100", "json", 100, from_s=52, to_s=60, generator="vegeta", settle_from_s=50)
+    step = curve_step.Step("json-at-100", "json", 100, from_s=52, to_s=60, generator="vegeta", settle_from_s=50)
     lines = ["time_s,phase,attack,seq,endpoint,status,ms,checks_passed,error"]
     for seq in range(500):
         at = 100 + seq / 50
@@ -405,7 +405,7 @@ def test_what_a_vegeta_step_served_is_what_went_out_in_its_seconds_where_the_ser
 
 def test_a_vegeta_request_sent_late_is_timed_from_when_it_was_due(tmp_path):
     # Every worker busy: from the 500th request on, each went out 0.4 s late, under the second that drops it, and took 1.5 ms.
-    step = curve.Step("json-at-100", "json", 100, from_s=52, to_s=60, generator="vegeta", settle_from_s=50)
+    step = curve_step.Step("json-at-100", "json", 100, from_s=52, to_s=60, generator="vegeta", settle_from_s=50)
     lines = ["time_s,phase,attack,seq,endpoint,status,ms,checks_passed,error"]
     for seq in range(1000):
         lines.append(f"{100 + seq / 100 + (0.4 if seq >= 500 else 0):.4f},json-at-100,json-at-100,{seq},json,200,1.5,1,")

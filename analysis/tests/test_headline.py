@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from labanalysis import catalogue, curve, curve_tables, headline, run, sweep
+from labanalysis import catalogue, curve, curve_tables, headline, run, sweep, sweepfolder
 
 CURVE = ("curve-run", "20261127-002232-smoke")
 
@@ -58,7 +58,7 @@ def test_the_picture_is_the_reports_curve_saved_as_a_png(fixture_copy, tmp_path)
 
 def test_a_sweeps_headline_is_its_reports_tables_traced_to_its_folder_and_command(fixture_copy, capsys):
     folder = fixture_copy("sweep", "20261129-080728-sweep")
-    ran = sweep.load(folder)
+    ran = sweepfolder.load(folder)
 
     assert headline.main([str(folder)]) == 0
     text = capsys.readouterr().out

@@ -5,12 +5,12 @@ import json
 import pandas as pd
 import pytest
 
-from labanalysis import experiment_plots, offline, render, sweep, sweepmemory
+from labanalysis import experiment_plots, offline, render, sweep, sweepfolder, sweepmemory
 
 
 def _step(**values) -> dict:
     """A row of sweep.csv: a server that held 100 in flight on /delay for 10 s, counted from 1 s, answering 100/s, all 200."""
-    row = dict.fromkeys(sweep.STEP_COLUMNS, 0)
+    row = dict.fromkeys(sweepfolder.STEP_COLUMNS, 0)
     row.update(
         {
             "pass": 1,
@@ -33,12 +33,12 @@ def _step(**values) -> dict:
     return row
 
 
-def _run(steps: list[dict], memory: list[dict] = (), tmp_path=None) -> sweep.SweepRun:
-    return sweep.SweepRun(
+def _run(steps: list[dict], memory: list[dict] = (), tmp_path=None) -> sweepfolder.SweepRun:
+    return sweepfolder.SweepRun(
         tmp_path,
         {"settings": {"delayMs": 1000}},
-        pd.DataFrame(steps, columns=sweep.STEP_COLUMNS),
-        pd.DataFrame(list(memory), columns=sweep.MEMORY_COLUMNS),
+        pd.DataFrame(steps, columns=sweepfolder.STEP_COLUMNS),
+        pd.DataFrame(list(memory), columns=sweepfolder.MEMORY_COLUMNS),
     )
 
 
@@ -147,8 +147,8 @@ def test_memory_per_request_in_flight_is_the_step_less_rest_over_the_servers_own
 def test_a_folder_that_is_no_sweep_is_refused_in_one_line(tmp_path):
     (tmp_path / "manifest.json").write_text(json.dumps({"provenance": {}}))
 
-    with pytest.raises(sweep.SweepFolderError, match="not a `make sweep` folder"):
-        sweep.load(tmp_path)
+    with pytest.raises(sweepfolder.SweepFolderError, match="not a `make sweep` folder"):
+        sweepfolder.load(tmp_path)
 
 
 def test_a_sweep_of_another_run_folder_format_is_refused_in_one_line_naming_its_commit(fixture_copy):
@@ -156,8 +156,8 @@ def test_a_sweep_of_another_run_folder_format_is_refused_in_one_line_naming_its_
     manifest = json.loads((folder / "manifest.json").read_text())
     (folder / "manifest.json").write_text(json.dumps({**manifest, "runFolderFormat": 99}))
 
-    with pytest.raises(sweep.SweepFolderError, match=r"is in run-folder format 99, and this analysis reads format 1 .*checkout of") as refused:
-        sweep.load(folder)
+    with pytest.raises(sweepfolder.SweepFolderError, match=r"is in run-folder format 99, and this analysis reads format 1 .*checkout of") as refused:
+        sweepfolder.load(folder)
     assert "\n" not in str(refused.value)
 
 
@@ -167,8 +167,8 @@ def test_a_sweep_from_before_run_folder_json_is_refused_in_one_line_naming_the_c
     manifest = json.loads((folder / "manifest.json").read_text())
     (folder / "manifest.json").write_text(json.dumps({k: v for k, v in manifest.items() if k != "runFolderFormat"}))
 
-    with pytest.raises(sweep.SweepFolderError, match=r"records no run-folder format \(it predates run-folder.json\).*checkout of") as refused:
-        sweep.load(folder)
+    with pytest.raises(sweepfolder.SweepFolderError, match=r"records no run-folder format \(it predates run-folder.json\).*checkout of") as refused:
+        sweepfolder.load(folder)
     assert "\n" not in str(refused.value)
 
 
@@ -176,7 +176,7 @@ def test_a_real_small_sweep_loads_whole_and_holds_littles_law_on_delay(fixture_c
     """The fixture is a real run, made small: the platform-thread server at 20 and 200 in flight, each waiting 200 ms, one pass
     (lab.sweep.SweepMainKt --servers jetty-platform --concurrency 20,200 --delay-ms 200 --warmup-seconds 3 --seconds 3 --passes 1,
     at b9bfeba on 2026-11-29)."""
-    run = sweep.load(fixture_copy("sweep", "20261129-080728-sweep"))
+    run = sweepfolder.load(fixture_copy("sweep", "20261129-080728-sweep"))
 
     figures = sweep.per_step(run)
     assert len(figures) == 4 and run.problems == []
@@ -217,7 +217,7 @@ def test_a_step_s_cpu_per_request_is_split_by_thread_family_and_what_ended_in_th
         for family, seconds in (("ForkJoinPool", 1.0), ("C2 CompilerThre", 0.6))
     ]
     run = _run(steps, tmp_path=tmp_path)
-    run.threads = pd.DataFrame(threads, columns=sweep.THREADS_COLUMNS)
+    run.threads = pd.DataFrame(threads, columns=sweepfolder.THREADS_COLUMNS)
 
     split = sweep.cpu_by_thread_family(run).set_index("family")
 
@@ -235,7 +235,7 @@ def test_a_sweep_from_before_threads_csv_has_no_split_and_no_problem_for_it(tmp_
 
 def test_a_real_sweeps_thread_families_and_what_ended_add_up_to_each_servers_cpu_per_request(fixture_copy):
     """The four servers on /dashboard at 10, 25 and 50 in flight, D = 100 ms, 3 passes (make sweep at 893c91d on 2026-12-04)."""
-    run = sweep.load(fixture_copy("sweep-threads", "20261204-004929-sweep"))
+    run = sweepfolder.load(fixture_copy("sweep-threads", "20261204-004929-sweep"))
     whole = sweep.per_step(run).set_index(["pass", "server", "workload", "concurrency"])["server_cpu_us_per_request"]
 
     split = sweep.cpu_by_thread_family(run)
