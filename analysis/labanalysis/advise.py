@@ -165,7 +165,7 @@ def measured_at_own_shape(runs: list[Run]) -> pd.DataFrame:
     for _, server, base in repeats.each_pass(runs):
         if catalogue.arm_of(server.server) is not None:
             continue
-        cores = _cores_less_jit(cpu.in_phase(server)) if not server.cpu.empty else pd.Series(dtype=float)
+        cores = cpu.server_less_jit(cpu.in_phase(server)).dropna() if not server.cpu.empty else pd.Series(dtype=float)
         proc = server.proc[server.proc["phase"] == cpu.PHASE] if not server.proc.empty else server.proc
         rows.append(
             {
@@ -177,13 +177,6 @@ def measured_at_own_shape(runs: list[Run]) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows)
-
-
-def _cores_less_jit(seconds: pd.DataFrame) -> pd.Series:
-    """The server's cores in each second less its JIT compilers' (none where cpu.csv did not split them out), as
-    cpu.whole_cpu_fit counts them."""
-    jit = seconds["server_jit"].fillna(0.0) if "server_jit" in seconds.columns else 0.0
-    return (seconds["server"] - jit).dropna()
 
 
 def checked(runs: list[Run]) -> pd.DataFrame:

@@ -210,5 +210,11 @@ def whole_cpu_fit(server: ServerRun, endpoint: str) -> stats.CapacityFit:
     answered_at = np.sort(wire.loc[wire["endpoint"] == endpoint, "time_s"].astype(float).to_numpy())
     ends = seconds["time_s"].astype(float).to_numpy()
     rates = np.searchsorted(answered_at, ends, side="right") - np.searchsorted(answered_at, ends - 1, side="right")
+    return stats.capacity_fit(rates, server_less_jit(seconds).to_numpy(dtype=float))
+
+
+def server_less_jit(seconds: pd.DataFrame) -> pd.Series:
+    """cpu.csv's server cores in each second less its JIT compilers' (none taken where cpu.csv did not split them out): what a
+    server long up, its paths compiled, spends."""
     jit = seconds["server_jit"].fillna(0.0) if "server_jit" in seconds.columns else 0.0
-    return stats.capacity_fit(rates, (seconds["server"] - jit).to_numpy(dtype=float))
+    return seconds["server"] - jit
