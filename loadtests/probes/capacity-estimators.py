@@ -1,0 +1,79 @@
+"""Which reading of a ladder's steps repeats best as a server's capacity per CPU, over pairs of runs: for each server and
+endpoint, B's median over A's, across passes, of each estimator, and how many of them fell within 15%.
+
+The estimators, each read from one pass's ladder (its judged steps, where some judged step filled the server's budget):
+- served_when_full: the lab's own (curve_verdicts.served_when_full), the most a core served in any judged step;
+- most_when_full: the most a core served among the steps that filled the budget;
+- first_full: what a core served in the lowest step that filled it;
+- median_full: the median, over the steps that filled it, of what a core served;
+- pooled_full: requests over cores, summed over the steps that filled it;
+- top: what a core served in the highest judged step;
+- pooled_top_two: requests over cores, summed over the two highest judged steps.
+
+Usage, from the repository's root, with the lab's Python:
+    PYTHONPATH=analysis .tools/venv/bin/python loadtests/probes/capacity-estimators.py results/<A>,results/<B> ...
+
+Prints two Markdown tables: B / A by server, endpoint and estimator, then how many of each pair's figures repeated.
+"""
+
+import argparse
+import math
+
+import pandas as pd
+
+from labanalysis import curve, curve_verdicts
+from labanalysis.headline import markdown
+from labanalysis.run import load_run
+
+REPEATED_WITHIN = 1.15
+
+
+def per_core(steps: pd.DataFrame) -> pd.Series:
+    return steps["achieved_per_s"] / steps["server_cores"]
+
+
+def pooled(steps: pd.DataFrame) -> float:
+    return float(steps["achieved_per_s"].sum() / steps["server_cores"].sum())
+
+
+def estimates(ladder: pd.DataFrame) -> dict[str, float]:
+    judged = ladder[ladder["judged"].astype(bool) & (ladder["server_cores"] > 0)].sort_values("offered_per_s")
+    full = judged[[curve_verdicts.server_out_of_cpu(row) for row in judged.to_dict("records")]]
+    if full.empty:
+        return {}
+    return {
+        "served_when_full": curve_verdicts.served_when_full(ladder),
+        "most_when_full": float(per_core(full).max()),
+        "first_full": float(per_core(full).iloc[0]),
+        "median_full": float(per_core(full).median()),
+        "pooled_full": pooled(full),
+        "top": float(per_core(judged).iloc[-1]),
+        "pooled_top_two": pooled(judged.tail(2)),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Which capacity-per-CPU estimator repeats best over pairs of runs.")
+    parser.add_argument("pairs", nargs="+", metavar="A,B", help="two run folders of one pair, comma-separated")
+    args = parser.parse_args()
+    rows = []
+    for pair in args.pairs:
+        a, b = pair.split(",")
+        for side, folder in (("A", a), ("B", b)):
+            steps = curve.per_step([load_run(folder)])
+            for (server, endpoint, _pass), ladder in steps.groupby(["server", "endpoint", "pass"]):
+                for estimator, value in estimates(ladder).items():
+                    rows.append(
+                        {"pair": a.rstrip("/").split("/")[-1], "side": side, "server": server, "endpoint": endpoint}
+                        | {"estimator": estimator, "value": value}
+                    )
+    medians = pd.DataFrame(rows).groupby(["pair", "server", "endpoint", "estimator", "side"])["value"].median().unstack("side")
+    ratios = (medians["B"] / medians["A"]).unstack("estimator")
+    print(markdown(ratios.round(2), index=True))
+    print()
+    repeated = ratios.apply(lambda column: column.map(lambda r: abs(math.log(r)) <= math.log(REPEATED_WITHIN)))
+    print(markdown(repeated.groupby(level="pair").sum(), index=True))
+
+
+if __name__ == "__main__":
+    main()
