@@ -28,9 +28,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from . import catalogue, compare, cpu, memory, repeats, stats, sweepmemory
+from . import catalogue, compare, cpu, memory, provenance, repeats, stats, sweepmemory
 from .cli import OneLineParser
-from .headline import markdown, source
+from .markdown import markdown
 from .run import Run, RunFolderError, ServerRun, load_run
 from .sweepfolder import SweepFolderError, SweepRun
 from .sweepfolder import load as load_sweep
@@ -315,7 +315,7 @@ def main(argv: list[str]) -> int:
     except (RunFolderError, SweepFolderError) as e:
         print(f"make advise: {e}", file=sys.stderr)
         return 2
-    print(f"What {workload} would take on each server. {source(runs[0])}")
+    print(f"What {workload} would take on each server. {provenance.source(runs[0])}")
     if sweep is None and workload.in_flight > 0:
         print("No make sweep folder was given (SWEEP=): what each request in flight holds (memory, threads) is left out.")
     print()

@@ -25,7 +25,7 @@ import pandas as pd
 
 from . import catalogue, perpass
 from .run import Run
-from .show import number
+from .stats.numbers import number
 
 KIB = 1 << 10
 

@@ -11,7 +11,6 @@ that names the folder, its commit and the command that made it, so that a figure
 
 from __future__ import annotations
 
-import math
 import sys
 
 import pandas as pd
@@ -38,42 +37,11 @@ from . import (
     zgc,
 )
 from .cli import OneLineParser
+from .markdown import markdown
 from .run import Run, RunFolderError, load_run
 
 # The curve's figures a reader compares step by step (curve.FIGURES names).
 CURVE_FIGURES = ("p99 on the wire (ms)", "server CPU busy (%)", "achieved (req/s)")
-
-
-def markdown(frame: pd.DataFrame, index: bool = False) -> str:
-    """`frame` as a GitHub table: one header row, every cell as text, a `|` inside a cell escaped so it cannot split the cell."""
-    if index:
-        frame = frame.reset_index()
-    if frame.empty:
-        return "(no rows)"
-
-    def cell(value) -> str:
-        return (
-            ""
-            if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value))
-            else str(value).replace("|", "\\|").replace("\n", " ")
-        )
-
-    lines = ["| " + " | ".join(cell(c) for c in frame.columns) + " |", "|" + "---|" * len(frame.columns)]
-    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in frame.itertuples(index=False)]
-    return "\n".join(lines)
-
-
-def source(run: Run) -> str:
-    """One line naming where the tables come from: the folder, the commit (and whether it was dirty), the run folder's format (a
-    published figure must come from a run the analysis still reads: tests/test_published.py), and the command."""
-    made_as = f"{run.manifest.get('profileName', '?')} profile, {_commit(run.manifest)}, run-folder format {run.manifest.get('runFolderFormat', '?')}"
-    return f"From `{run.folder.name}` ({made_as}), made by `{provenance.of(run.manifest).get('command', '?')}`."
-
-
-def _commit(manifest: dict) -> str:
-    """The commit a folder's code was, shortened, and whether the checkout had changes (a published headline may not: test_published)."""
-    made = provenance.of(manifest)
-    return str(made.get("gitCommit") or "unknown commit")[:7] + (" with uncommitted changes" if made.get("gitDirty") else "")
 
 
 def host(run: Run) -> str:
@@ -115,7 +83,7 @@ def tables(runs: list[Run]) -> list[tuple[str, pd.DataFrame]]:
 
 def of_run(runs: list[Run]) -> str:
     """The whole Markdown of one run (pooled with `runs[1:]` as repeats, as `make report ALSO=` does)."""
-    parts = [source(r) for r in runs] + [host(r) for r in runs]
+    parts = [provenance.source(r) for r in runs] + [host(r) for r in runs]
     for title, table in tables(runs):
         parts += [f"### {title}", markdown(table, index=title.startswith("/"))]
     return "\n\n".join(parts) + "\n"
@@ -135,7 +103,7 @@ def picture(runs: list[Run], path: str) -> None:
 def of_sweep(run: sweepfolder.SweepRun) -> str:
     """The Markdown of a `make sweep` folder's headline tables: how far each server held C/D and why it stopped, its CPU per
     request (the slope over the steps it held), and per workload where that CPU went, by thread family."""
-    made_as = f"make sweep, {_commit(run.manifest)}, run-folder format {run.manifest.get('runFolderFormat', '?')}"
+    made_as = f"make sweep, {provenance.headline_commit(run.manifest)}, run-folder format {run.manifest.get('runFolderFormat', '?')}"
     parts = [f"From `{run.folder.name}` ({made_as}), made by `{provenance.of(run.manifest).get('command', '?')}`."]
     parts += [f"The run's problems: {'; '.join(run.problems)}." if run.problems else "The run had no problems."]
     parts += [
@@ -167,7 +135,7 @@ def of_comparison(a: Run, b: Run) -> str:
     """The Markdown of `make compare A=a B=b`'s tables: whether the verdict repeated, cell by cell, and each server's capacity per CPU;
     then every figure of every server in both, B against A."""
     per_pass_a, per_pass_b = perpass.table([a]), perpass.table([b])
-    parts = [f"A: {source(a)}", f"B: {source(b)}"]
+    parts = [f"A: {provenance.source(a)}", f"B: {provenance.source(b)}"]
     parts += ["### Did the verdict repeat?", markdown(verdict_repeat.cells(per_pass_a, per_pass_b))]
     parts += ["### Did each server's capacity per CPU repeat?", markdown(verdict_repeat.capacities(per_pass_a, per_pass_b))]
     parts += ["### Every figure, B against A", markdown(compare.table(compare.pairs(a, b)))]

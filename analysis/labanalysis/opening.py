@@ -10,7 +10,7 @@ import pandas as pd
 from . import catalogue
 from .grid import BUYS, HELD, MODEL_WORDS, PSS, RSS, UNITS, engine_effects, missing_engine_effect, missing_model_effect, model_effects
 from .perpass import label
-from .show import number
+from .stats.numbers import number
 
 
 def summary_sentence(passes: pd.DataFrame, figure: str | None = None) -> str:

@@ -44,3 +44,17 @@ def run_facts(manifest: dict) -> dict[str, str]:
         "finished": header["finishedAt"] or "",
         "host": f"{host['cpus']} CPUs ({host['cpuModel']}), {host['memoryBytes'] / (1 << 30):.0f} GiB, kernel {host['kernel']}",
     }
+
+
+def source(run) -> str:
+    """One line naming where a run's (run.Run's) tables come from: the folder, the commit (and whether it was dirty), the run folder's
+    format (a published figure must come from a run the analysis still reads: tests/test_published.py), and the command."""
+    manifest = run.manifest
+    made_as = f"{manifest.get('profileName', '?')} profile, {headline_commit(manifest)}, run-folder format {manifest.get('runFolderFormat', '?')}"
+    return f"From `{run.folder.name}` ({made_as}), made by `{of(run.manifest).get('command', '?')}`."
+
+
+def headline_commit(manifest: dict) -> str:
+    """The commit a folder's code was, shortened to 7, and whether the checkout had changes (a published headline may not: test_published)."""
+    made = of(manifest)
+    return str(made.get("gitCommit") or "unknown commit")[:7] + (" with uncommitted changes" if made.get("gitDirty") else "")

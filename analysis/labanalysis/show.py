@@ -60,15 +60,6 @@ def _cell(value) -> str:
     return f"{value:,.2f}" if abs(value) >= 0.01 else f"{value:.3g}"
 
 
-def number(value: float) -> str:
-    """A figure in a sentence or a grid cell: three significant digits or so, thousands separated; blank for NaN."""
-    if math.isnan(value):
-        return ""
-    if abs(value) >= 100 or float(value).is_integer():
-        return f"{value:,.0f}"
-    return f"{value:.1f}" if abs(value) >= 10 else f"{value:.2f}" if abs(value) >= 1 else f"{value:.2g}"
-
-
 def relative_link(target: Path, start: Path, text: str) -> str:
     """A link to `target` relative to `start`, the folder the report is in: it still works once the folders are moved or copied whole."""
     return f"<a href='{html.escape(os.path.relpath(target, start))}'>{html.escape(text)}</a>"

@@ -13,7 +13,7 @@ import pandas as pd
 from . import floor, memory, repeats
 from .grid import MODEL_WORDS, per_server
 from .run import Run
-from .show import number
+from .stats.numbers import number
 
 # Memory per socket as `make floor` names its measures (memory.MEASURES names them the same).
 PER_SOCKET = ["RSS", "PSS", "live heap"]

@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from labanalysis import catalogue, curve, curve_tables, headline, run, sweep, sweepfolder
+from labanalysis import catalogue, curve, curve_tables, headline, markdown, run, sweep, sweepfolder
 
 CURVE = ("curve-run", "20261127-002232-smoke")
 
@@ -16,7 +16,7 @@ def _rows(markdown: str, title: str) -> list[list[str]]:
 def test_a_table_is_a_header_a_rule_and_a_row_each_with_a_pipe_in_a_cell_escaped_and_nan_left_blank():
     frame = pd.DataFrame({"server": ["a|b", "c"], "p99 (ms)": [1.5, float("nan")]})
 
-    assert headline.markdown(frame).splitlines() == ["| server | p99 (ms) |", "|---|---|", "| a\\|b | 1.5 |", "| c |  |"]
+    assert markdown.markdown(frame).splitlines() == ["| server | p99 (ms) |", "|---|---|", "| a\\|b | 1.5 |", "| c |  |"]
 
 
 def test_the_tables_name_the_folder_the_commit_and_the_command_that_made_them(fixture_copy):

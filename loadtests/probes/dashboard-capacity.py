@@ -20,8 +20,9 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
 from labanalysis import curve, curve_verdicts, stats
-from labanalysis.headline import markdown
+from labanalysis.markdown import markdown
 from labanalysis.run import load_run
 
 ENDED = re.compile(r"ended (\S+) (\d+) (\d+)")

@@ -12,8 +12,9 @@ Prints a Markdown table, a row per pass and endpoint.
 import sys
 
 import pandas as pd
+
 from labanalysis import curve
-from labanalysis.headline import markdown
+from labanalysis.markdown import markdown
 from labanalysis.run import load_run
 
 

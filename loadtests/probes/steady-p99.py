@@ -12,8 +12,9 @@ import sys
 
 import numpy as np
 import pandas as pd
+
 from labanalysis import latency
-from labanalysis.headline import markdown
+from labanalysis.markdown import markdown
 from labanalysis.run import load_run
 
 
