@@ -7,7 +7,7 @@ SHELL := bash
 .DEFAULT_GOAL := help
 
 # The servers are declared once, in servers.json; this reads it with the standard library only.
-CATALOGUE := PYTHONPATH=analysis python3 -m labanalysis.catalogue
+CATALOGUE := PYTHONPATH=analysis python3 -m labanalysis.folder.catalogue
 # Some of the catalogue's servers, comma-separated, for audit-pinning, clients and bench-vps; empty: all of them.
 SERVERS ?=
 # The JDKs `make audit-pinning` and `make floor` cover; `make bench` runs once per JDK only when JDKS is given.
@@ -90,7 +90,7 @@ ifneq ($(BENCH_JDKS),)
 else
 	@# The report splits each socket's memory with its JDK's floor: measured first, once, where results/ has none for this JDK
 	@# (18 JVMs, about half of what make floor takes for two JDKs).
-	@jdk="$(or $(JDK),25)"; if ! PYTHONPATH=analysis python3 -m labanalysis.floor_folders "$$jdk" results >/dev/null; then \
+	@jdk="$(or $(JDK),25)"; if ! PYTHONPATH=analysis python3 -m labanalysis.folder.floor_folders "$$jdk" results >/dev/null; then \
 	  echo "make bench: no make floor folder for JDK $$jdk in results/: measuring it first, once (make floor JDKS=$$jdk, about 2-3 minutes)"; \
 	  $(MAKE) --no-print-directory floor JDKS="$$jdk" || echo "make bench: make floor did not finish; the report says what its split lacks"; fi
 	status=0; "$$(setup/jdk.sh 25)/bin/java" --enable-native-access=ALL-UNNAMED -jar lab/target/lab.jar --profile $(PROFILE) \
@@ -118,17 +118,17 @@ rehearse-vps: build ## make bench-vps across three hosts in network namespaces h
 
 report: ## render a run folder's report.html: make report [RUN=results/<run>] [ALSO="results/<run> ..." to pool as repeats]
 	@[ -f "$(RUN)/manifest.json" ] || { echo "make report: $(RUN) is not a run folder (no manifest.json); pass RUN=results/<run>" >&2; exit 2; }
-	cd analysis && "$$(../setup/python.sh)" -m labanalysis.render "$(abspath $(RUN))" $(foreach a,$(ALSO),"$(abspath $(a))")
+	cd analysis && "$$(../setup/python.sh)" -m labanalysis.report.render "$(abspath $(RUN))" $(foreach a,$(ALSO),"$(abspath $(a))")
 
 A ?=
 B ?=
 compare: ## one report comparing two run folders, figure by figure and server by server: make compare A=results/<run> B=results/<run>
 	@[ -n "$(A)" ] && [ -n "$(B)" ] || { echo "make compare: name the two run folders: make compare A=results/<run> B=results/<run>" >&2; exit 2; }
-	cd analysis && "$$(../setup/python.sh)" -m labanalysis.render --compare "$(abspath $(A))" "$(abspath $(B))"
+	cd analysis && "$$(../setup/python.sh)" -m labanalysis.report.render --compare "$(abspath $(A))" "$(abspath $(B))"
 
 PICTURE ?=
 headline: ## a run's headline tables as Markdown, for a README or a note: make headline [RUN=results/<run>] [ALSO=...] [PICTURE=x.png], or A=... B=... to compare
-	@cd analysis && "$$(../setup/python.sh)" -m labanalysis.headline $(if $(and $(A),$(B)),--compare "$(abspath $(A))" "$(abspath $(B))","$(abspath $(RUN))" $(if $(ALSO),--also $(foreach a,$(ALSO),"$(abspath $(a))"),) $(if $(PICTURE),--picture "$(abspath $(PICTURE))",))
+	@cd analysis && "$$(../setup/python.sh)" -m labanalysis.report.headline $(if $(and $(A),$(B)),--compare "$(abspath $(A))" "$(abspath $(B))","$(abspath $(RUN))" $(if $(ALSO),--also $(foreach a,$(ALSO),"$(abspath $(a))"),) $(if $(PICTURE),--picture "$(abspath $(PICTURE))",))
 
 # A reader's workload taken along each server's measured lines; empty variables keep the mission's shape (50,000 sockets,
 # 2,000 requests a second, no wait). The newest make sweep folder, where there is one, gives what a request in flight holds.
@@ -137,7 +137,7 @@ WAIT_MS ?=
 SWEEP ?= $(lastword $(sort $(wildcard results/*-sweep)))
 advise: ## what a workload would take on each server (heap, RSS, CPU, threads, files) and the first limit it would hit: make advise [SOCKETS=50000] [RATE=2000] [WAIT_MS=100] [CONNECTIONS=0] [RUN=results/<run>] [SWEEP=results/<run>-sweep]
 	@[ -f "$(RUN)/manifest.json" ] || { echo "make advise: $(RUN) is not a run folder (no manifest.json); run make bench, or pass RUN=results/<run>" >&2; exit 2; }
-	@cd analysis && "$$(../setup/python.sh)" -m labanalysis.advise "$(abspath $(RUN))" $(if $(SOCKETS),--sockets $(SOCKETS),) \
+	@cd analysis && "$$(../setup/python.sh)" -m labanalysis.verdict.advise "$(abspath $(RUN))" $(if $(SOCKETS),--sockets $(SOCKETS),) \
 	  $(if $(RATE),--rate $(RATE),) $(if $(WAIT_MS),--wait-ms $(WAIT_MS),) $(if $(CONNECTIONS),--connections $(CONNECTIONS),) \
 	  $(if $(SWEEP),--sweep "$(abspath $(SWEEP))",)
 
@@ -200,7 +200,7 @@ floor: build ## each model's own memory per parked task, no server: make floor [
 # variables keep the defaults the sweep declares (delay and dashboard, C=100,1000,2000,4000,6000,
 # D=1000 ms, 6 s warm-up and 10 s measured a step, 3 interleaved passes: about 55 minutes). JFR_PROFILE=on samples where
 # each server's CPU goes in each step's window (profile-<workload>-<C>.* in each pass's folder; python -m
-# labanalysis.cpu_profile reads them), its sampler's CPU counted in the server's.
+# labanalysis.sweep.cpu_profile reads them), its sampler's CPU counted in the server's.
 WORKLOADS ?=
 CONCURRENCY ?=
 DELAY_MS ?=
@@ -229,7 +229,7 @@ autobahn-perf: build ## Autobahn's section 9 timed by wstest on each server alon
 
 # Renders a clients, IO or floor folder's report.html, with the newest folder of each other kind beside it.
 experiment-report:
-	cd analysis && "$$(../setup/python.sh)" -m labanalysis.render --experiment "$(abspath $(FOLDER))"
+	cd analysis && "$$(../setup/python.sh)" -m labanalysis.report.render --experiment "$(abspath $(FOLDER))"
 
 # The catalogue's first server unless SERVER names one; read only when `make serve` runs.
 SERVE_SERVER = $(or $(SERVER),$(shell $(CATALOGUE) names | cut -d, -f1))

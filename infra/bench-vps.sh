@@ -24,7 +24,7 @@ die() { local code="$1"; shift; echo "make bench-vps: $*" >&2; exit "$code"; }
 [ -n "${HOST:-}" ] || die 2 "HOST is required: make bench-vps HOST=root@<server host> [LOADGEN=root@<private address>,...]"
 PROFILE="${PROFILE:-vps}"
 # Empty: every server of servers.json.
-SERVERS="${SERVERS:-$(PYTHONPATH=analysis python3 -m labanalysis.catalogue names)}"
+SERVERS="${SERVERS:-$(PYTHONPATH=analysis python3 -m labanalysis.folder.catalogue names)}"
 JDK="${JDK:-25}"
 REMOTE_DIR="${REMOTE_DIR:-loom-lab}"
 PIN_THRESHOLD_MS="${PIN_THRESHOLD_MS:-20}"
@@ -151,7 +151,7 @@ for lg in "${loadgens[@]}"; do check_host "load generator $lg" on_lg "$lg"; done
 
 # --- 2. ship: the jars, the scripts, the JDK and k6 if a host lacks them -----------------
 say "shipping the lab (commit ${commit:0:12}) to $sut_dest:$REMOTE_DIR"
-mapfile -t server_jars < <(PYTHONPATH=analysis python3 -m labanalysis.catalogue jars)
+mapfile -t server_jars < <(PYTHONPATH=analysis python3 -m labanalysis.folder.catalogue jars)
 tar -cf - lab/target/lab.jar stub/target/stub.jar "${server_jars[@]}" loadtests infra/tune-host.sh infra/host-limits.conf \
   | on_sut "rm -rf $rdir/lab && mkdir -p $rdir/lab $rdir/results && tar -C $rdir/lab -xf -"
 for lg in "${loadgens[@]}"; do

@@ -7,8 +7,9 @@ a 160 MiB heap and 20,000 open files."""
 import pandas as pd
 import pytest
 
-from labanalysis import advise, memory
-from labanalysis.run import load_run
+from labanalysis.bench import memory
+from labanalysis.folder.run import load_run
+from labanalysis.verdict.verdict import advise
 
 MIB = 1 << 20
 

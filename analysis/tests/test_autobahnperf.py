@@ -1,4 +1,4 @@
-"""Autobahn's section 9 timed on each arm (labanalysis.autobahnperf), on a real by-hand run (fixtures/autobahn/README.md): every
+"""Autobahn's section 9 timed on each arm (labanalysis.autobahn.autobahnperf), on a real by-hand run (fixtures/autobahn/README.md): every
 figure is recomputed here from wstest's own index.json files by plain means, so the module is held to what wstest wrote."""
 
 import json
@@ -8,7 +8,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from labanalysis import autobahnfolder, autobahnperf, catalogue, offline, render
+from labanalysis.autobahn import autobahnperf
+from labanalysis.folder import autobahnfolder, catalogue
+from labanalysis.report import offline, render
 
 FOLDER = "20261129-103400-autobahn"
 # What servers.json says Ktor's close-linger holds a WebSocket open after its last frame: wstest's clock runs until the close.

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from labanalysis import catalogue
-from labanalysis.catalogue import CatalogueError
+from labanalysis.folder import catalogue
+from labanalysis.folder.catalogue import CatalogueError
 
 REPO = catalogue.CATALOGUE.parent
 ENTRY = json.loads(catalogue.CATALOGUE.read_text())["servers"][0]
@@ -49,7 +49,8 @@ def test_jar_gives_the_servers_jar_and_jars_every_one():
     assert "make serve: SERVER: unknown server 'fibers'; choose from" in refused.stderr
     for argv, printed in [(["jar", first.name], first.jar + "\n"), (["jars"], "".join(s.jar + "\n" for s in catalogue.servers()))]:
         assert (
-            subprocess.run(["python3", "-m", "labanalysis.catalogue", *argv], cwd=REPO / "analysis", capture_output=True, text=True).stdout == printed
+            subprocess.run(["python3", "-m", "labanalysis.folder.catalogue", *argv], cwd=REPO / "analysis", capture_output=True, text=True).stdout
+            == printed
         )
 
 
@@ -155,7 +156,7 @@ def test_no_other_source_lists_the_servers_or_tests_a_name():
             listed = sum(1 for n in names if re.search(_word(n), line)) >= 2
             if listed or compared.search(line) or re.search(r"\$\w*\(?\w*\)?-server/target", line):
                 found.append(f"{path.relative_to(REPO)}:{number}: {line.strip()}")
-    assert found == [], "read servers.json (labanalysis.catalogue, lab.support.Catalogue) instead:\n" + "\n".join(found)
+    assert found == [], "read servers.json (labanalysis.folder.catalogue, lab.support.Catalogue) instead:\n" + "\n".join(found)
 
 
 def test_an_arm_is_its_server_without_the_changes_its_name_lists():

@@ -7,9 +7,9 @@ import json
 import pandas as pd
 import pytest
 
-from labanalysis import claims
-from labanalysis.claims import Claim
-from labanalysis.run import load_run
+from labanalysis.bench import claims
+from labanalysis.bench.claims import Claim
+from labanalysis.folder.run import load_run
 
 ABOUT_1_2_GB = Claim("coroutine", "RSS at 50K", "~1.2 GB", 1.2e9, 1.2e9, "rss_at_50k")
 
@@ -124,7 +124,7 @@ def test_the_per_task_plot_draws_each_claims_floor_figures_against_the_claim():
     import matplotlib
 
     matplotlib.use("Agg")
-    from labanalysis import grid_plots
+    from labanalysis.report import grid_plots
 
     floor = pd.DataFrame(
         [(25, "coroutine", 0, "live heap", 200.0, 180.0, 230.0, 3), (25, "coroutine", 20, "live heap", 1_900.0, 1_850.0, 1_950.0, 3)],

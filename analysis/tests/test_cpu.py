@@ -9,8 +9,8 @@ import math
 import pandas as pd
 import pytest
 
-from labanalysis import cpu
-from labanalysis.run import load_run
+from labanalysis.bench import cpu
+from labanalysis.folder.run import load_run
 
 
 def _load_busy(folder, name: str, busy_seconds: int, phase: str = "json", cpus: str = "load_cpus_busy") -> None:

@@ -1,4 +1,4 @@
-"""Where a server's CPU went, from JFR's folded stacks (labanalysis.cpu_profile), held to truths known by construction.
+"""Where a server's CPU went, from JFR's folded stacks (labanalysis.sweep.cpu_profile), held to truths known by construction.
 
 The sampler itself is held to a known truth in the lab's JfrProfileTest: a method that used three times another's CPU
 has three times its samples.
@@ -6,7 +6,7 @@ has three times its samples.
 
 import pytest
 
-from labanalysis import cpu_profile
+from labanalysis.sweep.sweep import cpu_profile
 
 KTOR_CLIENT_HASHMAP = (
     "DefaultDispatch;java.lang.Thread.run;io.ktor.client.engine.cio.Endpoint.execute;io.ktor.client.call.HttpClientCall.body;java.util.HashMap.get"
@@ -92,7 +92,8 @@ def test_a_workloads_libraries_stand_across_a_row_a_server_and_c_the_largest_fir
 
 
 def test_a_profiled_sweeps_headline_shows_its_libraries(fixture_copy):
-    from labanalysis import headline, sweepfolder
+    from labanalysis.folder import sweepfolder
+    from labanalysis.report import headline
 
     folder = fixture_copy("sweep-threads", "20261204-004929-sweep")
     run = sweepfolder.load(folder)
@@ -107,7 +108,7 @@ def test_a_profiled_sweeps_headline_shows_its_libraries(fixture_copy):
 def test_the_sampler_is_set_beside_procs_count_of_the_same_family():
     import pandas as pd
 
-    from labanalysis import sweepfolder
+    from labanalysis.folder import sweepfolder
 
     steps = pd.DataFrame(
         [

@@ -1,4 +1,4 @@
-"""The latency-throughput curve's figures (labanalysis.curve), each held to a truth known by construction, and a real short curve."""
+"""The latency-throughput curve's figures (labanalysis.curve.curve), each held to a truth known by construction, and a real short curve."""
 
 import gzip
 import math
@@ -6,7 +6,9 @@ import math
 import pandas as pd
 import pytest
 
-from labanalysis import curve, curve_sent, curve_step, curve_tables, curve_verdicts, k6gc, latency, repeats, run
+from labanalysis.bench import k6gc, latency
+from labanalysis.curve.curve import curve, curve_sent, curve_step, curve_tables, curve_verdicts
+from labanalysis.folder import repeats, run
 
 FIXTURE = ("curve-run", "20261127-002232-smoke")
 

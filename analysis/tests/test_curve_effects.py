@@ -1,8 +1,8 @@
-"""The model and engine effect at each step of the curve (labanalysis.curve_effects), held to per-step figures known by construction."""
+"""The model and engine effect at each step of the curve (labanalysis.verdict.curve_effects), held to per-step figures known by construction."""
 
 import pandas as pd
 
-from labanalysis import curve_effects
+from labanalysis.verdict.verdict import curve_effects
 
 # The catalogue's four servers: the engine and the model of each.
 SERVERS = {

@@ -1,6 +1,6 @@
 """The experiments' report: experiments.ipynb run headless on a clients or IO folder, with the newest folder of the other kind beside it."""
 
-from labanalysis import offline, render
+from labanalysis.report import offline, render
 
 SECTIONS = [
     "What to pick",

@@ -7,7 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from labanalysis import floor, floor_verdicts, render
+from labanalysis.floor.floor import floor, floor_verdicts
+from labanalysis.report import render
 
 FOLDER = "20261122-194038-floor"
 FIXTURE = Path(__file__).parent / "fixtures" / "floor"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from conftest import FIXTURES
 
-from labanalysis import floor_folders
+from labanalysis.folder import floor_folders
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -38,7 +38,7 @@ def test_the_newest_whole_folder_that_measured_the_jdk_is_the_one(tmp_path):
 
 def test_make_reads_it_as_a_status_and_a_path():
     def asked(*argv):
-        done = subprocess.run(["python3", "-m", "labanalysis.floor_folders", *argv], cwd=REPO / "analysis", capture_output=True, text=True)
+        done = subprocess.run(["python3", "-m", "labanalysis.folder.floor_folders", *argv], cwd=REPO / "analysis", capture_output=True, text=True)
         return done.returncode, done.stdout.strip(), done.stderr.strip()
 
     assert asked("25", str(FIXTURES)) == (1, "", "")

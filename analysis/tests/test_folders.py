@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from labanalysis import render
+from labanalysis.report import render
 
 
 @pytest.mark.parametrize("parameter, fixture, kind", [("AUDIT", "audit", "pinning"), ("CLIENTS", "clients", "clients"), ("IO", "io", "io")])

@@ -10,8 +10,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from labanalysis import arms, catalogue, floor, grid, opening, repeats, socket_split
-from labanalysis.run import load_run
+from labanalysis.floor.floor import floor
+from labanalysis.folder import catalogue, repeats
+from labanalysis.folder.run import load_run
+from labanalysis.verdict.verdict import arms, grid, opening, socket_split
 
 COLUMNS = ["run folder", "pass", "server", "label", "engine", "model", "jdk", "figure", "value"]
 
@@ -337,7 +339,7 @@ def test_the_decomposition_plot_stacks_each_servers_rest_on_its_models_floor():
     import matplotlib
 
     matplotlib.use("Agg")
-    from labanalysis import grid_plots
+    from labanalysis.report import grid_plots
 
     decomposed = socket_split.decomposition(PER_SOCKET, FLOOR, 25)
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from labanalysis import iobench
+from labanalysis.io import iobench
 
 FIXTURE = Path(__file__).parent / "fixtures" / "io"
 

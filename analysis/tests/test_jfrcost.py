@@ -9,8 +9,8 @@ import shutil
 import pandas as pd
 import pytest
 
-from labanalysis import jfrcost, perpass
-from labanalysis.run import load_run
+from labanalysis.folder.run import load_run
+from labanalysis.verdict.verdict import jfrcost, perpass
 
 CPU = perpass.CPU.key
 

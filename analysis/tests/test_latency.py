@@ -12,8 +12,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from labanalysis import latency, perpass
-from labanalysis.run import Run, ServerRun, load_run
+from labanalysis.bench import latency
+from labanalysis.folder.run import Run, ServerRun, load_run
+from labanalysis.verdict.verdict import perpass
 
 SERVERS = ["ktor-coroutine", "jetty-virtual", "jetty-coroutine", "jetty-platform"]  # the manifest's pass order
 

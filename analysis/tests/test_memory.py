@@ -13,8 +13,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from labanalysis import memory, memory_tables
-from labanalysis.run import load_run
+from labanalysis.bench import memory, memory_tables
+from labanalysis.folder.run import load_run
 
 MIB = 1 << 20
 
@@ -317,7 +317,7 @@ def test_the_command_line_prints_each_passs_bytes_per_socket_as_csv(repeats_fold
 
 def test_the_command_line_without_a_folder_says_how_to_call_it(capsys):
     assert memory.main([]) == 2
-    assert capsys.readouterr().err.startswith("usage: python -m labanalysis.memory")
+    assert capsys.readouterr().err.startswith("usage: python -m labanalysis.bench.memory")
 
 
 def test_a_count_is_fitted_over_every_step_though_rss_was_still_moving_in_some():

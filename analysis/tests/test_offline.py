@@ -1,6 +1,6 @@
 """What a report loads from the network: every way a page fetches by itself is found, and nothing a page only names or links."""
 
-from labanalysis.offline import external_loads
+from labanalysis.report.offline import external_loads
 
 
 def test_every_kind_of_load_by_url_is_found():

@@ -6,8 +6,8 @@ threads and coroutines do not pin: the other passes' pinned.csv are the header a
 
 import pytest
 
-from labanalysis import pinning
-from labanalysis.run import load_run
+from labanalysis.bench import pinning
+from labanalysis.folder.run import load_run
 
 
 def test_events_total_and_longest_per_server(run_folder):

@@ -2,7 +2,7 @@
 
 import json
 
-from labanalysis import provenance
+from labanalysis.folder import provenance
 
 HEADER = {
     "status": "complete",

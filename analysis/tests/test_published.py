@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from labanalysis.series import FORMAT_VERSION
+from labanalysis.folder.series import FORMAT_VERSION
 
 TOP = Path(__file__).resolve().parents[2]
 RESULTS = TOP / "docs" / "results"

@@ -7,8 +7,9 @@ import shutil
 
 import pytest
 
-from labanalysis import repeats, stats
-from labanalysis.run import load_run
+from labanalysis import stats
+from labanalysis.folder import repeats
+from labanalysis.folder.run import load_run
 from labanalysis.stats import Across
 
 

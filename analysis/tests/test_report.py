@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from labanalysis import offline, render
+from labanalysis.report import offline, render
 
 SECTIONS = [
     "Who wins what",
@@ -185,7 +185,7 @@ def test_with_a_floor_folder_beside_the_run_each_servers_memory_per_socket_is_sp
     import shutil
     from pathlib import Path
 
-    from labanalysis import floor
+    from labanalysis.floor.floor import floor
 
     fixture = Path(__file__).parent / "fixtures" / "floor"
     shutil.copytree(fixture, run_folder.parent / "20261122-050000-floor")

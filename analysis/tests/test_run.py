@@ -6,9 +6,9 @@ import json
 import pandas as pd
 import pytest
 
-from labanalysis import provenance
-from labanalysis.run import RunFolderError, load_run
-from labanalysis.series import FORMAT_VERSION
+from labanalysis.folder import provenance
+from labanalysis.folder.run import RunFolderError, load_run
+from labanalysis.folder.series import FORMAT_VERSION
 
 
 def test_a_whole_run_has_its_four_servers_and_no_problems(run_folder):

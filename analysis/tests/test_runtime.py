@@ -1,6 +1,6 @@
 """The run's facts say where the load came from and what the lab changed in each engine: a reader must know both."""
 
-from labanalysis.runtime import engine_changes, load_generation
+from labanalysis.bench.runtime import engine_changes, load_generation
 
 
 def test_a_run_without_load_generators_says_k6_shared_the_cpu():

@@ -7,10 +7,10 @@ import math
 import pandas as pd
 import pytest
 
-from labanalysis import perpass, summary
-from labanalysis.run import load_run
+from labanalysis.folder.run import load_run
 from labanalysis.stats import Across
-from labanalysis.summary import Figure
+from labanalysis.verdict.summary import Figure
+from labanalysis.verdict.verdict import perpass, summary
 
 ONE = math.nan  # no low or high: one pass
 

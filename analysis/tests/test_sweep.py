@@ -1,11 +1,13 @@
-"""The concurrency sweep's figures (labanalysis.sweep), each held to a truth known by construction, and the report of a real one."""
+"""The concurrency sweep's figures (labanalysis.sweep.sweep), each held to a truth known by construction, and the report of a real one."""
 
 import json
 
 import pandas as pd
 import pytest
 
-from labanalysis import experiment_plots, offline, render, sweep, sweepfolder, sweepmemory
+from labanalysis.folder import sweepfolder
+from labanalysis.report import experiment_plots, offline, render
+from labanalysis.sweep.sweep import sweep, sweepmemory
 
 
 def _step(**values) -> dict:

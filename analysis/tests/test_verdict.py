@@ -7,7 +7,8 @@ import math
 
 import pandas as pd
 
-from labanalysis import perpass, repeats, verdict, verdict_words
+from labanalysis.folder import repeats
+from labanalysis.verdict.verdict import perpass, verdict, verdict_words
 
 SERVERS = {
     "jetty-coroutine": ("jetty", "coroutine"),

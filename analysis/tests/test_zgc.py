@@ -4,7 +4,7 @@ from types import SimpleNamespace
 import pandas as pd
 import pytest
 
-from labanalysis import zgc
+from labanalysis.bench import zgc
 
 
 def _wire(stalled_from_s: float, stalled_to_s: float) -> pd.DataFrame:

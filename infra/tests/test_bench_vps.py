@@ -31,7 +31,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "analysis"))
 from rehearsal_network import HOSTS, RehearsalNetwork, wait_until  # noqa: E402
 
-from labanalysis import catalogue  # noqa: E402  (servers.json's reader, on the path just above)
+from labanalysis.folder import catalogue  # noqa: E402  (servers.json's reader, on the path just above)
 
 # make bench-vps runs every server of the catalogue unless SERVERS says otherwise. The smoke run here takes the first server of each
 # engine: what it checks (the hosts, the segments, the addresses, the wire beneath k6) is each pass's, not a model's, and every

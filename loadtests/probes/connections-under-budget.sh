@@ -21,7 +21,7 @@ for pass in 1 2; do
   for name in $servers; do
     echo -1 > "$group/cpu.cfs_quota_us"
     taskset -c 1 "$java" -Xms2048m -Xmx2048m -XX:+UseZGC -XX:ActiveProcessorCount=1 --enable-native-access=ALL-UNNAMED \
-      -jar "$root/$(cd "$root" && PYTHONPATH=analysis python3 -m labanalysis.catalogue jar "$name")" --port 18080 --downstream-url http://127.0.0.1:9 > server-$name-$pass.log 2>&1 &
+      -jar "$root/$(cd "$root" && PYTHONPATH=analysis python3 -m labanalysis.folder.catalogue jar "$name")" --port 18080 --downstream-url http://127.0.0.1:9 > server-$name-$pass.log 2>&1 &
     server=$!
     echo $server > "$group/cgroup.procs"
     for t in $(ls /proc/$server/task); do echo $t > "$group/tasks" 2>/dev/null; done

@@ -21,9 +21,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from labanalysis import curve, curve_verdicts, stats
+from labanalysis.curve.curve import curve, curve_verdicts
+from labanalysis import stats
 from labanalysis.markdown import markdown
-from labanalysis.run import load_run
+from labanalysis.folder.run import load_run
 
 ENDED = re.compile(r"ended (\S+) (\d+) (\d+)")
 # The verdict's three ratios, each (engine, model) over (engine, model), as servers.json names them.

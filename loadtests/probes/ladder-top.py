@@ -13,9 +13,9 @@ import sys
 
 import pandas as pd
 
-from labanalysis import curve
+from labanalysis.curve.curve import curve
 from labanalysis.markdown import markdown
-from labanalysis.run import load_run
+from labanalysis.folder.run import load_run
 
 
 def main(folders: list[str]) -> None:

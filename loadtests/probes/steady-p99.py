@@ -13,9 +13,9 @@ import sys
 import numpy as np
 import pandas as pd
 
-from labanalysis import latency
+from labanalysis.bench import latency
 from labanalysis.markdown import markdown
-from labanalysis.run import load_run
+from labanalysis.folder.run import load_run
 
 
 def seconds_holding_half(timed: pd.DataFrame, over_ms: float) -> int:

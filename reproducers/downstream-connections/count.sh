@@ -18,7 +18,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-servers="${SERVERS:-$(PYTHONPATH=analysis python3 -m labanalysis.catalogue names)}"
+servers="${SERVERS:-$(PYTHONPATH=analysis python3 -m labanalysis.folder.catalogue names)}"
 requests="${REQUESTS:-300}"
 warmup="${WARMUP:-50}"
 [[ "$requests" =~ ^[1-9][0-9]*$ && "$warmup" =~ ^[0-9]+$ ]] || { echo "count.sh: give REQUESTS as 1 or more and WARMUP as 0 or more" >&2; exit 2; }
@@ -56,7 +56,7 @@ start() {
 
 echo "server, requests, connections opened, opened a request"
 for server in ${servers//,/ }; do
-  jar="$(PYTHONPATH=analysis python3 -m labanalysis.catalogue jar "${server%%:*}" 2>&1)" || { echo "count.sh: SERVERS: $jar" >&2; exit 2; }
+  jar="$(PYTHONPATH=analysis python3 -m labanalysis.folder.catalogue jar "${server%%:*}" 2>&1)" || { echo "count.sh: SERVERS: $jar" >&2; exit 2; }
   alternatives=()
   if [[ "$server" == *:* ]]; then named="${server#*:}"; alternatives=(--alternatives "${named//+/,}"); fi
   start "$work/stub.log" "$java" -jar stub/target/stub.jar --port 0

@@ -1,6 +1,6 @@
 """A figure across passes: its median and the range across them, and whether two such figures are apart.
 
-This is the lab's one convention for a compared figure (a pass is a fresh JVM; see labanalysis.repeats for which passes are
+This is the lab's one convention for a compared figure (a pass is a fresh JVM; see labanalysis.folder.repeats for which passes are
 compared). Within a pass, a percentile's or a slope's interval says how precisely that pass measured it, not how another pass would
 come out; so a compared figure is a median across passes, and its interval the range across them.
 """

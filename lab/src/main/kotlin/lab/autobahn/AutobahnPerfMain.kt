@@ -39,7 +39,7 @@ import kotlin.random.Random
  * (`server:change+change`). Each server runs alone, on CPUs of its own ([CpuSplit]: wstest and
  * this harness on the others), in interleaved passes whose order is shuffled by a recorded seed,
  * so a drift of the host lands on every arm alike. The harness writes facts: each pass's folder
- * holds wstest's own `index.json` and report; labanalysis.autobahnperf computes every figure.
+ * holds wstest's own `index.json` and report; labanalysis.autobahn.autobahnperf computes every figure.
  * Writes `results/<time>-autobahn/`.
  */
 private class AutobahnPerfCommand(private val argv: List<String>) : CliktCommand(name = "autobahn-perf") {

@@ -43,7 +43,7 @@ data class ServerOutcome(
     /**
      * The harness's own readings of /json, for its summary line and for calibration's decision
      * during the run. They are not written: the report computes every figure from k6's samples
-     * (labanalysis.latency), with the one definition of each.
+     * (labanalysis.bench.latency), with the one definition of each.
      */
     @Transient val jsonP99Ms: Double? = null,
     @Transient val jsonPerSecond: Double? = null,

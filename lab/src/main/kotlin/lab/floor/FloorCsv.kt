@@ -9,7 +9,7 @@ import java.io.File
  * `floor.csv` of a run: one row per measured step of every JVM that ran to its end, appended as
  * each one ends, so a run cut short keeps what it measured. Facts only, with units in the names,
  * in the columns run-folder.json declares (`experiments.floor`); the analysis
- * (analysis/labanalysis/floor.py) fits the slopes.
+ * (analysis/labanalysis/floor/floor.py) fits the slopes.
  */
 class FloorCsv(private val file: File) {
     init {

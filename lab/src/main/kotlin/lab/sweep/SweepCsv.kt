@@ -10,7 +10,7 @@ import java.util.Locale
  * `memory.csv` (long form, as the bench's), and one row a thread family of a measured step in
  * `threads.csv`, appended and flushed as each step ends so that a stopped run keeps every step
  * it finished. Their columns are run-folder.json's (`experiments.sweep`). The analysis
- * (labanalysis.sweep) computes every rate, ratio and statistic from them.
+ * (labanalysis.sweep.sweep) computes every rate, ratio and statistic from them.
  */
 class SweepCsv(dir: File) : AutoCloseable {
     private val steps = SeriesCsv.create(dir, STEPS, flushEachRow = true, series = RunFolderFormat.experiment(KIND, STEPS))

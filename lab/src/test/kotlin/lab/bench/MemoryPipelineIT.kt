@@ -18,7 +18,7 @@ import kotlin.test.fail
  * takes: the harness starts the server with a socket ballast (every open WebSocket retains
  * exactly [BALLAST_BYTES], on the heap or in a direct buffer whose pages are written), k6 opens
  * the `ballast` profile's idle sockets in steps, the harness takes the memory snapshots, and the
- * analysis (`python -m labanalysis.memory`, the report's own code) fits each component's bytes
+ * analysis (`python -m labanalysis.bench.memory`, the report's own code) fits each component's bytes
  * per socket. Against a run without ballast, the heap ballast must show in the live heap and the
  * direct one in NMT's Other, each within 10%.
  *
@@ -73,7 +73,7 @@ class MemoryPipelineIT {
 
     /** The analysis's bytes per socket of each component of the run's one pass. */
     private fun bytesPerSocket(runDir: File): Map<String, Double> {
-        val command = listOf(python, "-m", "labanalysis.memory", runDir.absolutePath)
+        val command = listOf(python, "-m", "labanalysis.bench.memory", runDir.absolutePath)
         val process = ProcessBuilder(command).directory(analysis).redirectError(ProcessBuilder.Redirect.INHERIT).start()
         val csv = process.inputStream.bufferedReader().readText()
         assertTrue(process.waitFor(2, TimeUnit.MINUTES) && process.exitValue() == 0, "$command failed:\n$csv")

@@ -21,7 +21,7 @@ import kotlin.test.fail
  * `byte[BALLAST]` and dropping another, the live heap per task must differ by that one array
  * (its bytes and its 16-byte header), not by zero (a step measured before its tasks parked) nor
  * by two (garbage counted as live). The slope is least squares over the steps, as the analysis
- * fits it (analysis/labanalysis/floor.py). Measured here: 16,400 B more a task (16,448 for a virtual thread on JDK 21).
+ * fits it (analysis/labanalysis/floor/floor.py). Measured here: 16,400 B more a task (16,448 for a virtual thread on JDK 21).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 4, unit = TimeUnit.MINUTES)

@@ -148,7 +148,7 @@ class SweepIT {
             assertTrue(before >= 0.75 * CONCURRENCIES.last(), "$row")
             // The count after the full GC is read as the heap walk's pause ends, when the timers that ran out in it answer together
             // and their next requests are on their way: Ktor counted 113 of 200 once (a fresh clone's make test, 2026-11-28). The
-            // analysis leaves out a snapshot whose count moved more than 10% (labanalysis.sweepmemory); here it is only read. A
+            // analysis leaves out a snapshot whose count moved more than 10% (labanalysis.sweep.sweepmemory); here it is only read. A
             // connection may be counted twice for a moment: a server that answers inside LiveCounters.inFlight counts wrk's next
             // request before it uncounts the one answered (Jetty coroutines counted 201 of 200, a fresh clone's make test, the same day).
             assertTrue(after in 0..2 * CONCURRENCIES.last(), "$row")

@@ -83,9 +83,9 @@ class ServerArmTest {
     }
 
     /**
-     * The analysis reads an arm back from its name alone (labanalysis.catalogue), so the two languages must name and label
+     * The analysis reads an arm back from its name alone (labanalysis.folder.catalogue), so the two languages must name and label
      * every arm alike. Both are held to one file: this test to what [Catalogue.arm] makes of each arm's text now, and
-     * analysis/tests/test_catalogue.py to what labanalysis.catalogue reads back from each name.
+     * analysis/tests/test_catalogue.py to what labanalysis.folder.catalogue reads back from each name.
      */
     @Test
     fun `every arm is named and labelled as the analysis reads it back (analysis's fixtures, arms json)`() {

@@ -6,7 +6,7 @@ import kotlinx.serialization.json.Json
 /**
  * The run folder's declared format: `run-folder.json` at the repository root, packed into the jar (as servers.json is), so
  * a harness shipped without the repository writes the format it was built with. Every CSV series of a pass takes its header
- * from here ([SeriesCsv]), and the manifest records [version]; the analysis reads the same declaration (labanalysis.series).
+ * from here ([SeriesCsv]), and the manifest records [version]; the analysis reads the same declaration (labanalysis.folder.series).
  */
 object RunFolderFormat {
     val declaration: Declaration by lazy {

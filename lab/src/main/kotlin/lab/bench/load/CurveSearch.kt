@@ -22,7 +22,7 @@ import kotlin.math.sqrt
  * read, so it keeps a guide of its own from the wire ([answered]): a step held when fewer than
  * 1% of the requests due in it were unanswered or answered over the profile's bound. It only
  * picks the rates; the analysis judges every step, searched or not, by its own rules
- * (labanalysis.curve_verdicts), from the pass's series. Where the two disagree, the search
+ * (labanalysis.curve.curve_verdicts), from the pass's series. Where the two disagree, the search
  * spent a step where it was not needed, and the figure is still the analysis's.
  *
  * Each choice is a row of `curve-search.csv` (run-folder.json): the planned phase (a search
@@ -86,7 +86,7 @@ class CurveSearch(
      *
      * Where no search of its endpoint follows (make bench), a failed step is one the server did not keep up with (more than 1%
      * of its requests unanswered), not one whose p99 crossed the bound: the steps past its p99 limit, up to where it stops
-     * keeping up, are where its CPU is full and the capacity per CPU is read (labanalysis.curve_verdicts.served_when_full), and
+     * keeping up, are where its CPU is full and the capacity per CPU is read (labanalysis.curve.curve_verdicts.served_when_full), and
      * what a core serves there depends on what it is offered: stopped at its p99 limit, the platform server was measured at the
      * least it serves full (docs/JOURNAL.md, "Capacity per CPU: what a core served").
      */

@@ -67,7 +67,7 @@ interface K6Load : AutoCloseable {
          * Dropped iterations of [scenario] stamped at or after [fromEpochSecond] and before
          * [untilEpochSecond] (the same scenario goes on to the curve's steps), counted from k6's
          * own samples in [dir]'s `k6-metrics.csv.gz` (k6 stamps them in whole seconds). Calibration
-         * decides on it during the run; the report counts with labanalysis.latency.dropped_iterations,
+         * decides on it during the run; the report counts with labanalysis.bench.latency.dropped_iterations,
          * the same rule; both are held to one fixture's counts (analysis/tests/fixtures/dropped-iterations).
          */
         fun droppedIterations(dir: File, scenario: String, fromEpochSecond: Long, untilEpochSecond: Long = Long.MAX_VALUE): Long {

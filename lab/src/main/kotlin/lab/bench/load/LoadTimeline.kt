@@ -9,7 +9,7 @@ import lab.bench.load.Profile.Companion.K6
  *
  * The timeline is made once, here ([of]). The harness's clock (RunClock) names each second's
  * phase from it; bench.js builds its scenarios from it and tags each request with the phase
- * it was sent in; the analysis reads the phase names back (labanalysis.curve). So a request,
+ * it was sent in; the analysis reads the phase names back (labanalysis.curve.curve). So a request,
  * the wire's record of it, and the CPU second it was served in all carry the same name.
  */
 @Serializable

@@ -1,0 +1,1 @@
+"""make audit-pinning: where virtual threads pin."""

@@ -1,0 +1,1 @@
+"""make autobahn-perf: the Autobahn testsuite's section 9, timed."""

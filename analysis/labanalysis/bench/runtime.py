@@ -1,0 +1,168 @@
+"""Threads, CPU and GC, from each server's JFR series and /proc samples."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from ..folder import provenance
+from ..folder.run import Run
+
+
+def gc_table(run: Run) -> pd.DataFrame:
+    """One row per server run: GC pauses (count, total, longest, ms) and ZGC allocation stalls (count, total ms, how many in the steady /json phase).
+
+    A ZGC pause is short by design; an allocation stall is a thread stopped because the heap
+    filled faster than ZGC freed it, which is the GC cost a request actually waits for. Stalls
+    overlap (many threads stall at once), so their total can exceed the run's length.
+    """
+    rows = []
+    for server in run.servers:
+        jfr = server.jfr
+        pauses = jfr.loc[jfr["metric"] == "gc_pause_ms", "value"]
+        stalls = jfr.loc[jfr["metric"] == "allocation_stall_ms", "value"]
+        rows.append(
+            {
+                "run": server.name,
+                "GC pauses": len(pauses),
+                "total pause (ms)": pauses.sum(),
+                "longest pause (ms)": pauses.max() if len(pauses) else 0.0,
+                "allocation stalls": len(stalls),
+                "stalled (ms)": stalls.sum(),
+                "stalls in steady /json": int((jfr.loc[stalls.index, "phase"] == "json").sum()),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def jvm_cpu(server) -> pd.DataFrame:
+    """The JVM's CPU over time, user plus system, as a share of all the host's cores: time_s, phase, cpu."""
+    jfr = server.jfr
+    parts = jfr[jfr["metric"].isin(["cpu_jvm_user", "cpu_jvm_system"])]
+    summed = parts.groupby(["time_s", "phase"])["value"].sum().reset_index()
+    return pd.DataFrame({"time_s": summed["time_s"], "phase": summed["phase"], "cpu": summed["value"]})
+
+
+def peak_threads(server) -> float:
+    """The most OS threads /proc counted in the server's process at any sample; NaN without samples."""
+    threads = server.proc["threads"]
+    return float(threads.max()) if len(threads) else math.nan
+
+
+def threads_and_cpu(run: Run) -> pd.DataFrame:
+    """One row per server run: peak and median OS threads (/proc), and median and peak JVM CPU (JFR, share of all cores)."""
+    rows = []
+    for server in run.servers:
+        threads = server.proc["threads"]
+        cpu = jvm_cpu(server)["cpu"]
+        rows.append(
+            {
+                "run": server.name,
+                "peak threads": peak_threads(server),
+                "median threads": threads.median() if len(threads) else float("nan"),
+                "median JVM CPU (%)": 100 * cpu.median() if len(cpu) else float("nan"),
+                "peak JVM CPU (%)": 100 * cpu.max() if len(cpu) else float("nan"),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def run_facts(run: Run) -> dict[str, str]:
+    """The manifest, summarised for a reader: host, JDK, flags, profile, preflight and the host limits it read."""
+    m = run.manifest
+    header = provenance.of(m)
+    host, jdk, preflight, profile = header["host"], header["jdk"], m.get("preflight", {}), m.get("profile", {})
+    git = provenance.commit(m)
+    return {
+        "status": header["status"] or "?",
+        "command": header["command"] or "?",
+        "started, finished (UTC)": f"{(header['startedAt'] or '?')[:19]}, {str(header['finishedAt'] or 'not finished')[:19]}",
+        "host": (
+            f"{host.get('hostname', '?')}: {host.get('cpus', '?')} CPUs ({host.get('cpuModel', '?')}), "
+            f"{host.get('memoryBytes', 0) / (1 << 30):.1f} GiB, kernel {host.get('kernel', '?')}"
+        ),
+        "server JDK": f"{jdk.get('version', '?')} ({jdk.get('home', '?')}); the harness ran on {m.get('harnessJdk', '?')}",
+        "JVM flags (every server)": " ".join(m.get("jvmFlags", [])),
+        "what the lab changed in each engine": engine_changes(m),
+        "k6": m.get("k6Version", "?"),
+        "load generation": load_generation(m),
+        "git commit": git,
+        "profile": f"{m.get('profileName', '?')}: {profile.get('description', '')}",
+        "/json rate": f"{m.get('jsonRatePerSecond', profile.get('jsonRatePerSecond', '?'))} req/s"
+        + (f": {run.json_rate_choice}" if run.json_rate_choice else ""),
+        "passes, in the order they ran": pass_order(run),
+        "CPU split": cpu_split(run),
+        "kernel memory (memory.csv)": KERNEL_SOURCES.get(run.kernel_memory_source, run.kernel_memory_source or "not in this run"),
+        "idle sockets": f"{preflight.get('idleSockets', '?')} (the profile asked for {preflight.get('requestedSockets', '?')})",
+        "preflight notes": "; ".join(preflight.get("notes", [])) or "none",
+        **({"stopped because": m["reason"]} if m.get("reason") else {}),
+        "host limits read by the preflight": ", ".join(f"{k} {v:,}" if isinstance(v, int) else f"{k} {v}" for k, v in m.get("limits", {}).items()),
+    }
+
+
+def engine_changes(manifest: dict) -> str:
+    """What the lab changed in each engine of the run, as servers.json declared it when the run started (the manifest's `engines`)."""
+    engines = manifest.get("engines")
+    if not engines:
+        return "not recorded: the run was made before its manifest recorded them (2026-11-29)"
+
+    def alternatives(engine: dict) -> str:
+        found = engine.get("alternatives") or []
+        return "".join(
+            f"; could run {'instead of ' + a['insteadOf'] if a.get('insteadOf') else 'also'}: {a['name']} ({a['kind']}: {a['what']})" for a in found
+        )
+
+    return "; ".join(
+        f"{engine['label']}: "
+        + ", ".join(f"{change['name']} ({change['kind']}: {change['what']})" for change in engine["changes"])
+        + alternatives(engine)
+        for engine in engines.values()
+    )
+
+
+def load_generation(manifest: dict) -> str:
+    """Where k6 ran: beside the servers (so the figures include its CPU use) or split over load generators."""
+    generators = manifest.get("loadGenerators") or []
+    if not generators:
+        return "k6 ran on the server host itself: load generation shared the CPU with the servers"
+    segments = ", ".join(f"{g['host']} (segment {g['executionSegment']})" for g in generators)
+    return (
+        f"{len(generators)} load generator(s), one k6 execution segment each: {segments}; "
+        f"servers listened on {manifest.get('bindAddress', '?')}; percentiles computed from all their raw samples"
+    )
+
+
+# What the harness records of each server run, facts only: how it ended and what it counted. The
+# statistics (percentiles, rates, dropped iterations, plateaus) are the report's own, elsewhere.
+OUTCOME_FACTS = [
+    "server", "status", "reason", "phaseAtEnd", "seconds", "jfrStreaming", "repeat", "socketsPlanned", "socketsOpened",
+    "peakOpenSockets", "peakRssBytes", "peakThreads", "jsonRequests", "failedChecks", "pinnedEvents", "marks",
+]  # fmt: skip
+
+
+def outcomes(run: Run) -> pd.DataFrame:
+    """The facts of each server run's outcome, one row each (blank where the harness had none: a reason for a pass that ran)."""
+    rows = [dict(server.outcome, run=server.name) for server in run.servers]
+    return pd.DataFrame(rows).reindex(columns=["run", *OUTCOME_FACTS])
+
+
+KERNEL_SOURCES = {
+    "cgroup-v1": "the server's own cgroup (v1): memory.kmem and memory.kmem.tcp",
+    "sockstat-host": "/proc/net/sockstat's TCP memory, host-wide: both ends of every loopback socket, k6's too",
+}
+
+
+def pass_order(run: Run) -> str:
+    """The passes in the order they ran, and the seed that shuffled them."""
+    seed = f" (shuffled with seed {run.pass_seed})" if run.pass_seed is not None else ""
+    return " → ".join(run.pass_order) + seed
+
+
+def cpu_split(run: Run) -> str:
+    """Which CPUs the server had to itself, and which the load (k6, stub, harness) ran on."""
+    split = run.cpu_split
+    if not split:
+        return "none: the server and the load shared the host's CPUs"
+    server, load = split.get("serverCpus", []), split.get("loadCpus", [])
+    return f"server on CPU {', '.join(map(str, server))} (its JVM sized to {len(server)}); k6, stub and harness on CPU {', '.join(map(str, load))}"

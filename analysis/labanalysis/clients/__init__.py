@@ -1,0 +1,1 @@
+"""make clients: the threads each HTTP client blocks, and its download speed."""

@@ -1,0 +1,1 @@
+"""make floor: each model's own memory per parked task."""

@@ -1,0 +1,252 @@
+"""Each concurrency model's own memory per parked task, with no server (`make floor`, a `results/<time>-floor/` folder).
+
+The harness parks N tasks of one model in a fresh JVM (the bench's flags, NMT on), step by
+step, and at each step forces a full GC and records the facts in `floor.csv`: the live heap (the
+class histogram's total), RSS and PSS, NMT's Thread committed and its stacks' committed, and
+the OS threads. This module computes the one statistic: bytes per task, the least-squares slope
+of a measure against the tasks parked, fitted in each JVM (each repeat) on its own; then the
+median of those slopes and their range (lowest to highest), as repeats.medians does: with a
+handful of repeats the range is the honest spread, where a confidence interval from three
+values would claim more than they can say.
+
+`per_task` is a contract other code reads: its columns are exactly PER_TASK_COLUMNS.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from ..bench import memory
+from ..folder import catalogue, provenance, series
+
+# The measures, by the name per_task gives them, and floor.csv's column for each.
+MEASURES = {
+    "live heap": "live_heap_bytes",
+    "RSS": "rss_bytes",
+    "PSS": "pss_bytes",
+    "NMT thread committed": "nmt_thread_committed_bytes",
+    "NMT stack committed": "nmt_stack_committed_bytes",
+}
+# floor.csv's columns, as run-folder.json declares them (the harness writes through the same declaration).
+CSV = series.EXPERIMENTS["floor"]["floor.csv"]
+CSV_COLUMNS = list(CSV.columns)
+CELL = ["jdk", "model", "depth"]
+PER_TASK_COLUMNS = [*CELL, "measure", "median", "low", "high", "repeats"]
+# Below this many repeats the report shows a median and no range: two values are not a spread.
+MIN_REPEATS_FOR_RANGE = 3
+# How far a JVM's live heap per task may move between its steps before the report says so.
+UNEVEN_PERCENT = 10
+KIB = 1024
+
+
+class FloorFolderError(Exception):
+    """Not a `make floor` folder: one line saying what to pass instead."""
+
+
+@dataclass
+class FloorRun:
+    folder: Path
+    manifest: dict
+    steps: pd.DataFrame
+    problems: list[str] = field(default_factory=list)
+
+
+def load(folder: str | Path) -> FloorRun:
+    """The run's manifest and its steps (floor.csv), with what is missing or cut said in `problems`."""
+    folder = Path(folder)
+    manifest_file = folder / "manifest.json"
+    if not manifest_file.is_file() or "settings" not in (manifest := json.loads(manifest_file.read_text())):
+        raise FloorFolderError(f"{folder} is not a `make floor` folder (no manifest.json with settings); pass results/<time>-floor")
+    if refused := series.refused_version(folder, manifest):
+        raise FloorFolderError(refused)
+    status = provenance.status(manifest)
+    problems = ([] if status == "complete" else [f"the run is {status}"]) + list(manifest.get("problems", []))
+    csv = folder / "floor.csv"
+    if not csv.is_file():
+        problems.append("floor.csv is missing")
+        return FloorRun(folder, manifest, pd.DataFrame(columns=CSV_COLUMNS), problems)
+    steps = pd.read_csv(csv, dtype=dict.fromkeys(CSV.text, str))
+    if list(steps.columns) != CSV_COLUMNS:
+        raise FloorFolderError(f"{csv} has columns {list(steps.columns)}, not {CSV_COLUMNS}")
+    whole = steps.dropna()
+    if len(whole) < len(steps):
+        problems.append(f"floor.csv: {len(steps) - len(whole)} row(s) cut mid-write, dropped")
+    whole = whole.astype({c: "int64" for c in CSV_COLUMNS if c not in CSV.text})
+    problems.extend(uneven(whole))
+    return FloorRun(folder, manifest, whole, problems)
+
+
+def uneven(steps: pd.DataFrame, measure: str = "live heap") -> list[str]:
+    """The JVMs whose `measure` per task, step to step, moved by more than UNEVEN_PERCENT of its mean over all their steps.
+
+    The live heap is exact, so a JVM's tasks should cost the same at every step; one that did not
+    (its park path recompiled mid-run, say) has a slope that depends on where the steps fell.
+    It is kept, and said.
+    """
+    column = MEASURES[measure]
+    found = []
+    for (jdk, model, depth, repeat), jvm in steps.groupby([*CELL, "repeat"], sort=True):
+        jvm = jvm.sort_values("tasks")
+        per_step = (jvm[column].diff() / jvm["tasks"].diff()).dropna()
+        mean = (jvm[column].iloc[-1] - jvm[column].iloc[0]) / (jvm["tasks"].iloc[-1] - jvm["tasks"].iloc[0]) if len(jvm) > 1 else 0
+        if len(per_step) >= 2 and mean and (per_step.max() - per_step.min()) > UNEVEN_PERCENT / 100 * abs(mean):
+            found.append(
+                f"JDK {jdk} {model} depth {depth} repeat {repeat}: its {measure} per task moved between steps, "
+                f"{per_step.min():,.0f} to {per_step.max():,.0f} B (mean {mean:,.0f} B)"
+            )
+    return found
+
+
+def _steps(frame_or_folder) -> pd.DataFrame:
+    if isinstance(frame_or_folder, pd.DataFrame):
+        return frame_or_folder
+    if isinstance(frame_or_folder, FloorRun):
+        return frame_or_folder.steps
+    return load(frame_or_folder).steps
+
+
+def slopes(frame_or_folder) -> pd.DataFrame:
+    """One row per JVM (jdk, model, depth, repeat) and measure: bytes_per_task (the least-squares slope against tasks), R², points.
+
+    The fit is memory.per_connection's (scipy's linregress), with the tasks parked as its x.
+    """
+    steps = _steps(frame_or_folder)
+    rows = []
+    for (jdk, model, depth, repeat), jvm in steps.groupby([*CELL, "repeat"], sort=True):
+        points = jvm.rename(columns={"tasks": "open_sockets"})
+        for measure, column in MEASURES.items():
+            fit = memory.per_connection(points, column)
+            rows.append(
+                {
+                    "jdk": jdk,
+                    "model": model,
+                    "depth": depth,
+                    "repeat": repeat,
+                    "measure": measure,
+                    "bytes_per_task": fit.slope,
+                    "r_squared": fit.r_squared,
+                    "points": fit.points,
+                }
+            )
+    return pd.DataFrame(rows, columns=[*CELL, "repeat", "measure", "bytes_per_task", "r_squared", "points"])
+
+
+def per_task(frame_or_folder) -> pd.DataFrame:
+    """Bytes per parked task: one row per jdk, model, depth and measure, with the median of the repeats' slopes, their range
+    (low: the lowest, high: the highest) and how many repeats there were.
+
+    `frame_or_folder` is floor.csv as a DataFrame, a loaded FloorRun, or the run folder. A JVM whose
+    slope cannot be fitted (fewer than two steps) does not count as a repeat. low and high are the
+    lowest and highest slope whatever the number of repeats (equal to the median with one); the
+    report shows them only from MIN_REPEATS_FOR_RANGE repeats.
+    """
+    fitted = slopes(frame_or_folder).dropna(subset=["bytes_per_task"])
+    grouped = fitted.groupby([*CELL, "measure"], sort=False)["bytes_per_task"]
+    out = grouped.agg(median="median", low="min", high="max", repeats="count").reset_index()
+    return _sorted(out, [*CELL, "measure"])[PER_TASK_COLUMNS]
+
+
+def kib_range(median: float, low: float, high: float, repeats: int) -> str:
+    """A per-task figure in KiB for a reader: `1.22 [1.21-1.23]`, the range only from MIN_REPEATS_FOR_RANGE repeats."""
+    if math.isnan(median):
+        return ""
+    text = f"{median / KIB:,.2f}"
+    return text + (f" [{low / KIB:,.2f}-{high / KIB:,.2f}]" if repeats >= MIN_REPEATS_FOR_RANGE else "")
+
+
+def table(run: FloorRun, measures: tuple[str, ...] = ("live heap", "RSS", "PSS", "NMT thread committed")) -> pd.DataFrame:
+    """Model and depth down, JDK and measure across: KiB per task, median [range] over the repeats."""
+    figures = per_task(run)
+    if figures.empty:
+        return pd.DataFrame()
+    figures = figures[figures["measure"].isin(measures)]
+    figures = figures.assign(
+        text=[kib_range(r.median, r.low, r.high, r.repeats) for r in figures.itertuples()],
+        column=[f"{m}, JDK {j}" for m, j in zip(figures["measure"], figures["jdk"], strict=True)],
+    )
+    wide = figures.pivot_table(index=["model", "depth"], columns="column", values="text", aggfunc="first", sort=False)
+    columns = [f"{m}, JDK {j}" for m in measures for j in sorted(figures["jdk"].unique())]
+    models = _model_order(figures["model"])
+    wide = wide.reindex(columns=[c for c in columns if c in wide.columns])
+    wide.columns.name = None
+    return wide.reindex(sorted(wide.index, key=lambda i: (models.index(i[0]), i[1])))
+
+
+def _model_order(seen) -> list[str]:
+    """The models in the catalogue's order (coroutine, virtual, platform), any other after them."""
+    seen = list(dict.fromkeys(seen))
+    return [m for m in catalogue.MODELS if m in seen] + sorted(set(seen) - set(catalogue.MODELS))
+
+
+def _sorted(frame: pd.DataFrame, by: list[str]) -> pd.DataFrame:
+    """`frame` sorted by `by`, models in the catalogue's order and measures in MEASURES' order."""
+    models = _model_order(frame["model"]) if "model" in frame.columns else []
+    measures = list(MEASURES)
+
+    def key(column: pd.Series) -> pd.Series:
+        if column.name == "model":
+            return column.map(models.index)
+        if column.name == "measure":
+            return column.map(measures.index)
+        return column
+
+    return frame.sort_values(by, key=key).reset_index(drop=True)
+
+
+def depth_cost(run: FloorRun, measure: str = "live heap") -> pd.DataFrame:
+    """What the deeper call costs a task, per frame: (the median bytes per task at the deepest depth - at depth 0) / the frames
+    between, each frame holding the manifest's liveLocalsPerFrame longs live across the park.
+
+    The seed's claim is that a virtual thread carries its frames on the heap when it parks and a
+    coroutine only the locals live across its suspension: the live heap per frame says which.
+    """
+    figures = per_task(run)
+    figures = figures[figures["measure"] == measure]
+    rows = []
+    for (jdk, model), group in figures.groupby(["jdk", "model"], sort=False):
+        by_depth = group.set_index("depth")
+        if 0 not in by_depth.index or by_depth.index.max() == 0:
+            continue
+        deep = by_depth.index.max()
+        extra = by_depth.loc[deep, "median"] - by_depth.loc[0, "median"]
+        rows.append(
+            {
+                "JDK": jdk,
+                "model": model,
+                f"{measure} per task at depth 0 (B)": round(by_depth.loc[0, "median"]),
+                f"at depth {deep} (B)": round(by_depth.loc[deep, "median"]),
+                "per frame (B)": round(extra / deep, 1),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def facts(run: FloorRun) -> dict[str, str]:
+    m = run.manifest
+    s = m["settings"]
+    runtimes = m.get("jdkRuntimes", {})
+    jdks = "; ".join(
+        f"{runtimes.get(str(j['feature']), {}).get('runtimeVersion') or j['version']} ({j.get('vendor') or 'vendor unknown'}, {j['home']})"
+        for j in m.get("jdks", [])
+    )
+    flags = "; ".join(f"JDK {feature}: {' '.join(f)}" for feature, f in m.get("jvmFlags", {}).items())
+    return {
+        **provenance.run_facts(m),
+        "JDKs the tasks parked on": jdks,
+        "JVM flags": flags,
+        "git commit": provenance.commit(m),
+        "models": "; ".join(f"{model}: {waits}" for model, waits in m.get("models", {}).items()),
+        "steps (tasks parked)": ", ".join(f"{n:,}" for n in s["steps"]),
+        "depths": f"{', '.join(map(str, s['depths']))} frames, {s['liveLocalsPerFrame']} live longs a frame",
+        "repeats": f"{s['repeats']}, each in a fresh JVM, in random order within each repeat (seed {s['seed']})",
+        "warm-up before the first step": "; ".join(
+            f"{model}: {w['rounds']} x {w['tasks']:,} tasks parked and woken" for model, w in s["warmup"].items()
+        ),
+        "heap": f"{s['heapMb']:,} MiB, fixed: the bench's",
+        "JVMs": f"{len(m.get('cells', []))} ran, {sum(c['status'] != 'ok' for c in m.get('cells', []))} failed",
+    }

@@ -1,0 +1,1 @@
+"""make io-bench: Ktor's IO against plain JVM IO."""

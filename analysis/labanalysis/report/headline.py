@@ -1,0 +1,162 @@
+"""A run's headline tables as Markdown, for a README, a release note or an issue's closing note.
+
+`make headline RUN=results/<run>` prints the tables the report leads with: the verdict, "Who wins what", and for a run with a curve, each
+server's highest sustained rate and the curve's figures step by step; for a `make sweep` folder, how far each server held C/D, its CPU
+per request, and where that CPU went by thread family; `make headline A=results/<run> B=results/<run>` prints the
+comparison `make compare` renders; `PICTURE=<file>.png` also saves the report's first plot a reader looks at.
+
+Nothing here computes a figure: the tables are the report's own (summary, curve, compare), only written as text, under a line
+that names the folder, its commit and the command that made it, so that a figure pasted from here can be traced to its run.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import pandas as pd
+
+from ..bench import cpu, zgc
+from ..cli import OneLineParser
+from ..curve import curve, curve_tables
+from ..folder import catalogue, provenance, repeats, sweepfolder
+from ..folder.run import Run, RunFolderError, load_run
+from ..markdown import markdown
+from ..sweep import cpu_profile, sweep
+from ..verdict import arms, compare, grid, perpass, summary, verdict, verdict_repeat
+from . import grid_plots, plots
+
+# The curve's figures a reader compares step by step (curve.FIGURES names).
+CURVE_FIGURES = ("p99 on the wire (ms)", "server CPU busy (%)", "achieved (req/s)")
+
+
+def host(run: Run) -> str:
+    """One line on how much of the host the run had: the hypervisor's steal over its passes, which no other table shows."""
+    steal = cpu.steal_cores(run)
+    if steal.passes == 0:
+        return f"`{run.folder.name}`: no pass recorded the host's steal time."
+    return (
+        f"`{run.folder.name}`'s host: the CPU its hypervisor gave to others (steal time), in cores of its {cpu.host_cpus(run)} a "
+        f"pass: {repeats.shown(steal)}. What it takes, the server and the load generator wait for, so the figures of a run it "
+        "took much from compare only within the run's rounds."
+    )
+
+
+def tables(runs: list[Run]) -> list[tuple[str, pd.DataFrame]]:
+    """(title, table) in the report's order: the verdict, who wins what, the steady phase's p99 against the collector's major cycles
+    where the run has both, then the curve's summary and its step tables, where there is a curve."""
+    per_pass = perpass.table(runs)
+    found = [
+        ("The verdict: the model to pick for each shape of work", verdict.table(per_pass, compare.settings(runs[0]))),
+        ("Who wins what", summary.winners(summary.figures(catalogue.without_arms(per_pass)))),
+    ]
+    stalls = zgc.stalls_table(runs)
+    if not stalls.empty:
+        title = "The steady /json phase and ZGC's major cycles: the wire's p99 inside and outside them, a row a pass"
+        found.append((f"{title} (how much was ZGC's warm-up: blank where the pass's series names no warm-up cycle)", stalls))
+    changes = arms.change_effects(grid.passes(runs))
+    if not changes.empty:
+        found.append(("What the lab's changes to each engine do: each arm against its server", grid.effects_table(changes)))
+    if curve.has_curve(runs):
+        steps = curve.per_step(runs)
+        found.append(("Highest sustained rate", curve_tables.summary(steps)))
+        found.append(("How far each capacity figure moved from pass to pass", curve_tables.spread(steps)))
+        for endpoint in curve.ENDPOINTS:
+            for figure in CURVE_FIGURES:
+                found.append((f"/{endpoint}: {figure}, median [lowest, highest] across passes", curve_tables.table(steps, endpoint, figure)))
+    return found
+
+
+def of_run(runs: list[Run]) -> str:
+    """The whole Markdown of one run (pooled with `runs[1:]` as repeats, as `make report ALSO=` does)."""
+    parts = [provenance.source(r) for r in runs] + [host(r) for r in runs]
+    for title, table in tables(runs):
+        parts += [f"### {title}", markdown(table, index=title.startswith("/"))]
+    return "\n\n".join(parts) + "\n"
+
+
+def picture(runs: list[Run], path: str) -> None:
+    """Saves the report's plot a reader looks at first, as it is drawn there: the `/dashboard` curve where the run has one (what a
+    model buys), else each headline figure per cell of the grid (what it costs)."""
+    if curve.has_curve(runs):
+        figure = plots.rate_curves(curve.per_step(runs), "dashboard", curve.bound_ms(runs[0], "dashboard"))
+    else:
+        passes = catalogue.without_arms(grid.passes(runs))
+        figure = grid_plots.grid_figures(grid.per_server(passes), grid.headlines(passes), grid.models(passes), grid.engines(passes))
+    figure.savefig(path, dpi=72, bbox_inches="tight")
+
+
+def of_sweep(run: sweepfolder.SweepRun) -> str:
+    """The Markdown of a `make sweep` folder's headline tables: how far each server held C/D and why it stopped, its CPU per
+    request (the slope over the steps it held), and per workload where that CPU went, by thread family."""
+    made_as = f"make sweep, {provenance.headline_commit(run.manifest)}, run-folder format {run.manifest.get('runFolderFormat', '?')}"
+    parts = [f"From `{run.folder.name}` ({made_as}), made by `{provenance.of(run.manifest).get('command', '?')}`."]
+    parts += [f"The run's problems: {'; '.join(run.problems)}." if run.problems else "The run had no problems."]
+    parts += [
+        "### How far each server held C/D, and why it stopped",
+        markdown(sweep.capacity(run).assign(server=lambda f: f["server"].map(catalogue.label))),
+    ]
+    slopes = sweep.cpu_per_request(run)
+    parts += [
+        "### Server CPU per request (µs): the slope over the steps each server held",
+        markdown(slopes.assign(server=slopes["server"].map(catalogue.label)).round(1)),
+    ]
+    profiles = cpu_profile.profiles_of(run)
+    for workload in run.manifest["settings"]["workloads"]:
+        families = sweep.thread_family_table(run, workload)
+        if not families.empty:
+            title = f"/{workload}: server CPU per request (µs) by thread family, median [lowest, highest] across passes"
+            parts += [f"### {title}", markdown(families)]
+        libraries = cpu_profile.library_table(profiles, workload)
+        if not libraries.empty:
+            title = f"/{workload}: sampled CPU per request (µs) by the library whose code ran (JFR, the JDK's frames charged to their caller)"
+            parts += [f"### {title}", markdown(libraries)]
+        if sweep.measured(run, workload, sweep.DOWNSTREAM_CONNECTIONS):
+            title = f"/{workload}: {sweep.DOWNSTREAM_CONNECTIONS} (the stub's count: 1 opens one for each call, 0 keeps them)"
+            parts += [f"### {title}", markdown(sweep.table(run, workload, sweep.DOWNSTREAM_CONNECTIONS).reset_index(names="server"))]
+    return "\n\n".join(parts) + "\n"
+
+
+def of_comparison(a: Run, b: Run) -> str:
+    """The Markdown of `make compare A=a B=b`'s tables: whether the verdict repeated, cell by cell, and each server's capacity per CPU;
+    then every figure of every server in both, B against A."""
+    per_pass_a, per_pass_b = perpass.table([a]), perpass.table([b])
+    parts = [f"A: {provenance.source(a)}", f"B: {provenance.source(b)}"]
+    parts += ["### Did the verdict repeat?", markdown(verdict_repeat.cells(per_pass_a, per_pass_b))]
+    parts += ["### Did each server's capacity per CPU repeat?", markdown(verdict_repeat.capacities(per_pass_a, per_pass_b))]
+    parts += ["### Every figure, B against A", markdown(compare.table(compare.pairs(a, b)))]
+    return "\n\n".join(parts) + "\n"
+
+
+def main(argv: list[str]) -> int:
+    parser = OneLineParser(
+        "make headline",
+        "make headline RUN=results/<run> [ALSO=...] [PICTURE=x.png], or make headline A=results/<run> B=results/<run>",
+        description="A run's headline tables as Markdown.",
+    )
+    parser.add_argument("run", nargs="?", help="a run folder (results/<run>)")
+    parser.add_argument("--also", nargs="*", default=[], help="run folders to pool with it as repeats")
+    parser.add_argument("--compare", nargs=2, metavar=("A", "B"), help="two run folders: B against A")
+    parser.add_argument("--picture", help="also save the report's first plot into this PNG file")
+    args = parser.parse(argv)
+    if isinstance(args, int):
+        return args
+    if bool(args.run) == bool(args.compare):
+        return parser.mistake("name one run folder, or two to compare")
+    try:
+        if args.compare:
+            print(of_comparison(load_run(args.compare[0]), load_run(args.compare[1])), end="")
+        elif args.run.rstrip("/").endswith(sweep.SWEEP_SUFFIX):
+            print(of_sweep(sweepfolder.load(args.run)), end="")
+        else:
+            runs = [load_run(f) for f in [args.run, *args.also]]
+            print(of_run(runs), end="")
+            if args.picture:
+                picture(runs, args.picture)
+    except (RunFolderError, sweepfolder.SweepFolderError) as e:
+        print(f"make headline: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,1 @@
+"""make sweep: requests in flight, memory per request in flight, and where a request's CPU went."""

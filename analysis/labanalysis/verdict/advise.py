@@ -1,0 +1,337 @@
+"""What a reader's own workload would take on each server, from the slopes the lab measured: `make advise SOCKETS=50000 RATE=2000
+WAIT_MS=100`.
+
+A workload is idle sockets held open, plus requests arriving at a rate that each wait some time on a downstream call. By Little's
+law the requests in flight are the rate times the wait. Each server's needs are read off its own lines, pass by pass, then taken
+across passes (stats.across):
+- the live heap and RSS: memory at rest plus bytes per idle socket times the sockets (the bench's socket steps), plus bytes per
+  request in flight times the requests in flight (a `make sweep` folder's /dashboard snapshots, where one is given);
+- CPU cores: the fixed part plus CPU per request times the rate, from the line of the server's cores against the rate it answered
+  second by second on its whole CPUs, over the bench's warm-up and steady phase of /dashboard where the requests wait, of /json
+  where they do not (cpu.whole_cpu_fit). Not the curve's line: that one is fitted under a CPU budget, where a request costs
+  less than on a whole CPU, so it falls short of the cores a server measured at its own shape (docs/under-load.md, "Capacity
+  per CPU");
+- threads and open files: their lines against the idle sockets, plus what each request in flight holds (the sweep's threads
+  against requests in flight), and a file for each connection the requests come over: those the clients keep open, and at least
+  one a request in flight.
+Each need is set against this host's limit for it (the run's heap, open files, pid_max and threads-max, the server's CPUs), and
+the first limit a server would hit is the one its workload fills the most. A line taken far past the sockets a run held assumes
+nothing changes on the way: read it as where the measured slopes lead.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .. import stats
+from ..bench import cpu, memory
+from ..cli import OneLineParser
+from ..folder import catalogue, provenance, repeats
+from ..folder.run import Run, RunFolderError, ServerRun, load_run
+from ..folder.sweepfolder import SweepFolderError, SweepRun
+from ..folder.sweepfolder import load as load_sweep
+from ..markdown import markdown
+from ..sweep import sweepmemory
+from . import compare
+
+MIB = 1 << 20
+
+
+@dataclass(frozen=True)
+class Workload:
+    sockets: int
+    rate_per_s: float
+    wait_ms: float
+    # The connections the requests come over, kept open between requests (a client's pool of keep-alive connections, or a load
+    # generator's). 0: each request opens its own and closes it after.
+    connections: float = 0
+
+    @property
+    def in_flight(self) -> float:
+        """Little's law: requests in flight are the arrival rate times the time each spends."""
+        return self.rate_per_s * self.wait_ms / 1000
+
+    @property
+    def connections_held(self) -> float:
+        """The request connections the server holds a file for: those kept open, and at least one for each request in flight."""
+        return max(self.connections, self.in_flight)
+
+    @property
+    def endpoint(self) -> str:
+        """The curve's endpoint whose CPU per request stands for the workload's: /dashboard waits on downstream calls, /json not."""
+        return "dashboard" if self.wait_ms > 0 else "json"
+
+    def __str__(self) -> str:
+        requests = f"{self.rate_per_s:,.0f} requests a second each waiting {self.wait_ms:g} ms"
+        kept = f", over {self.connections:,.0f} connections kept open" if self.connections > self.in_flight else ""
+        return f"{self.sockets:,} idle sockets and {requests} ({self.in_flight:,.0f} in flight){kept}"
+
+
+MISSION = Workload(50_000, 2_000, 0)
+
+# The needs, each with the host's limit it is set against (a manifest's `limits` key, or how the run says it otherwise).
+NEEDS = ("live heap (MiB)", "RSS (MiB)", "CPU (cores)", "threads", "open files")
+COLUMNS = ["server", "label", *NEEDS, "the first limit it would hit"]
+
+
+def per_pass(runs: list[Run], workload: Workload, sweep: SweepRun | None = None) -> pd.DataFrame:
+    """One row per compared pass (repeats.each_pass, arms left out): each of NEEDS for `workload`, and each need over its limit."""
+    in_flight = _per_request_in_flight(sweep)
+    rows = []
+    for run, server, base in repeats.each_pass(runs):
+        if catalogue.arm_of(server.server) is not None:
+            continue  # an arm is the server without some of the lab's changes: a reader runs the server
+        extra = in_flight.get(server.server, {})
+        points = memory.plateaus(server)
+        cores = cpu.whole_cpu_fit(server, workload.endpoint)
+        needs = {
+            "live heap (MiB)": (memory.per_socket_fit(server, "live heap").at(workload.sockets) + workload.in_flight * extra.get("live heap", 0))
+            / MIB,
+            "RSS (MiB)": (memory.per_socket_fit(server, "RSS").at(workload.sockets) + workload.in_flight * extra.get("RSS", 0)) / MIB,
+            "CPU (cores)": cores.cores_at(workload.rate_per_s),
+            # Counts, fitted over every socket step: a step whose RSS was still moving as the collector gave memory back holds
+            # its threads and files all the same.
+            "threads": _whole(
+                memory.per_connection(points, "threads", settled_only=False).at(workload.sockets) + workload.in_flight * extra.get("threads", 0)
+            ),
+            "open files": _whole(memory.per_connection(points, "fds", settled_only=False).at(workload.sockets) + workload.connections_held),
+        }
+        limits = _limits(run)
+        shares = {f"{n} of its limit": needs[n] / limits[n] if limits[n] else math.nan for n in NEEDS}
+        rows.append({**base, **needs, **shares, CPU_STDERR: cores.stderr_cores_at(workload.rate_per_s)})
+    return pd.DataFrame(rows)
+
+
+def _whole(count: float) -> float:
+    """A count a line gives, as the whole number a process has: 17,278.4 open files is 17,278, which is what /proc counts, where a
+    fraction of a file would set the two apart."""
+    return count if math.isnan(count) else float(round(count))
+
+
+def table(runs: list[Run], workload: Workload, sweep: SweepRun | None = None) -> pd.DataFrame:
+    """Per server: each need as the median across passes with its range, and the first limit it would hit (COLUMNS)."""
+    passes = per_pass(runs, workload, sweep)
+    if passes.empty:
+        return pd.DataFrame(columns=COLUMNS)
+    limits = _limits(runs[0])
+    rows = []
+    for (server, label), group in passes.groupby(["server", "label"], sort=False):
+        row = {"server": server, "label": label}
+        for need in NEEDS:
+            row[need] = _shown(stats.across(group[need]))
+        shares = {need: stats.across(group[f"{need} of its limit"]).median for need in NEEDS}
+        row["the first limit it would hit"] = _first_limit(shares, limits)
+        rows.append(row)
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+# The needs a run measured itself at its own shape, in its steady /json phase (cpu.PHASE): the server's mean cores (cpu.csv) less
+# its JIT compilers' (which advise's line leaves out, for a server long up), and its threads and open files (proc.csv, the phase's
+# median). Memory is not among them: the phase's RSS and heap hold what the collector has not yet taken back, where advise's lines
+# run through snapshots taken after a full GC.
+CHECKED = ("CPU (cores)", "threads", "open files")
+# The standard error of a pass's CPU need: of advise's line at the rate (stats.CapacityFit.stderr_cores_at), and of the mean of the
+# steady phase's seconds.
+CPU_STDERR = "CPU (cores) stderr"
+# How many standard errors apart a pass's line and its steady phase may be and agree: the two-sided 95% of a normal.
+AGREE_WITHIN_STDERRS = 1.96
+CHECK_COLUMNS = ["server", "label", "need", "make advise", "measured", "measured over advise", "agrees"]
+
+
+def own_shape(run: Run) -> Workload:
+    """The workload `run` itself held in its steady /json phase: its idle sockets, its /json rate with no downstream wait, and the
+    connections k6 opened to /json before it ended (load_connections; the median over the compared passes)."""
+    found = compare.settings(run)
+    opened = [load_connections(server) for server in repeats.compared(run) if catalogue.arm_of(server.server) is None]
+    connections = float(np.median(opened)) if opened else 0
+    return Workload(int(found.get("idleSockets") or 0), float(found.get("jsonRatePerSecond") or 0), 0, connections)
+
+
+def load_connections(server: ServerRun, endpoint: str = "json") -> int:
+    """The connections k6 opened to `endpoint` by the end of its steady phase: its requests of the endpoint's warm-up and steady
+    phase that had to connect (k6's http_req_connecting above 0). k6's VUs keep theirs open, idle, to the pass's end, so the server
+    holds a file for each through the phase; 2,000 in a local run, one a VU of the warm-up's ramp. vegeta's pool is not among
+    them: it opens as the pass's load starts, so the socket steps' line holds it already."""
+    samples = server.k6_samples
+    tags = {f"endpoint={endpoint}-warmup", f"endpoint={endpoint}"}
+    connecting = samples[(samples["metric_name"] == "http_req_connecting") & samples["extra_tags"].isin(tags)]
+    return int((connecting["metric_value"] > 0).sum())
+
+
+def measured_at_own_shape(runs: list[Run]) -> pd.DataFrame:
+    """One row per compared pass (arms left out): each of CHECKED as the pass measured it in its steady /json phase."""
+    rows = []
+    for _, server, base in repeats.each_pass(runs):
+        if catalogue.arm_of(server.server) is not None:
+            continue
+        cores = cpu.server_less_jit(cpu.in_phase(server)).dropna() if not server.cpu.empty else pd.Series(dtype=float)
+        proc = server.proc[server.proc["phase"] == cpu.PHASE] if not server.proc.empty else server.proc
+        rows.append(
+            {
+                **base,
+                "CPU (cores)": float(cores.mean()) if len(cores) else math.nan,
+                CPU_STDERR: float(cores.std() / math.sqrt(len(cores))) if len(cores) > 1 else math.nan,
+                "threads": float(proc["threads"].median()) if len(proc) else math.nan,
+                "open files": float(proc["fds"].median()) if len(proc) else math.nan,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def checked(runs: list[Run]) -> pd.DataFrame:
+    """make advise held to a known truth: its needs for the first run's own shape (own_shape), pass by pass along the lines, against
+    what the passes measured at that shape (CHECK_COLUMNS). Threads and open files agree where the two ranges across passes overlap
+    (stats.separated). The CPU is judged pass by pass (cpu_agrees): its line and the phase's mean are two estimates from one pass's
+    seconds, each a few thousandths of a core precise, so it is their difference that says whether the line runs through the
+    phase, where the range across passes is the host's drift from pass to pass. Empty where the run has no steady /json phase to
+    check against."""
+    shape = own_shape(runs[0])
+    predicted, measured = per_pass(runs, shape), measured_at_own_shape(runs)
+    if predicted.empty or measured.empty or not shape.rate_per_s:
+        return pd.DataFrame(columns=CHECK_COLUMNS)
+    rows = []
+    for (server, label), group in predicted.groupby(["server", "label"], sort=False):
+        there = measured[measured["server"] == server]
+        for need in CHECKED:
+            said, found = stats.across(group[need]), stats.across(there[need])
+            ratio = found.median / said.median if said.passes and found.passes and said.median else math.nan
+            if not (said.passes and found.passes):
+                agrees = "not measured"
+            elif need == "CPU (cores)":
+                agrees = cpu_agrees(group, there)
+            else:
+                agrees = _agrees(stats.separated(said, found))
+            rows.append(
+                {
+                    "server": server,
+                    "label": label,
+                    "need": need,
+                    "make advise": _shown(said),
+                    "measured": _shown(found),
+                    "measured over advise": "" if math.isnan(ratio) else f"{ratio:.2f}x",
+                    "agrees": agrees,
+                }
+            )
+    return pd.DataFrame(rows, columns=CHECK_COLUMNS)
+
+
+def cpu_agrees(predicted: pd.DataFrame, measured: pd.DataFrame) -> str:
+    """Whether, in every pass, advise's line at the rate and the steady phase's mean cores lie within AGREE_WITHIN_STDERRS of the
+    standard error of their difference (the two errors in quadrature), in words with the passes that did."""
+    both = predicted.merge(measured, on="pass", suffixes=(" said", " found"))
+    difference = (both["CPU (cores) found"] - both["CPU (cores) said"]).abs()
+    stderr = np.sqrt(both[f"{CPU_STDERR} said"] ** 2 + both[f"{CPU_STDERR} found"] ** 2)
+    judged = stderr.notna() & difference.notna()
+    within = int((difference[judged] <= AGREE_WITHIN_STDERRS * stderr[judged]).sum())
+    if not judged.any():
+        return "not measured"
+    band = f"within {AGREE_WITHIN_STDERRS} standard errors of their difference in {within} of {int(judged.sum())} passes"
+    return f"yes: {band}" if within == judged.sum() else f"no: {band}"
+
+
+def _agrees(separated: str) -> str:
+    """stats.separated's words as an answer to whether advise agrees with the measurement."""
+    if separated == stats.ONE_PASS:
+        return "one pass: cannot tell"
+    return "no: the ranges across passes are apart" if separated.startswith("apart") else "yes: the ranges across passes overlap"
+
+
+def _limits(run: Run) -> dict[str, float]:
+    """This host's limit for each need: the run's heap, the server's CPUs, the smaller of pid_max and threads-max, open files."""
+    limits = run.manifest.get("limits", {})
+    threads = [limits[k] for k in ("pidMax", "threadsMax") if limits.get(k)]
+    cpus = len((run.manifest.get("cpuSplit") or {}).get("serverCpus", []))
+    return {
+        "live heap (MiB)": run.heap_bytes / MIB if not math.isnan(run.heap_bytes) else math.nan,
+        "RSS (MiB)": math.nan,  # the host's memory is not a run's limit: RSS is shown, not judged
+        "CPU (cores)": float(cpus) if cpus else math.nan,
+        "threads": float(min(threads)) if threads else math.nan,
+        "open files": float(limits["openFilesHard"]) if limits.get("openFilesHard") else math.nan,
+    }
+
+
+def _first_limit(shares: dict[str, float], limits: dict[str, float]) -> str:
+    """The need that fills its limit the most: named as the first limit hit when it reaches it, else the largest share."""
+    judged = {n: s for n, s in shares.items() if not math.isnan(s)}
+    if not judged:
+        return "no limit to judge against"
+    need, share = max(judged.items(), key=lambda item: item[1])
+    what = f"{need.split(' (')[0]} (needs {share:.0%} of the {limits[need]:,.0f} {_unit(need)} here)"
+    return what if share >= 1 else f"none; closest: {what}"
+
+
+def _unit(need: str) -> str:
+    return need.split("(")[1].rstrip(")") if "(" in need else need
+
+
+def _shown(value: stats.Across) -> str:
+    if value.passes == 0:
+        return "not measured"
+    interval = f" [{repeats.number(value.low)}, {repeats.number(value.high)}]" if value.has_interval else " (one pass)"
+    return f"{repeats.number(value.median)}{interval}"
+
+
+def _per_request_in_flight(sweep: SweepRun | None) -> dict[str, dict[str, float]]:
+    """{server: {"live heap": bytes, "RSS": bytes, "threads": threads}} per request in flight from a sweep's /dashboard steps: the
+    memory snapshots' bytes per request (sweepmemory, median over passes and steps), and the slope of the peak threads against the
+    requests in flight. Empty without a sweep: the needs then leave what requests in flight hold out, and the CLI says so."""
+    if sweep is None:
+        return {}
+    found: dict[str, dict[str, float]] = {}
+    memory_per = sweepmemory.per_in_flight(sweep)
+    dashboard = memory_per[memory_per["workload"] == "dashboard"]
+    for (server, measure), group in dashboard.groupby(["server", "measure"]):
+        if measure in ("live heap", "RSS"):
+            found.setdefault(server, {})[measure] = float(group["bytes_per_request"].median())
+    steps = sweep.steps[sweep.steps["workload"] == "dashboard"]
+    for server, group in steps.groupby("server"):
+        if group["concurrency"].nunique() >= 2:
+            found.setdefault(server, {})["threads"] = float(np.polyfit(group["concurrency"], group["threads_peak"], 1)[0])
+    return found
+
+
+def main(argv: list[str]) -> int:
+    parser = OneLineParser(
+        "make advise",
+        "make advise [SOCKETS=50000] [RATE=2000] [WAIT_MS=100] [CONNECTIONS=0] [RUN=results/<run>] [SWEEP=results/<run>-sweep]",
+        description="What a workload would take on each server, from a run's measured slopes.",
+    )
+    parser.add_argument("run", help="a bench or curve run folder")
+    parser.add_argument("--sockets", type=int, default=MISSION.sockets)
+    parser.add_argument("--rate", type=float, default=MISSION.rate_per_s)
+    parser.add_argument("--wait-ms", type=float, default=MISSION.wait_ms)
+    parser.add_argument("--connections", type=float, default=MISSION.connections, help="request connections the clients keep open")
+    parser.add_argument("--sweep", help="a make sweep folder, for what each request in flight holds")
+    args = parser.parse(argv)
+    if isinstance(args, int):
+        return args
+    if args.sockets < 0 or args.rate < 0 or args.wait_ms < 0 or args.connections < 0:
+        return parser.mistake("SOCKETS, RATE, WAIT_MS and CONNECTIONS are counts and times: give each as 0 or more")
+    workload = Workload(args.sockets, args.rate, args.wait_ms, args.connections)
+    try:
+        runs = [load_run(args.run)]
+        sweep = load_sweep(args.sweep) if args.sweep else None
+    except (RunFolderError, SweepFolderError) as e:
+        print(f"make advise: {e}", file=sys.stderr)
+        return 2
+    print(f"What {workload} would take on each server. {provenance.source(runs[0])}")
+    if sweep is None and workload.in_flight > 0:
+        print("No make sweep folder was given (SWEEP=): what each request in flight holds (memory, threads) is left out.")
+    print()
+    print(markdown(table(runs, workload, sweep)))
+    held = checked(runs)
+    if not held.empty:
+        print()
+        print(f"The same lines at this run's own shape, {own_shape(runs[0])}, against what its steady /json phase measured:")
+        print()
+        print(markdown(held.drop(columns="server")))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
