@@ -9,7 +9,7 @@ import pytest
 
 from labanalysis.bench import memory
 from labanalysis.folder.run import load_run
-from labanalysis.verdict.verdict import advise
+from labanalysis.verdict import advise
 
 MIB = 1 << 20
 

@@ -3,7 +3,7 @@ servers, JDK 21.0.8 and 25.0.3, 8 requests at once a trap), its audit.json as wr
 
 from pathlib import Path
 
-from labanalysis.audit.audit import audit
+from labanalysis.audit import audit
 
 FIXTURE = Path(__file__).parent / "fixtures" / "audit"
 

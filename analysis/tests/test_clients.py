@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from labanalysis.clients.clients import clients, clients_verdicts
+from labanalysis.clients import clients, clients_verdicts
 
 FIXTURE = Path(__file__).parent / "fixtures" / "clients"
 

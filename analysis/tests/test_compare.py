@@ -11,7 +11,7 @@ from conftest import REPEATS
 from labanalysis.folder.run import load_run
 from labanalysis.report import offline, render
 from labanalysis.stats import Across
-from labanalysis.verdict.verdict import compare, perpass
+from labanalysis.verdict import compare, perpass
 
 SECTIONS = ["How to read this", "What differs between the runs", "Figures, B against A", "Servers in one run only, and passes left out or marked"]
 

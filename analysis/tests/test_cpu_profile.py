@@ -6,7 +6,7 @@ has three times its samples.
 
 import pytest
 
-from labanalysis.sweep.sweep import cpu_profile
+from labanalysis.sweep import cpu_profile
 
 KTOR_CLIENT_HASHMAP = (
     "DefaultDispatch;java.lang.Thread.run;io.ktor.client.engine.cio.Endpoint.execute;io.ktor.client.call.HttpClientCall.body;java.util.HashMap.get"

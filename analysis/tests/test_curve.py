@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from labanalysis.bench import k6gc, latency
-from labanalysis.curve.curve import curve, curve_sent, curve_step, curve_tables, curve_verdicts
+from labanalysis.curve import curve, curve_sent, curve_step, curve_tables, curve_verdicts
 from labanalysis.folder import repeats, run
 
 FIXTURE = ("curve-run", "20261127-002232-smoke")

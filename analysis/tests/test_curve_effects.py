@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from labanalysis.verdict.verdict import curve_effects
+from labanalysis.verdict import curve_effects
 
 # The catalogue's four servers: the engine and the model of each.
 SERVERS = {

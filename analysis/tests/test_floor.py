@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from labanalysis.floor.floor import floor, floor_verdicts
+from labanalysis.floor import floor, floor_verdicts
 from labanalysis.report import render
 
 FOLDER = "20261122-194038-floor"

@@ -10,10 +10,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from labanalysis.floor.floor import floor
+from labanalysis.floor import floor
 from labanalysis.folder import catalogue, repeats
 from labanalysis.folder.run import load_run
-from labanalysis.verdict.verdict import arms, grid, opening, socket_split
+from labanalysis.verdict import arms, grid, opening, socket_split
 
 COLUMNS = ["run folder", "pass", "server", "label", "engine", "model", "jdk", "figure", "value"]
 

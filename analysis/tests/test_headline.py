@@ -3,10 +3,10 @@
 import pandas as pd
 
 from labanalysis import markdown
-from labanalysis.curve.curve import curve, curve_tables
+from labanalysis.curve import curve, curve_tables
 from labanalysis.folder import catalogue, run, sweepfolder
 from labanalysis.report import headline
-from labanalysis.sweep.sweep import sweep
+from labanalysis.sweep import sweep
 
 CURVE = ("curve-run", "20261127-002232-smoke")
 

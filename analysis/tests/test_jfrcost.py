@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from labanalysis.folder.run import load_run
-from labanalysis.verdict.verdict import jfrcost, perpass
+from labanalysis.verdict import jfrcost, perpass
 
 CPU = perpass.CPU.key
 

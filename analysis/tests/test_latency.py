@@ -14,7 +14,7 @@ import pytest
 
 from labanalysis.bench import latency
 from labanalysis.folder.run import Run, ServerRun, load_run
-from labanalysis.verdict.verdict import perpass
+from labanalysis.verdict import perpass
 
 SERVERS = ["ktor-coroutine", "jetty-virtual", "jetty-coroutine", "jetty-platform"]  # the manifest's pass order
 

@@ -185,7 +185,7 @@ def test_with_a_floor_folder_beside_the_run_each_servers_memory_per_socket_is_sp
     import shutil
     from pathlib import Path
 
-    from labanalysis.floor.floor import floor
+    from labanalysis.floor import floor
 
     fixture = Path(__file__).parent / "fixtures" / "floor"
     shutil.copytree(fixture, run_folder.parent / "20261122-050000-floor")

@@ -9,8 +9,8 @@ import pytest
 
 from labanalysis.folder.run import load_run
 from labanalysis.stats import Across
+from labanalysis.verdict import perpass, summary
 from labanalysis.verdict.summary import Figure
-from labanalysis.verdict.verdict import perpass, summary
 
 ONE = math.nan  # no low or high: one pass
 

@@ -7,7 +7,7 @@ import pytest
 
 from labanalysis.folder import sweepfolder
 from labanalysis.report import experiment_plots, offline, render
-from labanalysis.sweep.sweep import sweep, sweepmemory
+from labanalysis.sweep import sweep, sweepmemory
 
 
 def _step(**values) -> dict:

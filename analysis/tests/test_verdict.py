@@ -8,7 +8,7 @@ import math
 import pandas as pd
 
 from labanalysis.folder import repeats
-from labanalysis.verdict.verdict import perpass, verdict, verdict_words
+from labanalysis.verdict import perpass, verdict, verdict_words
 
 SERVERS = {
     "jetty-coroutine": ("jetty", "coroutine"),

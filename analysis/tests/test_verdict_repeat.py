@@ -6,7 +6,7 @@ import pandas as pd
 from test_verdict import MEMORY, passes, with_floors
 
 from labanalysis import stats
-from labanalysis.verdict.verdict import perpass, verdict_repeat
+from labanalysis.verdict import perpass, verdict_repeat
 
 CAPACITY = {"jetty-coroutine": 2500.0, "jetty-virtual": 2000.0, "jetty-platform": 800.0, "ktor-coroutine": 500.0}
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from labanalysis.curve.curve import curve, curve_verdicts
+from labanalysis.curve import curve, curve_verdicts
 from labanalysis import stats
 from labanalysis.markdown import markdown
 from labanalysis.folder.run import load_run

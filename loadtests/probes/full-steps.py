@@ -12,9 +12,10 @@ Prints a Markdown table, a row per step that filled the budget.
 import argparse
 
 import pandas as pd
-from labanalysis import curve, curve_verdicts
-from labanalysis.headline import markdown
-from labanalysis.run import load_run
+
+from labanalysis.curve import curve, curve_verdicts
+from labanalysis.folder.run import load_run
+from labanalysis.markdown import markdown
 
 
 def main() -> None:

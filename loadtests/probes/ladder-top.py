@@ -13,9 +13,9 @@ import sys
 
 import pandas as pd
 
-from labanalysis.curve.curve import curve
-from labanalysis.markdown import markdown
+from labanalysis.curve import curve
 from labanalysis.folder.run import load_run
+from labanalysis.markdown import markdown
 
 
 def main(folders: list[str]) -> None:
