@@ -26,7 +26,7 @@ from ..cli import OneLineParser
 if TYPE_CHECKING:
     import pandas as pd
 
-CATALOGUE = Path(__file__).resolve().parents[2] / "servers.json"
+CATALOGUE = Path(__file__).resolve().parents[3] / "servers.json"
 MODELS = ("coroutine", "virtual", "platform")
 # Cells of the engine x model grid no server can fill, and why: a fact about an engine, not about a server.
 NO_SUCH_MODE = {("ktor-netty", "virtual"): "Ktor has no virtual-thread mode"}

@@ -14,7 +14,7 @@ from ..cli import OneLineParser
 
 # The run-folder format the analysis reads (series.FORMAT_VERSION, read here without pandas): a floor in another, or in none (one
 # from before run-folder.json), is not one the report can show, so make bench measures a new one.
-FORMAT_VERSION = json.loads((Path(__file__).resolve().parents[2] / "run-folder.json").read_text())["version"]
+FORMAT_VERSION = json.loads((Path(__file__).resolve().parents[3] / "run-folder.json").read_text())["version"]
 
 FLOOR_SUFFIX = "-floor"
 

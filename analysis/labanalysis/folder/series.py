@@ -15,7 +15,7 @@ import pandas as pd
 
 from . import provenance
 
-DECLARATION = Path(__file__).resolve().parents[2] / "run-folder.json"
+DECLARATION = Path(__file__).resolve().parents[3] / "run-folder.json"
 
 
 @dataclass(frozen=True)

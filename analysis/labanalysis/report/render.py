@@ -34,7 +34,7 @@ from ..folder.run import RunFolderError, load_run
 from ..io import iobench
 from ..sweep import sweep
 
-ANALYSIS_DIR = Path(__file__).resolve().parent.parent
+ANALYSIS_DIR = Path(__file__).resolve().parents[2]
 NOTEBOOK = ANALYSIS_DIR / "report.ipynb"
 EXPERIMENTS = ANALYSIS_DIR / "experiments.ipynb"
 COMPARE = ANALYSIS_DIR / "compare.ipynb"
