@@ -21,9 +21,9 @@ import math
 
 import pandas as pd
 
-from labanalysis import curve, curve_verdicts
-from labanalysis.headline import markdown
-from labanalysis.run import load_run
+from labanalysis.curve import curve, curve_verdicts
+from labanalysis.folder.run import load_run
+from labanalysis.markdown import markdown
 
 REPEATED_WITHIN = 1.15
 
