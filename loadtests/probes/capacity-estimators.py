@@ -14,10 +14,13 @@ Usage, from the repository's root, with the lab's Python:
     PYTHONPATH=analysis .tools/venv/bin/python loadtests/probes/capacity-estimators.py results/<A>,results/<B> ...
 
 Prints two Markdown tables: B / A by server, endpoint and estimator, then how many of each pair's figures repeated.
+dashboard-capacity.py asks the other question of one run's steps: how the verdict's ratios of servers come out under other
+estimators.
 """
 
 import argparse
 import math
+from pathlib import Path
 
 import pandas as pd
 
@@ -28,26 +31,25 @@ from labanalysis.markdown import markdown
 REPEATED_WITHIN = 1.15
 
 
-def per_core(steps: pd.DataFrame) -> pd.Series:
-    return steps["achieved_per_s"] / steps["server_cores"]
-
-
 def pooled(steps: pd.DataFrame) -> float:
+    """Requests over cores, summed over `steps`."""
     return float(steps["achieved_per_s"].sum() / steps["server_cores"].sum())
 
 
 def estimates(ladder: pd.DataFrame) -> dict[str, float]:
-    judged = ladder[ladder["judged"].astype(bool) & (ladder["server_cores"] > 0)].sort_values("offered_per_s")
-    full = judged[[curve_verdicts.server_out_of_cpu(row) for row in judged.to_dict("records")]]
+    """Each estimator's reading of one pass's ladder; none where no judged step filled the server's budget."""
+    judged = curve_verdicts.judged_with_cpu(ladder).sort_values("offered_per_s")
+    full = curve_verdicts.filled_budget(judged)
     if full.empty:
         return {}
+    served_full = curve_verdicts.served_a_core(full)
     return {
         "served_when_full": curve_verdicts.served_when_full(ladder),
-        "most_when_full": float(per_core(full).max()),
-        "first_full": float(per_core(full).iloc[0]),
-        "median_full": float(per_core(full).median()),
+        "most_when_full": float(served_full.max()),
+        "first_full": float(served_full.iloc[0]),
+        "median_full": float(served_full.median()),
         "pooled_full": pooled(full),
-        "top": float(per_core(judged).iloc[-1]),
+        "top": float(curve_verdicts.served_a_core(judged).iloc[-1]),
         "pooled_top_two": pooled(judged.tail(2)),
     }
 
@@ -63,10 +65,7 @@ def main() -> None:
             steps = curve.per_step([load_run(folder)])
             for (server, endpoint, _pass), ladder in steps.groupby(["server", "endpoint", "pass"]):
                 for estimator, value in estimates(ladder).items():
-                    rows.append(
-                        {"pair": a.rstrip("/").split("/")[-1], "side": side, "server": server, "endpoint": endpoint}
-                        | {"estimator": estimator, "value": value}
-                    )
+                    rows.append({"pair": Path(a).name, "side": side, "server": server, "endpoint": endpoint, "estimator": estimator, "value": value})
     medians = pd.DataFrame(rows).groupby(["pair", "server", "endpoint", "estimator", "side"])["value"].median().unstack("side")
     ratios = (medians["B"] / medians["A"]).unstack("estimator")
     print(markdown(ratios.round(2), index=True))

@@ -42,10 +42,6 @@ def dialled_by_step(pass_folder: Path) -> dict[str, int]:
     return {name: total - (counts[i - 1][1] if i else 0) for i, (name, total) in enumerate(counts)}
 
 
-def per_core(steps: pd.DataFrame) -> pd.Series:
-    return steps["achieved_per_s"] / steps["server_cores"]
-
-
 def line(steps: pd.DataFrame) -> float:
     """What a core serves by the least-squares line over `steps`: 1 / its slope."""
     fit = stats.capacity_fit(steps["achieved_per_s"], steps["server_cores"])
@@ -61,7 +57,7 @@ def theil_sen(steps: pd.DataFrame) -> float:
 
 
 def estimators(steps: pd.DataFrame) -> dict[str, float]:
-    judged = steps[steps["judged"].astype(bool) & (steps["server_cores"] > 0)]
+    judged = curve_verdicts.judged_with_cpu(steps)
     held = judged[judged["sustained"].astype(bool)]
     whole = judged[(judged["achieved_per_s"] >= 0.99 * judged["offered_per_s"]) & (judged["failed"] == 0)]
     return {
@@ -99,7 +95,7 @@ def main(folders: list[str]) -> None:
                 }
             )
             top = mine[mine["offered_per_s"] >= 1000]
-            for row, served in zip(top.itertuples(), per_core(top), strict=True):
+            for row, served in zip(top.itertuples(), curve_verdicts.served_a_core(top), strict=True):
                 if engine == "jetty" and model != "platform":
                     churn.append(
                         {

@@ -28,14 +28,14 @@ def main() -> None:
     steps = steps[steps["endpoint"] == args.endpoint]
     if args.server:
         steps = steps[steps["server"] == args.server]
-    full = steps[[curve_verdicts.server_out_of_cpu(row) for row in steps.to_dict("records")]]
+    full = curve_verdicts.filled_budget(steps)
     table = pd.DataFrame(
         {
             "run": full["run folder"],
             "pass": full["pass"],
             "offered (req/s)": full["offered_per_s"].round(0),
             "answered (req/s)": full["achieved_per_s"].round(0),
-            "a core served (req/s)": (full["achieved_per_s"] / full["server_cores"]).round(0),
+            "a core served (req/s)": curve_verdicts.served_a_core(full).round(0),
             "dropped": full["dropped"].round(0),
             "wire p99 (ms)": full["wire_p99_ms"].round(1),
             "major GC in the step (s)": full["server_gc_major_s"].round(1),

@@ -187,15 +187,30 @@ def cpu_slopes(per_step: pd.DataFrame) -> pd.DataFrame:
 SERVED_WHOLE = 0.99
 
 
+def served_a_core(steps: pd.DataFrame | pd.Series) -> pd.Series | float:
+    """Requests a second per core the server used: a step's (a row) or each step's (a frame) achieved rate over its cores."""
+    return steps["achieved_per_s"] / steps["server_cores"]
+
+
+def judged_with_cpu(steps: pd.DataFrame) -> pd.DataFrame:
+    """The judged steps in which the server used some CPU: those a capacity per CPU may be read from."""
+    return steps[steps["judged"].astype(bool) & (steps["server_cores"] > 0)]
+
+
+def filled_budget(steps: pd.DataFrame) -> pd.DataFrame:
+    """The steps in which the server had no more CPU to give (server_out_of_cpu)."""
+    return steps[pd.Series([server_out_of_cpu(row) for row in steps.to_dict("records")], index=steps.index, dtype=bool)]
+
+
 def _most_served_a_core(steps: pd.DataFrame) -> pd.Series | None:
     """The judged step in which a core of the server served the most, where some judged step filled its CPU (server_out_of_cpu);
     None without one. Past its limit a server may serve less than at the step below, down to nothing: read at the step where
     its CPU filled, a server that filled it only where every request failed would read 0 (docs/JOURNAL.md, "The verdict pair,
     judged again")."""
-    judged = steps[steps["judged"].astype(bool) & (steps["server_cores"] > 0)]
-    if not any(server_out_of_cpu(row) for row in judged.to_dict("records")):
+    judged = judged_with_cpu(steps)
+    if filled_budget(judged).empty:
         return None
-    return judged.loc[(judged["achieved_per_s"] / judged["server_cores"]).idxmax()]
+    return judged.loc[served_a_core(judged).idxmax()]
 
 
 def served_full_is_floor(steps: pd.DataFrame) -> bool:
@@ -214,7 +229,7 @@ def served_when_full(steps: pd.DataFrame) -> float:
     little or no more CPU to give, measured where the line's capacity is drawn. It is all-in, the fixed part paid, so a step
     short of full reads under what a full one would. NaN where no judged step filled the server's CPU."""
     top = _most_served_a_core(steps)
-    return math.nan if top is None else float(top["achieved_per_s"] / top["server_cores"])
+    return math.nan if top is None else float(served_a_core(top))
 
 
 def held_back_outcomes(per_step: pd.DataFrame) -> pd.DataFrame:
