@@ -128,3 +128,22 @@ def test_a_lines_standard_error_is_its_residuals_spread_over_how_many_points_pla
 
 def test_a_line_through_two_points_does_not_say_how_precise_it_is():
     assert math.isnan(stats.capacity_fit([0, 10], [1.0, 2.0]).stderr_cores_at(5))
+
+
+def test_one_judge_orders_two_figures_across_passes_only_where_their_ranges_lie_apart():
+    high, low, touching = stats.across([10.0, 11.0, 12.0]), stats.across([7.0, 8.0, 9.0]), stats.across([9.0, 9.5, 10.0])
+
+    assert stats.order(high, low) == 1
+    assert stats.order(low, high) == -1
+    # Ranges that touch overlap: the pass at 10 of one is not clear of the pass at 10 of the other.
+    assert stats.order(high, touching) == 0
+    assert stats.order(high, stats.across([20.0])) is None
+
+
+def test_every_reading_of_apart_is_the_one_judge():
+    a, b = stats.across([10.0, 11.0, 12.0]), stats.across([7.0, 8.0, 9.0])
+
+    assert stats.apart(a, b, lower_is_better=False) == "apart across passes"
+    assert stats.apart(a, b, lower_is_better=True) == "overlap across passes: not resolved"
+    assert stats.apart_in_rounds({1: (a.low, a.high)}, {1: (b.low, b.high)}, lower_is_better=False)
+    assert not stats.apart_in_rounds({1: (a.low, a.high)}, {1: (b.low, b.high)}, lower_is_better=True)

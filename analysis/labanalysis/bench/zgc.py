@@ -2,13 +2,11 @@
 seconds, at its start, on the pass's clock; a major cycle of ZGC's warm-up rule also as `gc_major_warmup_cycle_s`;
 lab.bench.collect.JfrCollector).
 
-ZGC collects concurrently, on the server's own CPU. A major cycle ("Allocation Rate") took 3.4-16.5 s on 0.4 of a CPU in the curve's
-passes, and its pauses were under a millisecond: what a step overlapped by one lost was CPU, which the pause figures never show. Of the
-steps a major cycle overlapped, 24 of 35 failed; of the others, 126 of 349 (docs/JOURNAL.md,
-"What moves a pass's limit"). With the longer warm-ups after, a major cycle overlapped 13 of each run's 271 steps, and 1 of the
-48 first failed steps above a limit (docs/JOURNAL.md). So a step says how much of it a major cycle ran in,
-beside its verdict: the cycle is the server's own cost of what it allocated, and counts against it, but a reader should see when a
-step failed with one.
+ZGC collects concurrently, on the server's own CPU: under a CPU budget a major cycle ("Allocation Rate") runs for seconds, its
+pauses stay under a millisecond, and what a step it overlaps loses is CPU, which the pause figures never show. Such a step fails more
+often than one no cycle ran through (docs/under-load.md, "What moves a pass's limit"; the figures are in docs/JOURNAL.md). So a step
+says how much of it a major cycle ran in, beside its verdict: the cycle is the server's own cost of what it allocated, and counts
+against it, but a reader should see when a step failed with one.
 """
 
 from __future__ import annotations

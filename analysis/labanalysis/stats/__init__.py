@@ -4,7 +4,7 @@ capacity from its CPU against the rate it served (capacity). Nothing here reads 
 numbers and show what comes back.
 """
 
-from .across import ONE_PASS, Across, across, apart, separated
+from .across import ONE_PASS, Across, across, apart, order, range_order, separated
 from .capacity import NO_FIT, CapacityFit, capacity_fit
 from .rounds import LEAD_AT_LEAST, apart_in_rounds, clear_lead, in_rounds, ranked_in_rounds
 from .runs import MOVED_AT_MOST, Repeat, repeated
@@ -23,6 +23,8 @@ __all__ = [
     "capacity_fit",
     "clear_lead",
     "in_rounds",
+    "order",
+    "range_order",
     "ranked_in_rounds",
     "repeated",
     "separated",

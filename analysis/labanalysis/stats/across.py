@@ -44,12 +44,27 @@ def across(values) -> Across:
 ONE_PASS = "one pass: no comparison can be concluded"
 
 
+def order(a: Across, b: Across) -> int | None:
+    """The lab's one judge of two figures across passes: 1 where A's range lies wholly above B's, -1 wholly below, 0 where they
+    overlap (ranges that touch overlap: some pass of one is not clear of every pass of the other); None where either has fewer
+    than two passes, and so no range to judge by."""
+    if not a.has_interval or not b.has_interval:
+        return None
+    return range_order((a.low, a.high), (b.low, b.high))
+
+
+def range_order(a: tuple[float, float], b: tuple[float, float]) -> int:
+    """`order` of two (low, high) ranges of any kind, such as a pass's own interval of a percentile: 1, -1 or 0."""
+    (a_low, a_high), (b_low, b_high) = a, b
+    return 1 if a_low > b_high else -1 if a_high < b_low else 0
+
+
 def apart(best: Across, other: Across, lower_is_better: bool) -> str:
     """Whether `best` is ahead of `other` across passes: their intervals apart, overlapping, or one pass and so no conclusion."""
-    if not best.has_interval or not other.has_interval:
+    found = order(best, other)
+    if found is None:
         return ONE_PASS
-    separated = best.high < other.low if lower_is_better else best.low > other.high
-    return "apart across passes" if separated else "overlap across passes: not resolved"
+    return "apart across passes" if found == (-1 if lower_is_better else 1) else "overlap across passes: not resolved"
 
 
 def separated(a: Across, b: Across) -> str:

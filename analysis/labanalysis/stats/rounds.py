@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Mapping
 
-from .across import Across, across
+from .across import Across, across, range_order
 from .runs import MOVED_AT_MOST
 
 # The least lead, in every round, that names one server or model ahead of another: as much as a second run may move a figure and
@@ -42,10 +42,9 @@ def apart_in_rounds(leader: Mapping[Hashable, tuple[float, float]], other: Mappi
     phase of a few seconds is decided by the handful that held a stall, and two passes whose intervals overlap did not order their
     servers, whatever their ratio (docs/METHODS.md, "Statistics"). A round without both intervals makes no claim either way."""
     for r in leader.keys() & other.keys():
-        (leader_low, leader_high), (other_low, other_high) = leader[r], other[r]
-        if any(math.isnan(v) for v in (leader_low, leader_high, other_low, other_high)):
+        if any(math.isnan(v) for v in (*leader[r], *other[r])):
             continue
-        if (leader_high >= other_low) if lower_is_better else (leader_low <= other_high):
+        if range_order(leader[r], other[r]) != (-1 if lower_is_better else 1):
             return False
     return True
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from .. import stats
 from ..folder import catalogue
 from ..folder.run import Run
 from ..stats.numbers import number
@@ -142,6 +143,8 @@ class Difference:
     ratio: float
     a_passes: int
     b_passes: int
+    # Where A's range across passes lies against B's (stats.order): None without two passes a side.
+    order: int | None = None
 
     @property
     def has_interval(self) -> bool:
@@ -153,9 +156,9 @@ class Difference:
             return "not measured"
         if not self.has_interval:
             return f"one pass only ({a}: {self.a_passes}, {b}: {self.b_passes}): no interval, no conclusion drawn"
-        if self.low <= 0 <= self.high:
+        if self.order == 0:
             return "no difference shown: the interval straddles 0"
-        return f"{a} {'higher' if self.low > 0 else 'lower'} than {b} in every pair of passes"
+        return f"{a} {'higher' if self.order == 1 else 'lower'} than {b} in every pair of passes"
 
 
 def difference(a_values, b_values) -> Difference:
@@ -173,6 +176,7 @@ def difference(a_values, b_values) -> Difference:
         ratio=a_median / b_median if a_median > 0 and b_median > 0 else math.nan,
         a_passes=len(a),
         b_passes=len(b),
+        order=stats.order(stats.across(a), stats.across(b)),
     )
 
 

@@ -69,10 +69,9 @@ def table(run: Run) -> pd.DataFrame:
 
 
 def _verdict(with_: stats.Across, without: stats.Across) -> str:
-    if not with_.has_interval or not without.has_interval:
-        return stats.ONE_PASS
-    if with_.low > without.high:
-        return "higher with the stream in every pass"
-    if with_.high < without.low:
-        return "lower with the stream in every pass"
-    return "overlap across passes: not resolved"
+    return {
+        None: stats.ONE_PASS,
+        1: "higher with the stream in every pass",
+        -1: "lower with the stream in every pass",
+        0: "overlap across passes: not resolved",
+    }[stats.order(with_, without)]
