@@ -128,7 +128,7 @@ def test_a_grid_cell_gives_the_median_and_range_over_passes_or_says_there_is_one
 
     # A table for a reader: each figure by its label, not its key.
     assert figures.loc[("RSS per idle socket (KiB)", "jetty"), "virtual"] == "22 [20, 23] over 3 passes"
-    assert figures.loc[("RSS per idle socket (KiB)", "jetty"), "platform"] == "66 (one pass, no interval)"
+    assert figures.loc[("RSS per idle socket (KiB)", "jetty"), "platform"] == "66 (one pass)"
 
 
 # ---- the opening sentence --------------------------------------------------------------------------

@@ -25,6 +25,7 @@ import pandas as pd
 
 from .. import stats
 from ..folder import catalogue
+from ..folder.repeats import shown
 from ..folder.run import Run
 from ..stats.numbers import number
 from . import perpass
@@ -122,11 +123,7 @@ def _empty(engine: str, model: str) -> str:
 
 
 def _cell(row: pd.Series) -> str:
-    if row["passes"] == 0:
-        return "not measured"
-    if row["passes"] == 1:
-        return f"{number(row['median'])} (one pass, no interval)"
-    return f"{number(row['median'])} [{number(row['low'])}, {number(row['high'])}] over {row['passes']} passes"
+    return shown(stats.Across(row["median"], row["low"], row["high"], int(row["passes"])), number=number)
 
 
 # ---- effects ---------------------------------------------------------------------------------------
