@@ -45,6 +45,7 @@ def test_per_task_has_exactly_the_contract_columns_and_every_measure_of_every_jv
 def test_each_figure_is_the_median_and_range_of_the_least_squares_slopes_of_its_jvms(run, figures, measure, column):
     steps = run.steps
     figures = figures.set_index(["jdk", "model", "depth", "measure"])
+    assert steps.groupby(["jdk", "model", "depth"]).ngroups > 1, "the fixture holds more than one cell"
     for (jdk, model, depth), cell in steps.groupby(["jdk", "model", "depth"]):
         by_hand = [np.polyfit(jvm["tasks"], jvm[column], 1)[0] for _, jvm in cell.groupby("repeat")]
         row = figures.loc[(jdk, model, depth, measure)]
@@ -96,6 +97,7 @@ def test_the_depth_cost_is_the_difference_of_the_depths_medians_over_the_frames_
     figures = figures.set_index(["jdk", "model", "depth", "measure"])["median"]
     costs = floor.depth_cost(run).set_index(["JDK", "model"])
 
+    assert not costs.empty, "the fixture parks tasks at two depths"
     for (jdk, model), row in costs.iterrows():
         by_hand = (figures[(jdk, model, 20, "live heap")] - figures[(jdk, model, 0, "live heap")]) / 20
         assert row["per frame (B)"] == pytest.approx(by_hand, abs=0.05)

@@ -165,6 +165,7 @@ def test_a_percentile_is_k6s_linear_step_between_the_closest_ranks(values, q, ex
 @pytest.mark.parametrize("endpoint", ["json", "dashboard"])
 def test_every_percentile_of_the_raw_samples_is_k6s_own_summary(run_folder, endpoint):
     run = load_run(run_folder)
+    assert run.servers, "the fixture holds passes"
     for server in run.servers:
         summary = server.k6_metrics[f"http_req_duration{{endpoint:{endpoint}}}"]["values"]
         samples = latency.durations(server, endpoint)

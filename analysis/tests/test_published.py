@@ -39,6 +39,7 @@ def test_readme_publishes_its_verdict_from_a_headline():
 
 @pytest.mark.parametrize("document", PUBLISHING)
 def test_every_line_of_a_published_block_is_in_the_headline_it_names(document):
+    assert blocks((TOP / document).read_text()), f"{document} publishes its figures inside headline blocks, and has none"
     for file, body in blocks((TOP / document).read_text()):
         headline = (TOP / file).read_text()
         missing = [line for line in body.splitlines() if line.strip() and line not in headline.splitlines()]

@@ -306,6 +306,7 @@ def test_each_passs_k6_dashboard_is_linked_relative_to_the_report(whole_run):
 def test_a_run_whose_every_pass_failed_before_its_first_socket_renders_whole(run_folder):
     # As bench-vps left one whose k6 never started: every pass failed in startup, with /proc samples of startup only.
     manifest = json.loads((run_folder / "manifest.json").read_text())
+    assert manifest["outcomes"] and list(run_folder.glob("*/proc.csv")), "the fixture holds passes to fail"
     for outcome in manifest["outcomes"]:
         outcome.update(status="failed", reason="k6 did not start its timeline within 60 s; see k6.log", phaseAtEnd="startup")
     (run_folder / "manifest.json").write_text(json.dumps(manifest))

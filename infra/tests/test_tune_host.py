@@ -151,6 +151,7 @@ def test_apply_persists_the_declared_targets_and_a_second_run_changes_nothing(tm
         "root soft": targets["nofile"],
         "root hard": targets["nofile"],
     }
+    assert sysctls(), "tune-host.sh declares the sysctls it sets"
     for name in sysctls():
         refused = f"could not set {name} to " in first.stdout
         assert refused or at_least(kernel(name), targets[name]), first.stdout
