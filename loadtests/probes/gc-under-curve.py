@@ -13,6 +13,7 @@ import argparse
 
 import pandas as pd
 
+from labanalysis.curve import curve
 from labanalysis.folder.run import load_run
 from labanalysis.markdown import markdown
 
@@ -21,8 +22,10 @@ STALL = "allocation_stall_ms"
 
 
 def in_curve(jfr: pd.DataFrame) -> pd.DataFrame:
-    """The series' rows of the curve's steps: the ramps to each rate and the holds at it, on either endpoint."""
-    return jfr[jfr["phase"].str.contains(r"^(?:json|dashboard)-(?:to|at)-\d+$", regex=True)]
+    """The series' rows of the curve's steps, as curve.py names them (a step at a rate, a search's slot), with the phase in
+    which each settles (`-to-` before the rate or slot)."""
+    steps = jfr["phase"].str.replace("-to-", "-at-", n=1, regex=False).str.replace("-at-search-", "-search-", regex=False)
+    return jfr[steps.str.match(curve.STEP_PHASE) | steps.str.match(curve.SEARCH_SLOT)]
 
 
 def per_pass(folder: str, server: str | None) -> list[dict]:

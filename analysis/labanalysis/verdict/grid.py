@@ -140,8 +140,6 @@ class Difference:
     ratio: float
     a_passes: int
     b_passes: int
-    # Where A's range across passes lies against B's (stats.order): None without two passes a side.
-    order: int | None = None
 
     @property
     def has_interval(self) -> bool:
@@ -153,9 +151,11 @@ class Difference:
             return "not measured"
         if not self.has_interval:
             return f"one pass only ({a}: {self.a_passes}, {b}: {self.b_passes}): no interval, no conclusion drawn"
-        if self.order == 0:
+        # The one judge (stats.range_order), of the difference's interval against 0: A's range against B's.
+        found = stats.range_order((self.low, self.high), (0.0, 0.0))
+        if found == 0:
             return "no difference shown: the interval straddles 0"
-        return f"{a} {'higher' if self.order == 1 else 'lower'} than {b} in every pair of passes"
+        return f"{a} {'higher' if found == 1 else 'lower'} than {b} in every pair of passes"
 
 
 def difference(a_values, b_values) -> Difference:
@@ -173,7 +173,6 @@ def difference(a_values, b_values) -> Difference:
         ratio=a_median / b_median if a_median > 0 and b_median > 0 else math.nan,
         a_passes=len(a),
         b_passes=len(b),
-        order=stats.order(stats.across(a), stats.across(b)),
     )
 
 
