@@ -258,6 +258,21 @@ def test_a_steps_compilers_are_the_mean_of_its_seconds_server_jit_and_unknown_in
     assert steps.loc[100, "server_jit_cores"] == 0.0
 
 
+def test_a_steps_collector_is_the_mean_of_its_seconds_server_gc_and_unknown_in_a_run_from_before_the_column(fixture_copy):
+    folder = fixture_copy(*FIXTURE)
+    assert curve.per_step([run.load_run(folder)])["server_gc_cores"].isna().all()
+
+    seconds = pd.read_csv(folder / "vthread" / "cpu.csv")
+    in_step = seconds["phase"] == "json-at-200"
+    seconds["server_gc"] = 0.0
+    seconds.loc[in_step, "server_gc"] = [0.02 + 0.1 * i for i in range(in_step.sum())]
+    seconds.to_csv(folder / "vthread" / "cpu.csv", index=False)
+
+    steps = curve.per_step([run.load_run(folder)]).set_index("offered_per_s")
+    assert steps.loc[200, "server_gc_cores"] == pytest.approx(0.02 + 0.1 * (in_step.sum() - 1) / 2)
+    assert steps.loc[100, "server_gc_cores"] == 0.0
+
+
 def test_what_the_host_took_of_the_load_cpu_over_a_pass_is_set_beside_the_hypervisors_steal(fixture_copy):
     # One load CPU: in every second, 0.1 core more busy than the lab's processes, all of it stolen in the even seconds.
     folder = fixture_copy(*FIXTURE)

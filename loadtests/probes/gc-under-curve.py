@@ -6,7 +6,10 @@ that runs long is CPU the requests did not get, and a stall is a request's threa
 Usage, from the repository's root, with the lab's Python:
     PYTHONPATH=analysis .tools/venv/bin/python loadtests/probes/gc-under-curve.py [--server jetty-platform] results/<run> ...
 
-Prints a Markdown table, a row per pass.
+Prints a Markdown table, a row per pass: beside the curve's whole, each ladder's ZGC seconds (a cycle counted whole in the step
+it began), the share of the server's CPU its collector's threads took over the ladder's steps (cpu.csv's server_gc; blank in a
+run from before that column), and the capacity per CPU read off it (the verdict's, curve.of_pass's served_per_cpu); with
+--server, how closely the cycles' seconds and the collector's share each rank the passes as the capacity does.
 """
 
 import argparse
@@ -14,11 +17,13 @@ import argparse
 import pandas as pd
 
 from labanalysis.curve import curve
+from labanalysis.folder import repeats
 from labanalysis.folder.run import load_run
 from labanalysis.markdown import markdown
 
 CYCLES = ("gc_major_cycle_s", "gc_minor_cycle_s")
 STALL = "allocation_stall_ms"
+ENDPOINTS = ("json", "dashboard")
 
 
 def in_curve(jfr: pd.DataFrame) -> pd.DataFrame:
@@ -31,24 +36,46 @@ def in_curve(jfr: pd.DataFrame) -> pd.DataFrame:
 def per_pass(folder: str, server: str | None) -> list[dict]:
     run = load_run(folder)
     rows = []
-    for s in run.servers:
-        if server and s.server != server:
+    for each, pass_, base in repeats.each_pass([run]):
+        if server and pass_.server != server:
             continue
-        curve = in_curve(s.jfr)
-        cycles = curve[curve["metric"].isin(CYCLES)]["value"].astype(float)
-        stalls = curve[curve["metric"] == STALL]["value"].astype(float)
-        rows.append(
-            {
-                "run": run.folder.name,
-                "pass": s.name,
-                "ZGC cycles begun": len(cycles),
-                "their seconds": round(cycles.sum(), 1),
-                "longest (s)": round(cycles.max(), 1) if len(cycles) else 0.0,
-                "allocation stalls": len(stalls),
-                "stalled (s)": round(stalls.sum() / 1000, 1),
-            }
-        )
+        steps = in_curve(pass_.jfr)
+        cycles = steps[steps["metric"].isin(CYCLES)]
+        stalls = steps[steps["metric"] == STALL]["value"].astype(float)
+        capacities = curve.of_pass(each, pass_, base)
+        ladders = pd.DataFrame(curve.step_rows(each, pass_))
+        row = {
+            "run": run.folder.name,
+            "pass": pass_.name,
+            "ZGC cycles begun": len(cycles),
+            "their seconds": round(cycles["value"].astype(float).sum(), 1),
+            "longest (s)": round(cycles["value"].astype(float).max(), 1) if len(cycles) else 0.0,
+            "allocation stalls": len(stalls),
+            "stalled (s)": round(stalls.sum() / 1000, 1),
+        }
+        for endpoint in ENDPOINTS:
+            ladder = cycles[cycles["phase"].str.startswith(f"{endpoint}-")]
+            row[f"/{endpoint}: ZGC s"] = round(ladder["value"].astype(float).sum(), 1)
+            steps_of = ladders[ladders["endpoint"] == endpoint] if not ladders.empty else ladders
+            used = steps_of["server_cores"].sum() if not steps_of.empty else float("nan")
+            collected = steps_of["server_gc_cores"].sum(min_count=1) if not steps_of.empty else float("nan")
+            row[f"/{endpoint}: collector's share"] = round(collected / used, 3) if used > 0 else float("nan")
+            row[f"/{endpoint}: capacity a core"] = round(capacities.get(endpoint, {}).get("served_per_cpu", float("nan")))
+        rows.append(row)
     return rows
+
+
+def rank_agreement(rows: pd.DataFrame) -> str:
+    """Spearman's rho, over the passes shown, of each ladder's ZGC seconds and of its collector's share against its capacity a
+    core: -1 where the passes in which ZGC ran longest (took the most) served the least a core, in order."""
+    said = []
+    for endpoint in ENDPOINTS:
+        for measure in ("ZGC s", "collector's share"):
+            both = rows[[f"/{endpoint}: {measure}", f"/{endpoint}: capacity a core"]].dropna()
+            if len(both) > 2:
+                rho = both.rank().corr().iloc[0, 1]
+                said.append(f"/{endpoint}: Spearman's rho of {measure} against capacity a core, {len(both)} passes: {rho:.2f}")
+    return "\n".join(said)
 
 
 def main() -> None:
@@ -56,7 +83,11 @@ def main() -> None:
     parser.add_argument("--server", help="one server (its catalogue name); all where omitted")
     parser.add_argument("runs", nargs="+")
     args = parser.parse_args()
-    print(markdown(pd.DataFrame([row for folder in args.runs for row in per_pass(folder, args.server)])))
+    rows = pd.DataFrame([row for folder in args.runs for row in per_pass(folder, args.server)])
+    print(markdown(rows))
+    if args.server:
+        print()
+        print(rank_agreement(rows))
 
 
 if __name__ == "__main__":

@@ -54,6 +54,7 @@ COLUMNS = [
     "server_cpu_cores",
     "server_throttled_share",
     "server_jit_cores",
+    "server_gc_cores",
     "load_busy",
     "k6_cores",
     "vegeta_cores",
@@ -84,6 +85,7 @@ FIGURES = {
     "other processes on the load CPUs (cores)": ("load_others_cores", True),
     "stolen from the load CPUs by the hypervisor (cores)": ("load_steal_cores", True),
     "the server's JIT compilers (cores)": ("server_jit_cores", True),
+    "the server's collector (cores)": ("server_gc_cores", True),
 }
 
 
@@ -179,6 +181,8 @@ def step_row(run: Run, server: ServerRun, step: Step) -> dict:
         "server_throttled_share": mean(seconds, "server_throttled_s"),
         # The server's JIT compilers, of server_cores: a path still compiling pays for it under the step's budget.
         "server_jit_cores": mean(seconds, "server_jit"),
+        # Its garbage collector's threads, of server_cores: a collector working longer takes the budget from the requests.
+        "server_gc_cores": mean(seconds, "server_gc"),
         "load_busy": mean(seconds, "load_cpus_busy"),
         "k6_cores": mean(seconds, "k6"),
         "vegeta_cores": mean(seconds, "vegeta"),

@@ -88,5 +88,15 @@ class ProcView(val pid: Long) {
 
         /** Whether a thread's kernel name is a JVM's JIT compiler's (`C1 CompilerThre`, `C2 CompilerThre`). */
         fun isCompilerThread(name: String) = "CompilerThre" in name
+
+        /**
+         * Whether a thread's kernel name is a JVM's garbage collector's: ZGC's (`ZWorkerYoung#0`, `ZWorkerOld#0`, `ZDriverMajor`,
+         * `ZDirector`, `ZStat`, `ZUncommitter#0`; before JDK 23 `ZWorker#0`, `ZDriver`), the runtime workers ZGC's pauses run
+         * on (`RuntimeWorker#0`), and G1's or Parallel's (`GC Thread#0`, `G1 Conc#0`, `G1 Main Marker`, `G1 Refine#0`,
+         * `G1 Service`). The VM thread, which runs every safepoint's operation and Serial's collections, is left out.
+         */
+        fun isGcThread(name: String) = GC_THREAD.containsMatchIn(name)
+
+        private val GC_THREAD = Regex("^(Z(Worker|Driver|Director|Stat|Uncommitter)|RuntimeWorker#|GC Thread#|G1 )")
     }
 }

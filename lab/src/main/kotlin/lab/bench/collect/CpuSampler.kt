@@ -51,13 +51,15 @@ class CpuSampler(
         val serverBudgetCores: Double? = null,
         /** The seconds the budget held the server's threads back in the second (its group's throttled time); null without a budget. */
         val serverThrottledS: Double? = null,
-        /** The cores the server's JIT compiler threads used ([CompilerThreads]), of [serverCores]; null before its second reading. */
+        /** The cores the server's JIT compiler threads used ([JvmThreadsCpu]), of [serverCores]; null before its second reading. */
         val serverJitCores: Double? = null,
         /**
          * The share of the load's CPUs the hypervisor stole, of [loadCpusBusy]: what of the load's CPUs neither the lab's processes
          * nor any other program used, though they were not free. Null without a [split].
          */
         val loadCpusSteal: Double? = null,
+        /** The cores the server's garbage collector's threads used ([JvmThreadsCpu]), of [serverCores]; null before its second reading. */
+        val serverGcCores: Double? = null,
     )
 
     /** The last row written, for the progress line; null before the first second is over. */
@@ -70,8 +72,10 @@ class CpuSampler(
 
     private val tracked = ConcurrentHashMap<Role, Tracked>()
 
-    /** The server's JIT compiler threads, from when it is tracked. */
-    @Volatile private var serverCompilers: CompilerThreads? = null
+    /** The server's JIT compiler threads and its collector's, from when it is tracked. */
+    @Volatile private var serverCompilers: JvmThreadsCpu? = null
+
+    @Volatile private var serverCollectors: JvmThreadsCpu? = null
     private val rows = mutableListOf<Row>()
     private var lastStat: ProcStat? = null
     private var lastThrottledNs: Long? = null
@@ -87,7 +91,10 @@ class CpuSampler(
         val handle = ProcessHandle.of(pid).orElse(null) ?: return
         val view = ProcView(pid)
         tracked[role] = Tracked(handle, view, view.cpuMs(), System.nanoTime())
-        if (role == Role.SERVER) serverCompilers = CompilerThreads(view)
+        if (role == Role.SERVER) {
+            serverCompilers = JvmThreadsCpu(view, ProcView::isCompilerThread)
+            serverCollectors = JvmThreadsCpu(view, ProcView::isGcThread)
+        }
     }
 
     /** Takes the first reading now; the first row follows a second later, as each row covers the second before it. */
@@ -124,9 +131,10 @@ class CpuSampler(
                 vegetaCores = cores(Role.VEGETA, nowNs),
                 serverBudgetCores = budget?.inEffectCores,
                 serverThrottledS = throttledNs?.let { now -> throttledBeforeNs?.let { (now - it) / 1e9 } },
-                // After cores(SERVER): a server that has exited is no longer tracked, and has no compilers.
+                // After cores(SERVER): a server that has exited is no longer tracked, and has no compilers or collector.
                 serverJitCores = serverCompilers?.takeIf { tracked[Role.SERVER] != null }?.coresSinceLast(nowNs),
                 loadCpusSteal = split?.let { s -> before?.let { stat.stealShare(it, s.loadCpus) } },
+                serverGcCores = serverCollectors?.takeIf { tracked[Role.SERVER] != null }?.coresSinceLast(nowNs),
             )
             latest = row
             synchronized(rows) { rows += row }
@@ -171,6 +179,7 @@ class CpuSampler(
             cell(row.serverThrottledS),
             cell(row.serverJitCores),
             cell(row.loadCpusSteal),
+            cell(row.serverGcCores),
         )
 
         private fun cell(value: Double?): String? = value?.let { String.format(Locale.ROOT, "%.3f", it) }

@@ -43,11 +43,26 @@ class ThreadFamiliesTest {
     }
 
     @Test
+    fun `a collector's thread is named as ZGC, G1 and Parallel name theirs, and no other thread is`() {
+        val collectors = listOf(
+            "ZWorkerYoung#0", "ZWorkerOld#1", "ZDriverMajor", "ZDriverMinor", "ZDirector", "ZStat", "ZUncommitter#0", "ZWorker#0",
+            "ZDriver", "RuntimeWorker#0", "GC Thread#0", "G1 Conc#0", "G1 Main Marker", "G1 Refine#0", "G1 Service",
+        )
+        val others = listOf(
+            "VM Thread", "C2 CompilerThre", "qtp1937348256-41", "DefaultDispatch", "eventLoopGroupP", "ForkJoinPool-1-", "Zeta-1",
+            "java", "Service Thread", "VM Periodic Tas",
+        )
+        for (name in collectors) assertTrue(ProcView.isGcThread(name), name)
+        for (name in others) assertTrue(!ProcView.isGcThread(name), name)
+    }
+
+    @Test
     fun `this JVM's threads, read from proc, used no more CPU than the whole process read after them`() {
         val self = ProcView.self()
         val threads = self.threadsCpu()
         val processMs = self.cpuMs()!!
         assertTrue(threads.any { ProcView.isCompilerThread(it.name) }, "a JVM's compiler threads are among its threads: $threads")
+        assertTrue(threads.any { ProcView.isGcThread(it.name) }, "and its collector's: $threads")
         // The kernel scales each thread's ticks to its run time, and the process's sum apart: a tick (10 ms) may part them.
         val threadsMs = threads.sumOf { it.cpuMs }
         assertTrue(threadsMs <= processMs + 10, "$threadsMs ms of threads, $processMs ms of the process")
