@@ -7,9 +7,11 @@ Usage, from the repository's root, with the lab's Python:
     PYTHONPATH=analysis .tools/venv/bin/python loadtests/probes/gc-under-curve.py [--server jetty-platform] results/<run> ...
 
 Prints a Markdown table, a row per pass: beside the curve's whole, each ladder's ZGC seconds (a cycle counted whole in the step
-it began), the share of the server's CPU its collector's threads took over the ladder's steps (cpu.csv's server_gc; blank in a
-run from before that column), and the capacity per CPU read off it (the verdict's, curve.of_pass's served_per_cpu); with
---server, how closely the cycles' seconds and the collector's share each rank the passes as the capacity does.
+it began), the share of the server's CPU its collector's threads and its VM thread took over the ladder's steps (cpu.csv's
+server_gc and server_vm; blank in a run from before those columns), the milliseconds VM operations ran in the ladder (JFR's
+jdk.ExecuteVMOperation: the safepoints, and the handshakes with every thread that ZGC's cycles ask for), and the capacity per
+CPU read off it (the verdict's, curve.of_pass's served_per_cpu); with --server, how closely each of those ranks the passes as
+the capacity does.
 """
 
 import argparse
@@ -23,6 +25,7 @@ from labanalysis.markdown import markdown
 
 CYCLES = ("gc_major_cycle_s", "gc_minor_cycle_s")
 STALL = "allocation_stall_ms"
+VM_OPERATION = "vm_operation_ms"
 ENDPOINTS = ("json", "dashboard")
 
 
@@ -58,8 +61,11 @@ def per_pass(folder: str, server: str | None) -> list[dict]:
             row[f"/{endpoint}: ZGC s"] = round(ladder["value"].astype(float).sum(), 1)
             steps_of = ladders[ladders["endpoint"] == endpoint] if not ladders.empty else ladders
             used = steps_of["server_cores"].sum() if not steps_of.empty else float("nan")
-            collected = steps_of["server_gc_cores"].sum(min_count=1) if not steps_of.empty else float("nan")
-            row[f"/{endpoint}: collector's share"] = round(collected / used, 3) if used > 0 else float("nan")
+            for column, name in (("server_gc_cores", "collector's share"), ("server_vm_cores", "VM thread's share")):
+                taken = steps_of[column].sum(min_count=1) if not steps_of.empty else float("nan")
+                row[f"/{endpoint}: {name}"] = round(taken / used, 3) if used > 0 else float("nan")
+            operations = steps[(steps["metric"] == VM_OPERATION) & steps["phase"].str.startswith(f"{endpoint}-")]
+            row[f"/{endpoint}: VM operations (ms)"] = round(operations["value"].astype(float).sum())
             row[f"/{endpoint}: capacity a core"] = round(capacities.get(endpoint, {}).get("served_per_cpu", float("nan")))
         rows.append(row)
     return rows
@@ -70,7 +76,7 @@ def rank_agreement(rows: pd.DataFrame) -> str:
     core: -1 where the passes in which ZGC ran longest (took the most) served the least a core, in order."""
     said = []
     for endpoint in ENDPOINTS:
-        for measure in ("ZGC s", "collector's share"):
+        for measure in ("ZGC s", "collector's share", "VM thread's share", "VM operations (ms)"):
             both = rows[[f"/{endpoint}: {measure}", f"/{endpoint}: capacity a core"]].dropna()
             if len(both) > 2:
                 rho = both.rank().corr().iloc[0, 1]

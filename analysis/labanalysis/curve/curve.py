@@ -55,6 +55,7 @@ COLUMNS = [
     "server_throttled_share",
     "server_jit_cores",
     "server_gc_cores",
+    "server_vm_cores",
     "load_busy",
     "k6_cores",
     "vegeta_cores",
@@ -86,6 +87,7 @@ FIGURES = {
     "stolen from the load CPUs by the hypervisor (cores)": ("load_steal_cores", True),
     "the server's JIT compilers (cores)": ("server_jit_cores", True),
     "the server's collector (cores)": ("server_gc_cores", True),
+    "the server's VM thread (cores)": ("server_vm_cores", True),
 }
 
 
@@ -183,6 +185,8 @@ def step_row(run: Run, server: ServerRun, step: Step) -> dict:
         "server_jit_cores": mean(seconds, "server_jit"),
         # Its garbage collector's threads, of server_cores: a collector working longer takes the budget from the requests.
         "server_gc_cores": mean(seconds, "server_gc"),
+        # Its VM thread, of server_cores: the VM operations, among them the handshakes with every thread ZGC's cycles ask for.
+        "server_vm_cores": mean(seconds, "server_vm"),
         "load_busy": mean(seconds, "load_cpus_busy"),
         "k6_cores": mean(seconds, "k6"),
         "vegeta_cores": mean(seconds, "vegeta"),

@@ -97,6 +97,12 @@ class ProcView(val pid: Long) {
          */
         fun isGcThread(name: String) = GC_THREAD.containsMatchIn(name)
 
+        /**
+         * Whether a thread is the JVM's VM thread, which runs every VM operation: the safepoints, and the handshakes with every
+         * thread that ZGC's cycles ask for, done on a blocked thread's behalf (so the more threads a server holds, the longer).
+         */
+        fun isVmThread(name: String) = name == "VM Thread"
+
         private val GC_THREAD = Regex("^(Z(Worker|Driver|Director|Stat|Uncommitter)|RuntimeWorker#|GC Thread#|G1 )")
     }
 }

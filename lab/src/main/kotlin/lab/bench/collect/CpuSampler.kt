@@ -60,6 +60,8 @@ class CpuSampler(
         val loadCpusSteal: Double? = null,
         /** The cores the server's garbage collector's threads used ([JvmThreadsCpu]), of [serverCores]; null before its second reading. */
         val serverGcCores: Double? = null,
+        /** The cores the server's VM thread used ([JvmThreadsCpu]), of [serverCores]; null before its second reading. */
+        val serverVmCores: Double? = null,
     )
 
     /** The last row written, for the progress line; null before the first second is over. */
@@ -72,10 +74,12 @@ class CpuSampler(
 
     private val tracked = ConcurrentHashMap<Role, Tracked>()
 
-    /** The server's JIT compiler threads and its collector's, from when it is tracked. */
+    /** The server's JIT compiler threads, its collector's and its VM thread, from when it is tracked. */
     @Volatile private var serverCompilers: JvmThreadsCpu? = null
 
     @Volatile private var serverCollectors: JvmThreadsCpu? = null
+
+    @Volatile private var serverVmThread: JvmThreadsCpu? = null
     private val rows = mutableListOf<Row>()
     private var lastStat: ProcStat? = null
     private var lastThrottledNs: Long? = null
@@ -94,6 +98,7 @@ class CpuSampler(
         if (role == Role.SERVER) {
             serverCompilers = JvmThreadsCpu(view, ProcView::isCompilerThread)
             serverCollectors = JvmThreadsCpu(view, ProcView::isGcThread)
+            serverVmThread = JvmThreadsCpu(view, ProcView::isVmThread)
         }
     }
 
@@ -131,10 +136,11 @@ class CpuSampler(
                 vegetaCores = cores(Role.VEGETA, nowNs),
                 serverBudgetCores = budget?.inEffectCores,
                 serverThrottledS = throttledNs?.let { now -> throttledBeforeNs?.let { (now - it) / 1e9 } },
-                // After cores(SERVER): a server that has exited is no longer tracked, and has no compilers or collector.
+                // After cores(SERVER): a server that has exited is no longer tracked, and has no compilers, collector or VM thread.
                 serverJitCores = serverCompilers?.takeIf { tracked[Role.SERVER] != null }?.coresSinceLast(nowNs),
                 loadCpusSteal = split?.let { s -> before?.let { stat.stealShare(it, s.loadCpus) } },
                 serverGcCores = serverCollectors?.takeIf { tracked[Role.SERVER] != null }?.coresSinceLast(nowNs),
+                serverVmCores = serverVmThread?.takeIf { tracked[Role.SERVER] != null }?.coresSinceLast(nowNs),
             )
             latest = row
             synchronized(rows) { rows += row }
@@ -180,6 +186,7 @@ class CpuSampler(
             cell(row.serverJitCores),
             cell(row.loadCpusSteal),
             cell(row.serverGcCores),
+            cell(row.serverVmCores),
         )
 
         private fun cell(value: Double?): String? = value?.let { String.format(Locale.ROOT, "%.3f", it) }

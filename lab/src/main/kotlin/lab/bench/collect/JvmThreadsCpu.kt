@@ -4,9 +4,10 @@ import lab.support.ProcView
 
 /**
  * The CPU a JVM's own threads of one kind use, read from outside once a second for `cpu.csv`: its JIT compilers (`server_jit`)
- * and its garbage collector (`server_gc`). What the server spent compiling or collecting in a step is not what its requests
- * cost: a path still compiling when a curve starts pays for it under the step's budget (docs/under-load.md, "What moves a
- * pass's limit"), and a collector that works longer takes the budget from the requests.
+ * its garbage collector (`server_gc`) and its VM thread (`server_vm`). What the server spent compiling, collecting or in VM
+ * operations in a step is not what its requests cost: a path still compiling when a curve starts pays for it under the step's
+ * budget (docs/under-load.md, "What moves a pass's limit"), and a collector that works longer, or a handshake with every one
+ * of 15,000 threads, takes the budget from the requests.
  *
  * Finding the threads reads every thread's name, and the platform server has one thread a socket (15,000), so they are found
  * once and again every [rescanEvery] readings: a thread that starts between two scans is counted from the scan that finds it.
@@ -14,7 +15,7 @@ import lab.support.ProcView
  */
 class JvmThreadsCpu(
     private val view: ProcView,
-    /** Whether a thread, by its kernel name (at most 15 characters), is of the kind: ProcView.isCompilerThread, isGcThread. */
+    /** Whether a thread, by its kernel name (at most 15 characters), is of the kind: ProcView.isCompilerThread, isGcThread, ... */
     private val isOne: (String) -> Boolean,
     private val rescanEvery: Int = RESCAN_EVERY,
 ) {

@@ -55,12 +55,12 @@ class CpuSamplerTest {
         val sampler = sample(mapOf(CpuSampler.Role.HARNESS to self), seconds = 2.5)
         val lines = File(dir, "cpu.csv").readLines()
         assertEquals(
-            "time_s,phase,server,k6,stub,harness,steal,server_cpus_busy,load_cpus_busy,vegeta,server_budget,server_throttled_s,server_jit,load_cpus_steal,server_gc",
+            "time_s,phase,server,k6,stub,harness,steal,server_cpus_busy,load_cpus_busy,vegeta,server_budget,server_throttled_s,server_jit,load_cpus_steal,server_gc,server_vm",
             lines.first(),
         )
         assertEquals(2, lines.size - 1, "$lines")
         for (cells in lines.drop(1).map { it.split(",") }) {
-            assertEquals(15, cells.size, "$cells")
+            assertEquals(16, cells.size, "$cells")
             assertEquals("startup", cells[1])
             assertEquals(listOf("", "", ""), cells.subList(2, 5), "no server, k6 or stub was given")
             assertTrue(cells[5].toDouble() >= 0 && cells[6].toDouble() in 0.0..1.0, "$cells")
@@ -71,14 +71,15 @@ class CpuSamplerTest {
             if (split != null) {
                 assertTrue(cells[13].toDouble() in 0.0..cells[8].toDouble(), "the load's stolen share is of its busy share: $cells")
             }
-            assertEquals("", cells[14], "no server was given")
+            assertEquals(listOf("", ""), cells.subList(14, 16), "no server was given")
         }
         assertEquals(sampler.rows().last(), sampler.latest)
     }
 
     @Test
-    fun `the server's JIT compilers and its collector are each a part of its cores, not all of them`() {
-        // This JVM stands in as the server: a thread of its own spins, and its compilers and collector are whatever they are.
+    fun `the server's JIT compilers, its collector and its VM thread are each a part of its cores, not all of them`() {
+        // This JVM stands in as the server: a thread of its own spins, and its compilers, collector and VM thread are whatever
+        // they are.
         val spinning = Thread.ofPlatform().daemon().start { while (!Thread.currentThread().isInterrupted) Thread.onSpinWait() }
         val sampler = try {
             sample(mapOf(CpuSampler.Role.SERVER to self), seconds = 2.5)
@@ -94,6 +95,8 @@ class CpuSamplerTest {
             // The spinning thread has a core to itself only on an idle host: half of what the JVM used is a margin for the rest.
             assertTrue(server > 0.3 && jit in 0.0..server / 2, "the spinning thread is no compiler's: $row")
             assertTrue(gc in 0.0..server / 2, "the spinning thread is not the collector's: $row")
+            val vm = row.serverVmCores ?: throw AssertionError("no VM thread found in $row")
+            assertTrue(vm in 0.0..server / 2, "nor the VM thread: $row")
         }
     }
 
@@ -118,6 +121,7 @@ class CpuSamplerTest {
         assertNull(rows.last().serverCores)
         assertNull(rows.last().serverJitCores, "a server that is gone has no compilers")
         assertNull(rows.last().serverGcCores, "nor a collector")
+        assertNull(rows.last().serverVmCores, "nor a VM thread")
         assertTrue(rows.all { it.harnessCores != null }, "$rows")
     }
 
@@ -126,10 +130,12 @@ class CpuSamplerTest {
         val row = CpuSampler.Row(
             12.5, "json", 0.25, null, 0.0123456, 0.1, 0.0, null, 0.9,
             serverBudgetCores = 0.25, serverThrottledS = 0.7504, serverJitCores = 0.0456, loadCpusSteal = 0.0804, serverGcCores = 0.1234,
+            serverVmCores = 0.0071,
         )
         assertEquals(
             listOf(
                 "12.5", "json", "0.250", null, "0.012", "0.100", "0.000", null, "0.900", null, "0.250", "0.750", "0.046", "0.080", "0.123",
+                "0.007",
             ),
             CpuSampler.cells(row),
         )

@@ -54,6 +54,7 @@ class ThreadFamiliesTest {
         )
         for (name in collectors) assertTrue(ProcView.isGcThread(name), name)
         for (name in others) assertTrue(!ProcView.isGcThread(name), name)
+        assertTrue(ProcView.isVmThread("VM Thread") && collectors.plus(others).count(ProcView::isVmThread) == 1)
     }
 
     @Test
@@ -63,6 +64,7 @@ class ThreadFamiliesTest {
         val processMs = self.cpuMs()!!
         assertTrue(threads.any { ProcView.isCompilerThread(it.name) }, "a JVM's compiler threads are among its threads: $threads")
         assertTrue(threads.any { ProcView.isGcThread(it.name) }, "and its collector's: $threads")
+        assertEquals(1, threads.count { ProcView.isVmThread(it.name) }, "and its one VM thread: $threads")
         // The kernel scales each thread's ticks to its run time, and the process's sum apart: a tick (10 ms) may part them.
         val threadsMs = threads.sumOf { it.cpuMs }
         assertTrue(threadsMs <= processMs + 10, "$threadsMs ms of threads, $processMs ms of the process")
