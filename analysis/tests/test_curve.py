@@ -170,6 +170,28 @@ def test_the_spread_table_gives_each_capacity_figures_highest_pass_over_its_lowe
     assert row["highest sustained: highest pass over lowest"] == "1.00x"
 
 
+def test_the_jvm_threads_share_is_of_the_servers_cpu_over_the_ladder_pass_by_pass_and_absent_columns_are_left_out():
+    # Pass one: the collector 0.02 of a core in each of two steps whose server used 0.1 and 0.3 (10% of 0.4); pass two 0.06 of
+    # 0.4 (15%). The VM thread: 0.01 in one step of each pass (2.5%). No step measured the JIT compilers.
+    one = [
+        _step(500, server_cores=0.1, server_gc_cores=0.02, server_vm_cores=0.0),
+        _step(1000, server_cores=0.3, server_gc_cores=0.02, server_vm_cores=0.01),
+    ]
+    second = {"pass": "vthread-r2"}
+    two = [
+        _step(500, server_cores=0.1, server_gc_cores=0.03, server_vm_cores=0.01, **second),
+        _step(1000, server_cores=0.3, server_gc_cores=0.03, server_vm_cores=0.0, **second),
+    ]
+    frame = pd.DataFrame(one + two).assign(server_jit_cores=math.nan)
+
+    row = curve_tables.jvm_shares(frame).iloc[0]
+
+    assert row["collector (% of the server's CPU)"] == "12.50 [10, 15] over 2 passes"
+    assert row["VM thread (% of the server's CPU)"] == "2.50 [2.50, 2.50] over 2 passes"
+    assert "JIT compilers (% of the server's CPU)" not in row.index
+    assert curve_tables.jvm_shares(frame.drop(columns=["server_gc_cores", "server_vm_cores"])).empty
+
+
 def test_a_steps_whole_seconds_leave_out_the_seconds_it_shares_with_the_phases_either_side():
     server = run.ServerRun(folder=None, outcome={"loadStartEpochMs": 1_000_500})
     step = curve_step.Step("json-at-500", "json", 500, from_s=10, to_s=18)

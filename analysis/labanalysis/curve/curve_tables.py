@@ -68,6 +68,32 @@ def table(per_step: pd.DataFrame, endpoint: str, figure: str) -> pd.DataFrame:
     return wide
 
 
+# The server's own JVM threads whose CPU each step counts apart (curve.step_row): (column, name).
+JVM_THREADS = (("server_jit_cores", "JIT compilers"), ("server_gc_cores", "collector"), ("server_vm_cores", "VM thread"))
+
+
+def jvm_shares(per_step: pd.DataFrame) -> pd.DataFrame:
+    """Per server and endpoint: the share of the server's CPU over the ladder's steps that its JIT compilers, its collector and its
+    VM thread took (%), each `median [low, high] over N passes`: what of the CPU a capacity is read from went to the JVM's own
+    work, the requests' barriers and stacks aside. A thread kind no step measured (a run from before its column) is left out;
+    empty where none was."""
+    measured = [(column, name) for column, name in JVM_THREADS if column in per_step.columns and per_step[column].notna().any()]
+    if not measured or per_step.empty:
+        return pd.DataFrame()
+    rows = []
+    for (label, endpoint), ladder in per_step.groupby(["label", "endpoint"], sort=False):
+        row = {"server": label, "endpoint": f"/{endpoint}"}
+        for column, name in measured:
+            shares = [
+                100 * steps[column].sum(min_count=1) / steps["server_cores"].sum()
+                for _, steps in ladder.groupby("pass", sort=False)
+                if steps["server_cores"].sum() > 0
+            ]
+            row[f"{name} (% of the server's CPU)"] = repeats.shown(stats.across(shares))
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
 # The curve's per-pass figures a reader compares for how well they repeat: (column of highest_sustained or cpu_slopes, name).
 SPREAD_FIGURES = (
     ("highest_sustained_per_s", "highest sustained"),

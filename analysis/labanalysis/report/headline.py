@@ -60,6 +60,9 @@ def tables(runs: list[Run]) -> list[tuple[str, pd.DataFrame]]:
         steps = curve.per_step(runs)
         found.append(("Highest sustained rate", curve_tables.summary(steps)))
         found.append(("How far each capacity figure moved from pass to pass", curve_tables.spread(steps)))
+        shares = curve_tables.jvm_shares(steps)
+        if not shares.empty:
+            found.append(("What of the server's CPU in the curve went to the JVM's own threads", shares))
         for endpoint in curve.ENDPOINTS:
             for figure in CURVE_FIGURES:
                 found.append((f"/{endpoint}: {figure}, median [lowest, highest] across passes", curve_tables.table(steps, endpoint, figure)))
