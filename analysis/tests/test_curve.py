@@ -265,34 +265,21 @@ def test_a_real_short_curve_reads_each_step_from_the_timeline_and_counts_each_re
     assert (steps["server_cores"] > 0).all()
 
 
-def test_a_steps_compilers_are_the_mean_of_its_seconds_server_jit_and_unknown_in_a_run_from_before_the_column(fixture_copy):
+@pytest.mark.parametrize(("second", "step"), [("server_jit", "server_jit_cores"), ("server_gc", "server_gc_cores"), ("server_vm", "server_vm_cores")])
+def test_a_steps_jvm_threads_are_the_mean_of_their_seconds_and_unknown_in_a_run_from_before_the_column(fixture_copy, second, step):
+    # The compilers, the collector and the VM thread: each cpu.csv column's mean over the step's seconds.
     folder = fixture_copy(*FIXTURE)
-    assert curve.per_step([run.load_run(folder)])["server_jit_cores"].isna().all()
+    assert curve.per_step([run.load_run(folder)])[step].isna().all()
 
     seconds = pd.read_csv(folder / "vthread" / "cpu.csv")
     in_step = seconds["phase"] == "json-at-200"
-    seconds["server_jit"] = 0.0
-    seconds.loc[in_step, "server_jit"] = [0.05 + 0.1 * i for i in range(in_step.sum())]
+    seconds[second] = 0.0
+    seconds.loc[in_step, second] = [0.05 + 0.1 * i for i in range(in_step.sum())]
     seconds.to_csv(folder / "vthread" / "cpu.csv", index=False)
 
     steps = curve.per_step([run.load_run(folder)]).set_index("offered_per_s")
-    assert steps.loc[200, "server_jit_cores"] == pytest.approx(0.05 + 0.1 * (in_step.sum() - 1) / 2)
-    assert steps.loc[100, "server_jit_cores"] == 0.0
-
-
-def test_a_steps_collector_is_the_mean_of_its_seconds_server_gc_and_unknown_in_a_run_from_before_the_column(fixture_copy):
-    folder = fixture_copy(*FIXTURE)
-    assert curve.per_step([run.load_run(folder)])["server_gc_cores"].isna().all()
-
-    seconds = pd.read_csv(folder / "vthread" / "cpu.csv")
-    in_step = seconds["phase"] == "json-at-200"
-    seconds["server_gc"] = 0.0
-    seconds.loc[in_step, "server_gc"] = [0.02 + 0.1 * i for i in range(in_step.sum())]
-    seconds.to_csv(folder / "vthread" / "cpu.csv", index=False)
-
-    steps = curve.per_step([run.load_run(folder)]).set_index("offered_per_s")
-    assert steps.loc[200, "server_gc_cores"] == pytest.approx(0.02 + 0.1 * (in_step.sum() - 1) / 2)
-    assert steps.loc[100, "server_gc_cores"] == 0.0
+    assert steps.loc[200, step] == pytest.approx(0.05 + 0.1 * (in_step.sum() - 1) / 2)
+    assert steps.loc[100, step] == 0.0
 
 
 def test_what_the_host_took_of_the_load_cpu_over_a_pass_is_set_beside_the_hypervisors_steal(fixture_copy):

@@ -26,7 +26,6 @@ from labanalysis.markdown import markdown
 CYCLES = ("gc_major_cycle_s", "gc_minor_cycle_s")
 STALL = "allocation_stall_ms"
 VM_OPERATION = "vm_operation_ms"
-ENDPOINTS = ("json", "dashboard")
 
 
 def in_curve(jfr: pd.DataFrame) -> pd.DataFrame:
@@ -56,7 +55,7 @@ def per_pass(folder: str, server: str | None) -> list[dict]:
             "allocation stalls": len(stalls),
             "stalled (s)": round(stalls.sum() / 1000, 1),
         }
-        for endpoint in ENDPOINTS:
+        for endpoint in curve.ENDPOINTS:
             ladder = cycles[cycles["phase"].str.startswith(f"{endpoint}-")]
             row[f"/{endpoint}: ZGC s"] = round(ladder["value"].astype(float).sum(), 1)
             steps_of = ladders[ladders["endpoint"] == endpoint] if not ladders.empty else ladders
@@ -75,7 +74,7 @@ def rank_agreement(rows: pd.DataFrame) -> str:
     """Spearman's rho, over the passes shown, of each ladder's ZGC seconds and of its collector's share against its capacity a
     core: -1 where the passes in which ZGC ran longest (took the most) served the least a core, in order."""
     said = []
-    for endpoint in ENDPOINTS:
+    for endpoint in curve.ENDPOINTS:
         for measure in ("ZGC s", "collector's share", "VM thread's share", "VM operations (ms)"):
             both = rows[[f"/{endpoint}: {measure}", f"/{endpoint}: capacity a core"]].dropna()
             if len(both) > 2:

@@ -37,9 +37,6 @@ class ProcView(val pid: Long) {
     /** CPU time in ms of a JVM's JIT compiler threads (`C1 CompilerThre`, `C2 CompilerThre`, as the kernel names them). */
     fun jitCpuMs(): Long = threadsCpuMs { isCompilerThread(it) }
 
-    /** The ids of a JVM's JIT compiler threads. */
-    fun jitThreadIds(): List<Long> = threadIds { isCompilerThread(it) }
-
     /** The names of the process's threads as the kernel has them (at most 15 characters each). */
     fun threadNames(): List<String> = File("/proc/$pid/task").listFiles().orEmpty()
         .mapNotNull { task -> runCatching { File(task, "comm").readText().trim() }.getOrNull() }

@@ -74,12 +74,14 @@ class CpuSampler(
 
     private val tracked = ConcurrentHashMap<Role, Tracked>()
 
-    /** The server's JIT compiler threads, its collector's and its VM thread, from when it is tracked. */
-    @Volatile private var serverCompilers: JvmThreadsCpu? = null
+    /** The server's JIT compiler threads, its collector's and its VM thread, from when it is tracked: set together. */
+    private class ServerJvmThreads(view: ProcView) {
+        val compilers = JvmThreadsCpu(view, ProcView::isCompilerThread)
+        val collectors = JvmThreadsCpu(view, ProcView::isGcThread)
+        val vmThread = JvmThreadsCpu(view, ProcView::isVmThread)
+    }
 
-    @Volatile private var serverCollectors: JvmThreadsCpu? = null
-
-    @Volatile private var serverVmThread: JvmThreadsCpu? = null
+    @Volatile private var serverThreads: ServerJvmThreads? = null
     private val rows = mutableListOf<Row>()
     private var lastStat: ProcStat? = null
     private var lastThrottledNs: Long? = null
@@ -95,11 +97,7 @@ class CpuSampler(
         val handle = ProcessHandle.of(pid).orElse(null) ?: return
         val view = ProcView(pid)
         tracked[role] = Tracked(handle, view, view.cpuMs(), System.nanoTime())
-        if (role == Role.SERVER) {
-            serverCompilers = JvmThreadsCpu(view, ProcView::isCompilerThread)
-            serverCollectors = JvmThreadsCpu(view, ProcView::isGcThread)
-            serverVmThread = JvmThreadsCpu(view, ProcView::isVmThread)
-        }
+        if (role == Role.SERVER) serverThreads = ServerJvmThreads(view)
     }
 
     /** Takes the first reading now; the first row follows a second later, as each row covers the second before it. */
@@ -123,10 +121,13 @@ class CpuSampler(
             val throttledBeforeNs = lastThrottledNs
             lastThrottledNs = throttledNs
             val at = clock.seconds()
+            val serverCores = cores(Role.SERVER, nowNs)
+            // After cores(SERVER): a server that has exited is no longer tracked, and has no compilers, collector or VM thread.
+            val jvm = serverThreads?.takeIf { tracked[Role.SERVER] != null }
             val row = Row(
                 timeS = at,
                 phase = clock.phase(at),
-                serverCores = cores(Role.SERVER, nowNs),
+                serverCores = serverCores,
                 k6Cores = cores(Role.K6, nowNs),
                 stubCores = cores(Role.STUB, nowNs),
                 harnessCores = cores(Role.HARNESS, nowNs),
@@ -136,11 +137,10 @@ class CpuSampler(
                 vegetaCores = cores(Role.VEGETA, nowNs),
                 serverBudgetCores = budget?.inEffectCores,
                 serverThrottledS = throttledNs?.let { now -> throttledBeforeNs?.let { (now - it) / 1e9 } },
-                // After cores(SERVER): a server that has exited is no longer tracked, and has no compilers, collector or VM thread.
-                serverJitCores = serverCompilers?.takeIf { tracked[Role.SERVER] != null }?.coresSinceLast(nowNs),
+                serverJitCores = jvm?.compilers?.coresSinceLast(nowNs),
                 loadCpusSteal = split?.let { s -> before?.let { stat.stealShare(it, s.loadCpus) } },
-                serverGcCores = serverCollectors?.takeIf { tracked[Role.SERVER] != null }?.coresSinceLast(nowNs),
-                serverVmCores = serverVmThread?.takeIf { tracked[Role.SERVER] != null }?.coresSinceLast(nowNs),
+                serverGcCores = jvm?.collectors?.coresSinceLast(nowNs),
+                serverVmCores = jvm?.vmThread?.coresSinceLast(nowNs),
             )
             latest = row
             synchronized(rows) { rows += row }
