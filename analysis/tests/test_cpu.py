@@ -111,6 +111,23 @@ def test_server_cpu_per_request_is_its_mean_cores_in_the_json_phase_over_the_rat
     assert math.isnan(cpu.server_cpu_per_request(server, requests_per_second=0))
 
 
+def test_server_cpu_per_request_less_the_jit_leaves_out_what_its_compilers_took_in_each_second(repeats_folder):
+    # 0.3 cores in every /json second, 0.1 of them the compilers' in half of the seconds: 0.25 cores serving, over 20 a second.
+    path = repeats_folder / "vthread" / "cpu.csv"
+    frame = pd.read_csv(path)
+    json = frame.index[frame["phase"] == "json"]
+    frame.loc[json, "server"] = 0.3
+    frame.loc[json, "server_jit"] = [0.1 if i % 2 == 0 else 0.0 for i in range(len(json))]
+    frame.to_csv(path, index=False)
+    server = load_run(repeats_folder).server("vthread")
+    share = frame.loc[json, "server_jit"].mean()
+
+    assert cpu.server_cpu_per_request_less_jit(server, requests_per_second=20) == pytest.approx((0.3 - share) / 20)
+    assert cpu.server_cpu_per_request(server, requests_per_second=20) == pytest.approx(0.3 / 20)
+    frame.drop(columns=["server_jit"]).to_csv(path, index=False)
+    assert math.isnan(cpu.server_cpu_per_request_less_jit(load_run(repeats_folder).server("vthread"), 20)), "a pass that did not split them out"
+
+
 def test_k6s_cpu_per_request_moves_with_the_host_not_the_server(repeats_folder):
     # The same offered load, and k6 needing a third more CPU for it: the host was slower, whichever server it drove.
     path = repeats_folder / "platform" / "cpu.csv"

@@ -102,6 +102,17 @@ def server_cpu_per_request(server: ServerRun, requests_per_second: float) -> flo
     return float(cores.mean()) / requests_per_second
 
 
+def server_cpu_per_request_less_jit(server: ServerRun, requests_per_second: float) -> float:
+    """server_cpu_per_request less the server's JIT compilers' cores in each second (server_less_jit): what a request cost a
+    server long up, its paths compiled. The /json phase is the first load a pass offers, after a warm-up of seconds, and the
+    compilers still ran in it for 0.2 to 0.5 of a core-second of its 15 in one run's Ktor passes: the steady rate's figure
+    moved with how far they had got. NaN where cpu.csv did not split the compilers out, or as server_cpu_per_request."""
+    seconds = in_phase(server) if not server.cpu.empty else server.cpu
+    if seconds.empty or "server_jit" not in seconds.columns or seconds["server_jit"].isna().all() or not requests_per_second > 0:
+        return math.nan
+    return float(server_less_jit(seconds.dropna(subset=["server"])).mean()) / requests_per_second
+
+
 def offered_by(run: Run) -> str:
     """The load generator that offered the /json phase: vegeta where the profile gave it the phase (jsonGenerator), k6 otherwise."""
     return "vegeta" if vegeta_sent.steady_phase(run.manifest, PHASE) is not None else "k6"

@@ -55,6 +55,10 @@ JSON_ACHIEVED = Figure(
 )
 JSON_DROPPED = Figure("json_dropped_iterations", "/json dropped iterations", "iterations", settings=("jsonSeconds", *JSON_STEADY))
 CPU = Figure("server_cpu_per_json_request_us", "server CPU per /json request (µs)", "µs", settings=("jsonRatePerSecond", *UNDER_LOAD))
+# The same less what the JIT's compilers took meanwhile (cpu.server_cpu_per_request_less_jit): what a request costs a server long up.
+CPU_LESS_JIT = Figure(
+    "server_cpu_per_json_request_less_jit_us", "server CPU per /json request, its JIT apart (µs)", "µs", settings=("jsonRatePerSecond", *UNDER_LOAD)
+)
 # A thread per socket on the platform server; the pools size themselves to the CPUs.
 THREADS = Figure("peak_os_threads", "peak OS threads", "threads", settings=("idleSockets", "serverCpus"))
 # A count: how often the traps were sprung, for how long, and from what duration an event is recorded.
@@ -133,6 +137,7 @@ FIGURES = [
     JSON_ACHIEVED,
     JSON_DROPPED,
     CPU,
+    CPU_LESS_JIT,
     JSON_SUSTAINED,
     DASHBOARD_SUSTAINED,
     JSON_CPU_SLOPE,
@@ -224,6 +229,7 @@ def values_of(run: Run, server: ServerRun, endpoints: dict[str, pd.DataFrame], p
             JSON_ACHIEVED: achieved,
             JSON_DROPPED: json_table.loc[server.name, "dropped_iterations"],
             CPU: 1e6 * cpu.server_cpu_per_request(server, achieved),
+            CPU_LESS_JIT: 1e6 * cpu.server_cpu_per_request_less_jit(server, achieved),
             THREADS: runtime.peak_threads(server),
             PINNED: float(pins.loc[server.name, "events"]),
         }
