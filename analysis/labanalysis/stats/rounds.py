@@ -15,9 +15,9 @@ from collections.abc import Hashable, Mapping
 from .across import Across, across, range_order
 from .runs import MOVED_AT_MOST
 
-# The least lead, at the median across rounds, that names one server or model ahead of another: as much as a second run may move a
-# figure and still be said to repeat it (runs.MOVED_AT_MOST). A smaller lead, though it held in every round of one run, is one a
-# second run that repeated every figure could take back (docs/METHODS.md, "Statistics").
+# The least lead, in every round, that names one server or model ahead of another: as much as a second run may move a figure and
+# still be said to repeat it (runs.MOVED_AT_MOST). A smaller lead, though it held in every round of one run, is one a second run
+# that repeated every figure could take back (docs/METHODS.md, "Statistics").
 LEAD_AT_LEAST = 1 + MOVED_AT_MOST
 
 
@@ -30,15 +30,9 @@ def in_rounds(a: Mapping[Hashable, float], b: Mapping[Hashable, float]) -> Acros
 
 
 def clear_lead(advantage: Across) -> bool:
-    """Whether an advantage within rounds (in_rounds, over 1 where the first did better) names a leader: two rounds or more, ahead
-    in every one (the weakest over 1), and at least LEAD_AT_LEAST at the median.
-
-    The median, not the weakest round, must clear LEAD_AT_LEAST: the least of three ratios is one pass's, so it turns on the
-    noisiest server's worst pass, and the more rounds a run makes the lower it reads. A true lead of 1.28x over a server whose
-    passes spread by a tenth fell under 1.15x in one round of one run and not in the other, and named a model in one only
-    (docs/JOURNAL.md, "The fourth pair"). The order must hold in every round; the size of the lead is judged where a second run
-    is judged to repeat it, at the median (runs.repeated)."""
-    return advantage.passes >= 2 and advantage.low > 1 and advantage.median >= LEAD_AT_LEAST
+    """Whether an advantage within rounds (in_rounds, over 1 where the first did better) names a leader: two rounds or more, and
+    at least LEAD_AT_LEAST in the weakest."""
+    return advantage.passes >= 2 and advantage.low >= LEAD_AT_LEAST
 
 
 def apart_in_rounds(leader: Mapping[Hashable, tuple[float, float]], other: Mapping[Hashable, tuple[float, float]], lower_is_better: bool) -> bool:

@@ -31,7 +31,7 @@ class EngineEffect:
 
     @property
     def named(self) -> bool:
-        """Whether the first engine led the other clearly, over at least two rounds (stats.clear_lead), its passes
+        """Whether the first engine led the other clearly in every round, over at least two rounds (stats.clear_lead), its passes
         measured it apart from the other's, and the other's figure was no floor, which a lead over cannot be read."""
         return stats.clear_lead(self.advantage) and self.measured_apart and not self.second_floor
 
@@ -90,5 +90,5 @@ def engine_cell(values: pd.DataFrame, figure: perpass.Figure) -> str:
     if stats.clear_lead(advantage):
         return f"{words}: {NO_WINNER}, {INSIDE_INTERVALS}"
     if advantage.low > 1:
-        return f"{words}: {NO_WINNER}, its lead under {stats.LEAD_AT_LEAST - 1:.0%} at the median"
+        return f"{words}: {NO_WINNER}, its lead under {stats.LEAD_AT_LEAST - 1:.0%} in some round"
     return f"{words}: {NO_WINNER}, it changed places in some round"

@@ -2,8 +2,8 @@
 
 Every figure is a server's median across its passes (perpass, repeats). The servers are ordered as the verdict orders models, by
 their figures within rounds (stats.ranked_in_rounds), and "how sure" is decided as the verdict decides it
-(labanalysis.verdict.verdict): the best server is ahead when it led the runner-up in every round that measured both, clearly at
-the median (stats.in_rounds, stats.clear_lead), which cancels the host's drift over a run; where the passes carry no rounds, when its range
+(labanalysis.verdict.verdict): the best server is ahead when it led the runner-up clearly in every round that measured both
+(stats.in_rounds, stats.clear_lead), which cancels the host's drift over a run; where the passes carry no rounds, when its range
 across passes and the runner-up's do not overlap. A percentile's interval within one pass says how precisely that pass measured it,
 not whether another pass would agree, so it never names a leader; but a round in which the two passes' intervals overlap did not
 order them, so a lead that held in every round yet lay inside those intervals in some is not resolved, as in the verdict
@@ -161,7 +161,7 @@ def by_how_much(best: float, runner_up: float) -> str:
 
 AHEAD = "ahead in every round"
 CHANGED_PLACES = "changed places in some round: not resolved"
-SMALL_LEAD = f"ahead in every round, by under {stats.LEAD_AT_LEAST - 1:.0%} at the median: not resolved"
+SMALL_LEAD = f"ahead in every round, by under {stats.LEAD_AT_LEAST - 1:.0%} in some: not resolved"
 INSIDE_INTERVALS = "ahead in every round, inside the passes' own intervals in some: not resolved"
 OVER_A_FLOOR = "ahead in every round, over a capacity that is only a floor in some: not resolved"
 SURENESS = [
@@ -186,7 +186,7 @@ def how_sure(
     measured_apart: bool = True,
 ) -> str:
     """`equal`; or, where both servers have rounds in common, the best one's advantage in each (stats.in_rounds): ahead in every
-    round and by a clear lead (stats.clear_lead) whose passes measured it apart (`measured_apart`, stats.apart_in_rounds), ahead in
+    round by a clear lead (stats.clear_lead) whose passes measured it apart (`measured_apart`, stats.apart_in_rounds), ahead in
     every round by a clear lead inside the passes' own intervals in some, ahead by less in some, changed places in some, or one
     round (a pass each) and so no conclusion; otherwise stats.apart on the ranges across passes."""
     if best.median == runner_up.median:

@@ -5,16 +5,16 @@ A model is judged on the engine that runs the most models (Jetty runs three), wh
 difference between servers of two engines says nothing about either model. The engine's share is its own column, one model on two
 engines.
 
-Models are named where they led every other model by a clear lead over the rounds that measured both: their figure over each other's
-(stats.in_rounds) above 1 in every round and at least stats.LEAD_AT_LEAST at the median (stats.clear_lead). Two passes of a round
-ran minutes apart, so the host's drift over a run, which moves a pass's absolute figures by 5-12% here, cancels in their ratio; and
-a lead smaller than a second run may move a figure would not name the same model twice. Where the first two models are within that
-of each other and both lead the rest clearly, both are named: the reader may pick either, and the factor shown is the one that sets
-them apart from the rest. Where no such group leads, or some round put another model ahead, or there is one round, the cell says no
-model can be named, and shows the medians anyway. A figure a pass measures with an interval of its own (the wire's p99, over a
-steady phase of a few seconds) orders two models in a round only where their passes' intervals lie apart (stats.apart_in_rounds): a
-lead inside them names no model. A capacity that is only a floor (perpass.FLOORS: the ladder ended before the server did) bounds its
-model below: a lead over it names no model, and a lead of it is "at least" its factor.
+Models are named where they led every other model by a clear lead in every round that measured both: their figure over each
+other's (stats.in_rounds) at least stats.LEAD_AT_LEAST in the weakest round. Two passes of a round ran minutes apart, so the host's
+drift over a run, which moves a pass's absolute figures by 5-12% here, cancels in their ratio; and a lead smaller than a second run
+may move a figure would not name the same model twice. Where the first two models are within that of each other and both lead the
+rest clearly, both are named: the reader may pick either, and the factor shown is the one that sets them apart from the rest. Where
+no such group leads, or some round put another model ahead, or there is one round, the cell says no model can be named, and shows
+the medians anyway. A figure a pass measures with an interval of its own (the wire's p99, over a steady phase of a few seconds) orders
+two models in a round only where their passes' intervals lie apart (stats.apart_in_rounds): a lead inside them names no model.
+A capacity that is only a floor (perpass.FLOORS: the ladder ended before the server did) bounds its model below: a lead over it
+names no model, and a lead of it is "at least" its factor.
 """
 
 from __future__ import annotations
@@ -171,7 +171,7 @@ def _verdict(shape: Shape, per_pass: pd.DataFrame) -> Verdict:
         why_none = (
             f"{', '.join(overtaken)} came out ahead of {MODEL_WORDS.get(best, best)} in some round{_why_not_two(ranked, advantage)}"
             if overtaken
-            else f"no model led the others in every round by {stats.LEAD_AT_LEAST - 1:.0%} at the median"
+            else f"no model led the others by {stats.LEAD_AT_LEAST - 1:.0%} in every round"
         )
     floored = [MODEL_WORDS.get(m, m) for m in ranked[len(picks) :] if floors.get(m)] if picks else []
     if floored:
@@ -204,7 +204,7 @@ PICKED_AT_MOST = 2
 
 
 def _picks(ranked: list[str], advantage, measured_apart) -> tuple[str, ...]:
-    """The first one or two of `ranked` where each led every model after them clearly (stats.clear_lead), and
+    """The first one or two of `ranked` where each led every model after them clearly in every round (stats.clear_lead), and
     `measured_apart` from it; empty where neither one nor two do."""
     for n in range(1, min(PICKED_AT_MOST, len(ranked) - 1) + 1):
         picked, left = ranked[:n], ranked[n:]
@@ -215,7 +215,7 @@ def _picks(ranked: list[str], advantage, measured_apart) -> tuple[str, ...]:
 
 def _why_not_two(ranked: list[str], advantage) -> str:
     """Why the first two of `ranked` were not named together either, where there is a third: the models after them that the two did
-    not both lead clearly (stats.clear_lead; "shown to", since a lead of a floor is only at least its factor).
+    not both lead clearly in every round (stats.clear_lead; "shown to", since a lead of a floor is only at least its factor).
     Empty where there is no third, or the two led every model after them (the intervals then named none: INSIDE_INTERVALS)."""
     if len(ranked) <= PICKED_AT_MOST:
         return ""
@@ -224,7 +224,7 @@ def _why_not_two(ranked: list[str], advantage) -> str:
     if not trailing:
         return ""
     first, second = (MODEL_WORDS.get(m, m) for m in two)
-    return f", and {first} and {second} were not both shown to lead {_listed(trailing)} in every round by {stats.LEAD_AT_LEAST - 1:.0%} at the median"
+    return f", and {first} and {second} were not both shown to lead {_listed(trailing)} by {stats.LEAD_AT_LEAST - 1:.0%} in every round"
 
 
 def _picked(v: Verdict) -> str:
@@ -234,7 +234,7 @@ def _picked(v: Verdict) -> str:
     words = [MODEL_WORDS.get(m, m) for m in v.picks]
     if len(words) == 1:
         return words[0]
-    return f"{' or '.join(words)}: neither led the other in every round by {stats.LEAD_AT_LEAST - 1:.0%} at the median"
+    return f"{' or '.join(words)}: neither led the other by {stats.LEAD_AT_LEAST - 1:.0%} in every round"
 
 
 def _by_how_much(v: Verdict) -> str:
