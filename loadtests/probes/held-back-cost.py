@@ -31,7 +31,7 @@ def sides(steps: pd.DataFrame) -> pd.DataFrame:
     steps = steps[steps["judged"].astype(bool) & (steps["server_cores"] > 0) & (steps["achieved_per_s"] > 0)].copy()
     share = steps["server_throttled_share"]
     steps["side"] = share.map(lambda s: "held back" if s >= curve_verdicts.THROTTLED_FULL else ("free" if s <= FREE_SHARE else ""))
-    steps["us_a_request"] = 1e6 * steps["server_cores"] / steps["achieved_per_s"]
+    steps["us_a_request"] = 1e6 / curve_verdicts.served_a_core(steps)
     steps["gc_share"] = steps["server_gc_cores"] / steps["server_cores"]
     return steps[steps["side"] != ""]
 

@@ -97,9 +97,7 @@ def server_cpu_per_request(server: ServerRun, requests_per_second: float) -> flo
     NaN without cpu.csv's /json seconds or an answered rate.
     """
     cores = in_phase(server)["server"].dropna() if not server.cpu.empty else pd.Series(dtype=float)
-    if cores.empty or not requests_per_second > 0:
-        return math.nan
-    return float(cores.mean()) / requests_per_second
+    return _per_request(cores, requests_per_second)
 
 
 def server_cpu_per_request_less_jit(server: ServerRun, requests_per_second: float) -> float:
@@ -107,10 +105,17 @@ def server_cpu_per_request_less_jit(server: ServerRun, requests_per_second: floa
     server long up, its paths compiled. The /json phase is the first load a pass offers, after a warm-up of seconds, and the
     compilers still ran in it for 0.2 to 0.5 of a core-second of its 15 in one run's Ktor passes: the steady rate's figure
     moved with how far they had got. NaN where cpu.csv did not split the compilers out, or as server_cpu_per_request."""
-    seconds = in_phase(server) if not server.cpu.empty else server.cpu
-    if seconds.empty or "server_jit" not in seconds.columns or seconds["server_jit"].isna().all() or not requests_per_second > 0:
+    seconds = in_phase(server)
+    if "server_jit" not in seconds.columns or seconds["server_jit"].isna().all():
         return math.nan
-    return float(server_less_jit(seconds.dropna(subset=["server"])).mean()) / requests_per_second
+    return _per_request(server_less_jit(seconds.dropna(subset=["server"])), requests_per_second)
+
+
+def _per_request(cores: pd.Series, requests_per_second: float) -> float:
+    """Mean cores over the rate answered: CPU seconds a request; NaN without seconds or an answered rate."""
+    if cores.empty or not requests_per_second > 0:
+        return math.nan
+    return float(cores.mean()) / requests_per_second
 
 
 def offered_by(run: Run) -> str:
