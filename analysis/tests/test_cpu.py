@@ -13,13 +13,16 @@ from labanalysis.bench import cpu
 from labanalysis.folder.run import load_run
 
 
-def _load_busy(folder, name: str, busy_seconds: int, phase: str = "json", cpus: str = "load_cpus_busy") -> None:
-    """Sets `name`'s load CPUs (or `cpus`) 95% busy in the first `busy_seconds` of `phase`, and 50% in every other second of it."""
+def _load_busy(folder, name: str, busy_seconds: int, phase: str = "json", cpus: str = "load_cpus_busy", server_cores: float | None = None) -> None:
+    """Sets `name`'s load CPUs (or `cpus`) 95% busy in the first `busy_seconds` of `phase`, and 50% in every other second of it;
+    and the server's own cores in those busy seconds to `server_cores`, where given."""
     path = folder / name / "cpu.csv"
     frame = pd.read_csv(path)
     rows = frame.index[frame["phase"] == phase]
     frame.loc[rows, cpus] = 0.5
     frame.loc[rows[:busy_seconds], cpus] = 0.95
+    if server_cores is not None:
+        frame.loc[rows[:busy_seconds], "server"] = server_cores
     frame.to_csv(path, index=False)
 
 
@@ -55,16 +58,16 @@ def test_dropped_iterations_while_the_load_cpus_were_idle_do_not_mark_a_pass(rep
 
 @pytest.mark.parametrize("busy_seconds, marked", [(1, False), (2, True)])
 def test_a_pass_whose_server_cpus_were_busy_a_fifth_of_the_json_phase_is_marked_saturated(repeats_folder, busy_seconds, marked):
-    _load_busy(repeats_folder, "vthread", busy_seconds, cpus="server_cpus_busy")
+    _load_busy(repeats_folder, "vthread", busy_seconds, cpus="server_cpus_busy", server_cores=0.93)
     run = load_run(repeats_folder)
 
-    assert bool(cpu.saturated(run.server("vthread"))) is marked
+    assert bool(cpu.saturated(run.server("vthread"), cpu.server_cpu_count(run))) is marked
     assert cpu.bottleneck(run.server("vthread")) is None
     assert (cpu.phase_table([run]).set_index("pass").loc["vthread", "mark"] == "server was saturated") is marked
 
 
 def test_the_saturated_pass_says_its_latency_holds_a_queue(repeats_folder):
-    _load_busy(repeats_folder, "platform-r3", busy_seconds=7, cpus="server_cpus_busy")
+    _load_busy(repeats_folder, "platform-r3", busy_seconds=7, cpus="server_cpus_busy", server_cores=0.93)
     run = load_run(repeats_folder)
 
     assert cpu.saturation_notes([run]) == [
@@ -73,6 +76,19 @@ def test_the_saturated_pass_says_its_latency_holds_a_queue(repeats_folder):
         "saturation"
     ]
     assert cpu.phase_table([run]).set_index("pass").loc["platform-r3", "seconds the server CPUs were 90%+ busy"] == pytest.approx(0.7)
+
+
+def test_server_cpus_filled_by_other_work_are_marked_as_shared_not_as_the_server_saturated(repeats_folder):
+    # The server's CPU 95% busy for 7 of the phase's seconds while the server itself used 0.3 of a core: another program filled it.
+    _load_busy(repeats_folder, "platform-r3", busy_seconds=7, cpus="server_cpus_busy", server_cores=0.3)
+    run = load_run(repeats_folder)
+
+    assert cpu.saturation_notes([run]) == [
+        f"{repeats_folder.name}/platform-r3: other work shared the server's CPUs: they were 90% busy or more in 70% of the /json "
+        "phase's seconds (the mark: 20%), and the server itself used 0.30 of their 0.95 busy cores in those seconds, so this pass's "
+        "figures hold another program's turn on its CPUs, not the server at its limit"
+    ]
+    assert cpu.phase_table([run]).set_index("pass").loc["platform-r3", "mark"] == "server's CPUs shared with other work"
 
 
 def test_without_a_cpu_split_the_bottleneck_cannot_be_told_and_the_table_says_so(repeats_folder):

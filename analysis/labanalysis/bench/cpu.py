@@ -75,15 +75,49 @@ def bottleneck(server: ServerRun) -> str | None:
     )
 
 
-def saturated(server: ServerRun) -> str | None:
-    """Why this pass's server was saturated in the /json phase, in a sentence; None if it was not, or cannot be told."""
+# A server whose CPUs were busy while it used less than this share of their busy cores did not fill them: other work did, and
+# the pass measured that work's turn on its CPUs, not the server at its limit (docs/JOURNAL.md, "The fourth pair").
+OWN_SHARE_OF_BUSY = 0.5
+
+
+def server_cpu_count(run: Run) -> int | None:
+    """How many CPUs the server had to itself (the manifest's cpuSplit); None without a CPU split."""
+    split = run.cpu_split
+    return len(split["serverCpus"]) if split and split.get("serverCpus") else None
+
+
+def saturated(server: ServerRun, server_cpus: int | None = None) -> str | None:
+    """Why this pass's server's CPUs were full in the /json phase, in a sentence; None if they were not, or cannot be told. Where
+    `server_cpus` is known and the server itself used under OWN_SHARE_OF_BUSY of their busy cores in those seconds, the sentence
+    says that other work filled them: the pass is marked all the same, for its figures hold that work's delays."""
     share = busy_share(server, "server_cpus_busy")
     if share is None or share < BUSY_SHARE:
         return None
+    when = f"{BUSY:.0%} busy or more in {share:.0%} of the /json phase's seconds (the mark: {BUSY_SHARE:.0%})"
+    own, busy_cores = _own_and_busy_cores(server, server_cpus)
+    if own < OWN_SHARE_OF_BUSY * busy_cores:
+        return (
+            f"other work shared the server's CPUs: they were {when}, and the server itself used {own:.2f} of their {busy_cores:.2f} busy "
+            "cores in those seconds, so this pass's figures hold another program's turn on its CPUs, not the server at its limit"
+        )
     return (
-        f"the server was saturated: its CPUs were {BUSY:.0%} busy or more in {share:.0%} of the /json phase's seconds (the mark: "
-        f"{BUSY_SHARE:.0%}), so this pass's latency figures hold requests queued for its CPU, not a latency well under saturation"
+        f"the server was saturated: its CPUs were {when}, so this pass's latency figures hold requests queued for its CPU, not a latency "
+        "well under saturation"
     )
+
+
+def shared_by_others(why_saturated: str | None) -> bool:
+    """Whether a saturated() sentence says that other work, not the server, filled its CPUs."""
+    return bool(why_saturated) and why_saturated.startswith("other work")
+
+
+def _own_and_busy_cores(server: ServerRun, server_cpus: int | None) -> tuple[float, float]:
+    """The server's mean cores, and its CPUs' mean busy cores, over the /json seconds they were BUSY busy; NaNs where not known."""
+    seconds = in_phase(server)
+    busy = seconds[seconds["server_cpus_busy"] >= BUSY] if "server_cpus_busy" in seconds.columns else seconds.iloc[0:0]
+    if not server_cpus or busy.empty or busy["server"].isna().all():
+        return math.nan, math.nan
+    return float(busy["server"].mean()), float(busy["server_cpus_busy"].mean()) * server_cpus
 
 
 def bottleneck_known(server: ServerRun) -> bool:
@@ -181,9 +215,9 @@ def phase_table(runs: list[Run]) -> pd.DataFrame:
         row["load generator"] = generator
         row[LOAD_PER_REQUEST] = 1e6 * load_cpu_per_request(server, served[run.folder]["requests_per_second"].get(server.name, math.nan), generator)
         row["dropped iterations"] = served[run.folder]["dropped_iterations"].get(server.name, math.nan)
-        marks = [
-            what for what, why in (("load generator was the bottleneck", bottleneck(server)), ("server was saturated", saturated(server))) if why
-        ]
+        why_full = saturated(server, server_cpu_count(run))
+        full = "server's CPUs shared with other work" if shared_by_others(why_full) else "server was saturated"
+        marks = [what for what, why in (("load generator was the bottleneck", bottleneck(server)), (full, why_full)) if why]
         if not bottleneck_known(server):
             marks.append("cannot tell: the load's CPUs were not measured (no CPU split, or k6 on other hosts)")
         row["mark"] = "; ".join(marks)
@@ -193,18 +227,18 @@ def phase_table(runs: list[Run]) -> pd.DataFrame:
 
 def bottleneck_notes(runs: list[Run]) -> list[str]:
     """One sentence per compared pass whose load generator was its bottleneck."""
-    return _notes(runs, bottleneck)
+    return _notes(runs, lambda _run, server: bottleneck(server))
 
 
 def saturation_notes(runs: list[Run]) -> list[str]:
-    """One sentence per compared pass whose server was saturated."""
-    return _notes(runs, saturated)
+    """One sentence per compared pass whose server's CPUs were full: by the server, or by other work."""
+    return _notes(runs, lambda run, server: saturated(server, server_cpu_count(run)))
 
 
 def _notes(runs: list[Run], why_marked) -> list[str]:
     notes = []
     for run, server, _ in repeats.each_pass(runs):
-        why = why_marked(server)
+        why = why_marked(run, server)
         if why:
             notes.append(f"{run.folder.name}/{server.name}: {why}")
     return notes

@@ -159,7 +159,9 @@ def cpu_of_every_process(runs: list[Run]):
                 for process, colour in _PROCESS_COLOURS.items():
                     if frame[process].notna().any():
                         ax.plot(frame["time_s"], frame[process], color=colour, linewidth=1, label=process)
-            marks = [what for what, why in (("k6 the bottleneck", cpu.bottleneck(server)), ("saturated", cpu.saturated(server))) if why]
+            why_full = cpu.saturated(server, cpu.server_cpu_count(run))
+            full = "CPUs shared" if cpu.shared_by_others(why_full) else "saturated"
+            marks = [what for what, why in (("k6 the bottleneck", cpu.bottleneck(server)), (full, why_full)) if why]
             ax.set_title(": ".join([server.name, ", ".join(marks)] if marks else [server.name]), fontsize=8, color="#b00020" if marks else "black")
             ax.grid(alpha=0.3)
             ax.tick_params(labelsize=7)

@@ -179,7 +179,7 @@ def table(runs: list[Run]) -> pd.DataFrame:
         under_load = curve.of_pass(run, server, base)
         values.update({figure: under_load.get(endpoint, {}).get(key, math.nan) for figure, (endpoint, key) in CURVE.items()})
         floors = {figure: bool(under_load.get(endpoint, {}).get(key, False)) for figure, (endpoint, key) in FLOORS.items()}
-        marks = {"bottleneck": cpu.bottleneck(server) or "", "saturated": cpu.saturated(server) or ""}
+        marks = {"bottleneck": cpu.bottleneck(server) or "", "saturated": cpu.saturated(server, cpu.server_cpu_count(run)) or ""}
         intervals = intervals_of(server)
         # The pass's round (its repeat): the verdict sets two servers against each other within a round (stats.in_rounds).
         rows += [
@@ -282,6 +282,13 @@ def passes_table(per_pass: pd.DataFrame, figures: list[Figure] = FIGURES) -> pd.
     wide = wide.reindex(columns=[f.key for f in figures if f.key in wide.columns]).rename(columns=label)
     marks = per_pass.drop_duplicates(["run folder", "pass"]).set_index(["run folder", "pass", "label"])
     wide["load generator"] = marks["bottleneck"].map(lambda why: "the bottleneck: latency measures k6" if why else "")
-    wide["server's CPUs"] = marks["saturated"].map(lambda why: "saturated: latency holds a queue" if why else "")
+    wide["server's CPUs"] = marks["saturated"].map(_cpus_full_words)
     wide.columns.name = None
     return wide.reset_index().rename(columns={"label": "server"})
+
+
+def _cpus_full_words(why_saturated: str) -> str:
+    """A pass's mark on its server's CPUs (cpu.saturated), in a table cell's words."""
+    if cpu.shared_by_others(why_saturated):
+        return "shared with other work: its figures hold that work"
+    return "saturated: latency holds a queue" if why_saturated else ""
