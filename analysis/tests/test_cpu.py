@@ -66,29 +66,35 @@ def test_a_pass_whose_server_cpus_were_busy_a_fifth_of_the_json_phase_is_marked_
     assert (cpu.phase_table([run]).set_index("pass").loc["vthread", "mark"] == "server was saturated") is marked
 
 
-def test_the_saturated_pass_says_its_latency_holds_a_queue(repeats_folder):
-    _load_busy(repeats_folder, "platform-r3", busy_seconds=7, cpus="server_cpus_busy", server_cores=0.93)
+@pytest.mark.parametrize(
+    "server_cores, why, mark",
+    [
+        # The server itself filled its CPU: its latency holds a queue.
+        (
+            0.93,
+            "the server was saturated: its CPUs were 90% busy or more in 70% of the /json phase's seconds (the mark: 20%), so this "
+            "pass's latency figures hold requests queued for its CPU, not a latency well under saturation",
+            "server was saturated",
+        ),
+        # The server used 0.3 of a core while its CPU was 95% busy: another program filled it.
+        (
+            0.3,
+            "other work shared the server's CPUs: they were 90% busy or more in 70% of the /json phase's seconds (the mark: 20%), and "
+            "the server itself used 0.30 of their 0.95 busy cores in those seconds, so this pass's figures hold another program's turn "
+            "on its CPUs, not the server at its limit",
+            "server's CPUs shared with other work",
+        ),
+    ],
+    ids=["the server saturated", "shared with other work"],
+)
+def test_a_pass_whose_server_cpus_were_full_says_whose_work_filled_them(repeats_folder, server_cores, why, mark):
+    _load_busy(repeats_folder, "platform-r3", busy_seconds=7, cpus="server_cpus_busy", server_cores=server_cores)
     run = load_run(repeats_folder)
 
-    assert cpu.saturation_notes([run]) == [
-        f"{repeats_folder.name}/platform-r3: the server was saturated: its CPUs were 90% busy or more in 70% of the /json phase's "
-        "seconds (the mark: 20%), so this pass's latency figures hold requests queued for its CPU, not a latency well under "
-        "saturation"
-    ]
-    assert cpu.phase_table([run]).set_index("pass").loc["platform-r3", "seconds the server CPUs were 90%+ busy"] == pytest.approx(0.7)
-
-
-def test_server_cpus_filled_by_other_work_are_marked_as_shared_not_as_the_server_saturated(repeats_folder):
-    # The server's CPU 95% busy for 7 of the phase's seconds while the server itself used 0.3 of a core: another program filled it.
-    _load_busy(repeats_folder, "platform-r3", busy_seconds=7, cpus="server_cpus_busy", server_cores=0.3)
-    run = load_run(repeats_folder)
-
-    assert cpu.saturation_notes([run]) == [
-        f"{repeats_folder.name}/platform-r3: other work shared the server's CPUs: they were 90% busy or more in 70% of the /json "
-        "phase's seconds (the mark: 20%), and the server itself used 0.30 of their 0.95 busy cores in those seconds, so this pass's "
-        "figures hold another program's turn on its CPUs, not the server at its limit"
-    ]
-    assert cpu.phase_table([run]).set_index("pass").loc["platform-r3", "mark"] == "server's CPUs shared with other work"
+    assert cpu.saturation_notes([run]) == [f"{repeats_folder.name}/platform-r3: {why}"]
+    table = cpu.phase_table([run]).set_index("pass")
+    assert table.loc["platform-r3", "mark"] == mark
+    assert table.loc["platform-r3", "seconds the server CPUs were 90%+ busy"] == pytest.approx(0.7)
 
 
 def test_without_a_cpu_split_the_bottleneck_cannot_be_told_and_the_table_says_so(repeats_folder):

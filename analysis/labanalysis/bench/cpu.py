@@ -78,6 +78,8 @@ def bottleneck(server: ServerRun) -> str | None:
 # A server whose CPUs were busy while it used less than this share of their busy cores did not fill them: other work did, and
 # the pass measured that work's turn on its CPUs, not the server at its limit (docs/JOURNAL.md, "The fourth pair").
 OWN_SHARE_OF_BUSY = 0.5
+# How saturated() opens a sentence that says so, and shared_by_others() reads it back: the one string both sides hold.
+SHARED = "other work shared the server's CPUs"
 
 
 def server_cpu_count(run: Run) -> int | None:
@@ -86,7 +88,7 @@ def server_cpu_count(run: Run) -> int | None:
     return len(split["serverCpus"]) if split and split.get("serverCpus") else None
 
 
-def saturated(server: ServerRun, server_cpus: int | None = None) -> str | None:
+def saturated(server: ServerRun, server_cpus: int | None) -> str | None:
     """Why this pass's server's CPUs were full in the /json phase, in a sentence; None if they were not, or cannot be told. Where
     `server_cpus` is known and the server itself used under OWN_SHARE_OF_BUSY of their busy cores in those seconds, the sentence
     says that other work filled them: the pass is marked all the same, for its figures hold that work's delays."""
@@ -97,7 +99,7 @@ def saturated(server: ServerRun, server_cpus: int | None = None) -> str | None:
     own, busy_cores = _own_and_busy_cores(server, server_cpus)
     if own < OWN_SHARE_OF_BUSY * busy_cores:
         return (
-            f"other work shared the server's CPUs: they were {when}, and the server itself used {own:.2f} of their {busy_cores:.2f} busy "
+            f"{SHARED}: they were {when}, and the server itself used {own:.2f} of their {busy_cores:.2f} busy "
             "cores in those seconds, so this pass's figures hold another program's turn on its CPUs, not the server at its limit"
         )
     return (
@@ -108,7 +110,7 @@ def saturated(server: ServerRun, server_cpus: int | None = None) -> str | None:
 
 def shared_by_others(why_saturated: str | None) -> bool:
     """Whether a saturated() sentence says that other work, not the server, filled its CPUs."""
-    return bool(why_saturated) and why_saturated.startswith("other work")
+    return bool(why_saturated) and why_saturated.startswith(SHARED)
 
 
 def _own_and_busy_cores(server: ServerRun, server_cpus: int | None) -> tuple[float, float]:
