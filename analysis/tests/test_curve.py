@@ -151,6 +151,77 @@ def test_a_full_step_that_answered_all_it_was_offered_gives_a_floor_under_the_ca
     assert not curve_verdicts.cpu_slopes(pd.DataFrame([*steps, beyond])).iloc[0]["served_full_is_floor"]
 
 
+def test_a_full_step_whose_load_cpu_ran_out_with_the_servers_gives_only_a_floor():
+    # At the ladder's top the server's 0.4 of a CPU was full, and so was the load's CPU: vegeta could send no more than it did,
+    # so what a core served there may be short of what it could serve.
+    steps = [_step(r, server_cpu_cores=0.4) for r in (500, 1000)]
+    top = _step(9000, achieved_per_s=6500.0, server_cores=0.39, server_busy=0.975, wire_p99_ms=80.0, load_busy=0.97)
+
+    found = curve_verdicts.cpu_slopes(pd.DataFrame([*steps, top])).iloc[0]
+
+    assert top["ran_out"] == "both"
+    assert found["served_per_cpu"] == pytest.approx(6500 / 0.39)
+    assert found["served_full_is_floor"]
+    assert not curve_verdicts.cpu_slopes(pd.DataFrame([*steps, {**top, "ran_out": "server"}])).iloc[0]["served_full_is_floor"]
+
+
+def test_the_full_steps_closed_loop_is_never_sustained_and_is_read_for_what_a_core_serves_full_not_as_a_floor():
+    # The ladder's top served 6,500 a second on 0.39 cores with the load's CPU full; wrk's closed loop then got 15,000 a second
+    # out of the same budget, the load's CPU half busy. It offered no rate: it has no place in the ladder or its highest held.
+    steps = [_step(r, server_cpu_cores=0.4) for r in (500, 1000)]
+    top = _step(9000, achieved_per_s=6500.0, server_cores=0.39, server_busy=0.975, wire_p99_ms=80.0, load_busy=0.97)
+    full = _step(0, offered_per_s=math.nan, closed_loop=True, achieved_per_s=15000.0, server_cores=0.39, server_busy=0.975, load_busy=0.5)
+    frame = pd.DataFrame([*steps, top, full])
+
+    found = curve_verdicts.cpu_slopes(frame).iloc[0]
+
+    assert (full["sustained"], full["judged"], full["why_not"], full["ran_out"]) == (False, True, curve_verdicts.CLOSED_LOOP, "server")
+    assert found["served_per_cpu"] == pytest.approx(15000 / 0.39)
+    assert not found["served_full_is_floor"]
+    assert curve_verdicts.highest_sustained(frame).iloc[0]["highest_sustained_per_s"] == 1000
+    assert sorted(curve.across_passes(frame, "achieved (req/s)")["offered_per_s"]) == [500, 1000, 9000]
+    # Its load ran out too, and it says only that a core serves at least that much.
+    assert curve_verdicts.cpu_slopes(pd.DataFrame([*steps, {**full, "ran_out": "both"}])).iloc[0]["served_full_is_floor"]
+
+
+def test_the_full_step_table_sets_the_closed_loop_beside_the_ladders_fullest_step_and_says_whose_cpu_ran_out():
+    steps = [_step(r, server_cpu_cores=0.4) for r in (500, 1000)]
+    top = _step(9000, achieved_per_s=6500.0, server_cores=0.39, server_busy=0.975, wire_p99_ms=80.0, load_busy=0.97)
+    full = _step(
+        0, offered_per_s=math.nan, closed_loop=True, achieved_per_s=15600.0, server_cores=0.39, server_busy=0.975, load_busy=0.5, wrk_cores=0.1
+    )
+
+    row = curve_tables.full_step(pd.DataFrame([*steps, top, full])).iloc[0]
+
+    assert row["full step: served a core (req/s)"] == "40,000 (one pass)"
+    assert row["the ladder's most a core (req/s)"] == "16,667 (one pass)"
+    assert (row["load CPU busy, full step (%)"], row["load CPU busy, that ladder step (%)"]) == ("50 (one pass)", "97 (one pass)")
+    assert row["CPU full in the full step (passes)"] == "server 1"
+    assert curve_tables.full_step(pd.DataFrame([*steps, top])).empty, "no full step, no table"
+
+
+def test_the_full_step_is_read_from_what_wrk_counted_over_its_measured_seconds(tmp_path):
+    timeline = [
+        {"name": "json-to-7000", "fromSeconds": 0, "toSeconds": 2, "endpoint": "json", "ratePerSecond": 7000, "generator": "vegeta"},
+        {"name": "json-at-7000", "fromSeconds": 2, "toSeconds": 6, "endpoint": "json", "ratePerSecond": 7000, "generator": "vegeta"},
+        {"name": "json-to-full", "fromSeconds": 6, "toSeconds": 8, "endpoint": "json", "generator": "wrk"},
+        {"name": "json-full", "fromSeconds": 8, "toSeconds": 12, "endpoint": "json", "generator": "wrk"},
+    ]
+    (tmp_path / "closed-loop.csv").write_text(
+        "phase,endpoint,connections,counted_s,answered,not_ok,timeouts,socket_errors,wrk_p50_ms,wrk_p99_ms\n"
+        "json-full,json,256,4.02,60300,3,1,0,16.5,41.25\n"
+    )
+    ran = run.Run(folder=tmp_path, manifest={"timeline": timeline})
+    server = run.ServerRun(folder=tmp_path, outcome={})
+
+    full = curve.steps(ran, server)[-1]
+    figures = curve_sent.wrk_figures(server, full)
+
+    assert (full.phase, full.closed_loop, full.generator, full.settle_from_s, full.seconds) == ("json-full", True, "wrk", 6, 4)
+    assert figures["answered"] / full.seconds == pytest.approx(60300 / 4.02)
+    assert (figures["failed"], figures["dropped"], figures["p50_ms"], figures["p99_ms"]) == (4.0, 0.0, 16.5, 41.25)
+
+
 def test_the_spread_table_gives_each_capacity_figures_highest_pass_over_its_lowest():
     # The second pass's requests cost 50 µs, not 40: CPU per request and the line's capacity move by a quarter. Offered 9,000 with
     # its CPU full, it answered 6,400 against the first pass's 8,000: the capacity per CPU moves by a quarter too. The ladder's

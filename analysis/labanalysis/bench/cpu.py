@@ -20,7 +20,7 @@ from ..folder import repeats
 from ..folder.run import Run, ServerRun
 from . import latency, vegeta_sent
 
-PROCESSES = ["server", "k6", "vegeta", "stub", "harness"]
+PROCESSES = ["server", "k6", "vegeta", "wrk", "stub", "harness"]
 PHASE = "json"  # the phase the latency comparison measures
 
 # The load generator was the bottleneck of a pass when its CPUs were at least BUSY busy in at least BUSY_SHARE of the /json phase's

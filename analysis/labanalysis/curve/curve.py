@@ -6,7 +6,9 @@ The harness makes the steps (lab.bench.load.LoadTimeline) and records them in th
 `<endpoint>-at-<rate>`, after a `<endpoint>-to-<rate>` phase in which the rate settles, which is not measured. After each
 endpoint's ladder a profile may have search slots (`<endpoint>-search-<n>`), whose rate the harness chose while the pass ran, between
 the highest step held and the step above it (lab.bench.load.CurveSearch); the pass's `curve-search.csv` gives each its rate, and the
-pass's clock named its phases for it, so a searched step is read as a ladder step is, for that pass alone. The wire and cpu.csv
+pass's clock named its phases for it, so a searched step is read as a ladder step is, for that pass alone. After the /json ladder
+a profile may have the full step (`json-full`, after `json-to-full`): wrk's closed loop, at no rate of its own, read for what a
+core serves with the server's CPU full (lab.bench.load.ClosedLoopStep; closed-loop.csv). The wire and cpu.csv
 name each of their rows' phase by the harness's clock. The step's load generator is k6 or vegeta (the phase's `generator`, from the
 profile's `curveGenerator`): k6 tags each request with the phase it was sent in, and its dropped iterations are counted by their
 timestamps over the phase's whole seconds; vegeta's requests are those its attack for the step had due within it
@@ -26,19 +28,21 @@ from ..bench import cpu, k6gc, latency, zgc
 from ..folder import repeats
 from ..folder.run import Run, ServerRun, load_run
 from . import curve_verdicts
-from .curve_sent import k6_figures, vegeta_figures
+from .curve_sent import k6_figures, vegeta_figures, wrk_figures
 from .curve_step import Step
 from .curve_verdicts import cpu_slopes, highest_sustained, judged
 
 ENDPOINTS = ("json", "dashboard")
 STEP_PHASE = re.compile(r"^(?P<endpoint>[a-z]+)-at-(?P<rate>\d+)$")
 SEARCH_SLOT = re.compile(r"^(?P<endpoint>[a-z]+)-search-(?P<slot>\d+)$")
+FULL_STEP = re.compile(r"^(?P<endpoint>[a-z]+)-full$")
 
 COLUMNS = [
     *repeats.PASS_COLUMNS,
     "endpoint",
     "offered_per_s",
     "searched",
+    "closed_loop",
     "generator",
     "achieved_per_s",
     "dropped",
@@ -59,6 +63,7 @@ COLUMNS = [
     "load_busy",
     "k6_cores",
     "vegeta_cores",
+    "wrk_cores",
     "load_others_cores",
     "load_steal_cores",
     "server_files_max",
@@ -102,7 +107,13 @@ def steps(run: Run, server: ServerRun | None = None) -> list[Step]:
     for phase in timeline:
         match = STEP_PHASE.match(phase["name"])
         slot = SEARCH_SLOT.match(phase["name"])
-        if slot and phase.get("endpoint") == slot["endpoint"] and chosen.get(phase["name"], 0) > 0:
+        full = FULL_STEP.match(phase["name"])
+        if full and phase.get("endpoint") == full["endpoint"]:
+            settle = settles.get(f"{full['endpoint']}-to-full")
+            found.append(
+                Step(phase["name"], full["endpoint"], 0, phase["fromSeconds"], phase["toSeconds"], phase["generator"], settle, closed_loop=True)
+            )
+        elif slot and phase.get("endpoint") == slot["endpoint"] and chosen.get(phase["name"], 0) > 0:
             rate = chosen[phase["name"]]
             found.append(
                 Step(
@@ -151,7 +162,8 @@ def bound_ms(run: Run, endpoint: str) -> float:
 
 def step_row(run: Run, server: ServerRun, step: Step) -> dict:
     """One pass's figures at one step (COLUMNS after the pass's)."""
-    sent = vegeta_figures(server, step) if step.generator == "vegeta" else k6_figures(server, step)
+    figures = {"vegeta": vegeta_figures, "wrk": wrk_figures}.get(step.generator, k6_figures)
+    sent = figures(server, step)
     durations, failed = sent["ms"], sent["failed"]
     wire = server.wire
     on_wire = (
@@ -163,15 +175,17 @@ def step_row(run: Run, server: ServerRun, step: Step) -> dict:
     load_cpus = len(run.manifest.get("cpuSplit", {}).get("loadCpus", []))
     row = {
         "endpoint": step.endpoint,
-        "offered_per_s": step.rate_per_s,
+        # A closed loop offers no rate: it sends as the answers come.
+        "offered_per_s": math.nan if step.closed_loop else step.rate_per_s,
         "searched": step.searched,
+        "closed_loop": step.closed_loop,
         "generator": step.generator,
         # What the server served of the rate: answers that did not fail, of the requests sent in the step's seconds, over its length.
         "achieved_per_s": sent["answered"] / step.seconds,
         "dropped": sent["dropped"],
         "failed": failed,
-        "load_p50_ms": latency.percentile(durations, 50),
-        "load_p99_ms": latency.percentile(durations, 99),
+        "load_p50_ms": sent.get("p50_ms", latency.percentile(durations, 50)),
+        "load_p99_ms": sent.get("p99_ms", latency.percentile(durations, 99)),
         "wire_p50_ms": latency.percentile(on_wire, 50),
         "wire_p99_ms": latency.percentile(on_wire, 99),
         "wire_answered_per_s": len(on_wire) / step.seconds if not wire.empty else math.nan,
@@ -190,6 +204,7 @@ def step_row(run: Run, server: ServerRun, step: Step) -> dict:
         "load_busy": mean(seconds, "load_cpus_busy"),
         "k6_cores": mean(seconds, "k6"),
         "vegeta_cores": mean(seconds, "vegeta"),
+        "wrk_cores": mean(seconds, "wrk"),
         "load_others_cores": others_on_load(seconds, load_cpus),
         "load_steal_cores": steal_on_load(seconds, load_cpus),
         "server_files_max": files_max(server, step),
@@ -221,7 +236,7 @@ def files_max(server: ServerRun, step: Step) -> float:
 
 
 # The lab's own processes on the load's CPUs (cpu.csv's columns): every other process there is the host's.
-LOAD_PROCESSES = ("k6", "vegeta", "stub", "harness")
+LOAD_PROCESSES = ("k6", "vegeta", "wrk", "stub", "harness")
 
 
 def _unexplained_on_load(seconds: pd.DataFrame, load_cpus: int) -> pd.Series:
@@ -348,11 +363,21 @@ def of_pass(run: Run, server: ServerRun, base: dict) -> dict[str, dict[str, floa
     }
 
 
+def ladder_steps(per_step: pd.DataFrame) -> pd.DataFrame:
+    """per_step's rows of the ladder's rates, every pass offered the same: without the searched steps (each pass searched at
+    rates of its own) and the full step (a closed loop, at no rate)."""
+    off_ladder = pd.Series(False, index=per_step.index)
+    for flag in ("searched", "closed_loop"):
+        if flag in per_step.columns:
+            off_ladder |= per_step[flag].eq(True)
+    return per_step[~off_ladder]
+
+
 def across_passes(per_step: pd.DataFrame, figure: str) -> pd.DataFrame:
     """Per server, endpoint and offered rate of the ladder: `figure` (a FIGURES name) as the median across passes, low, high and
-    passes. The searched steps are left out: each pass searched at rates of its own, so no rate of theirs has passes to compare."""
+    passes, over the ladder's steps (ladder_steps)."""
     column, _ = FIGURES[figure]
-    ladder = per_step[~per_step["searched"].astype(bool)] if "searched" in per_step.columns else per_step
+    ladder = ladder_steps(per_step)
     return repeats.per_server(ladder.assign(value=ladder[column]), value="value", by=("endpoint", "offered_per_s"))
 
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import math
 
+import pandas as pd
+
 from ..bench import latency, vegeta_sent
 from ..folder.run import ServerRun
 from .curve_step import Step
@@ -44,3 +46,27 @@ def k6_figures(server: ServerRun, step: Step) -> dict:
 def vegeta_figures(server: ServerRun, step: Step) -> dict:
     """What vegeta sent for the step: vegeta_sent.sent over the step's seconds, its attack begun with its settling phase."""
     return vegeta_sent.sent(server, step.phase, step.rate_per_s, step.from_s, step.to_s, step.settle_from_s)
+
+
+def wrk_figures(server: ServerRun, step: Step) -> dict:
+    """What wrk's closed loop counted in the full step (closed-loop.csv): the answers from the measured phase's start to wrk's end,
+    put over the step's seconds; those not 2xx or 3xx, and those timed out, failed. A closed loop sends as the answers come, so
+    nothing is dropped. wrk keeps no request's time, only its p50 and p99 over the whole loop, settling included (`p50_ms`,
+    `p99_ms` in place of `ms`). All NaN where the pass counted none."""
+    counted = server.closed_loop
+    rows = counted[counted["phase"] == step.phase] if not counted.empty else counted
+    if rows.empty:
+        nan = math.nan
+        return {"sent": nan, "failed": nan, "dropped": nan, "ms": pd.Series(dtype=float), "answered": nan, "p50_ms": nan, "p99_ms": nan}
+    row = rows.iloc[0]
+    answered = float(row["answered"]) * step.seconds / float(row["counted_s"])
+    failed = float(row["not_ok"] + row["timeouts"])
+    return {
+        "sent": answered + failed,
+        "failed": failed,
+        "dropped": 0.0,
+        "ms": pd.Series(dtype=float),
+        "answered": answered,
+        "p50_ms": float(row["wrk_p50_ms"]),
+        "p99_ms": float(row["wrk_p99_ms"]),
+    }

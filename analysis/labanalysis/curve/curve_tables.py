@@ -7,8 +7,8 @@ import pandas as pd
 
 from .. import stats
 from ..folder import repeats
-from .curve import across_passes
-from .curve_verdicts import cpu_slopes, highest_sustained
+from .curve import across_passes, ladder_steps
+from .curve_verdicts import cpu_slopes, highest_sustained, is_closed_loop, served_a_core
 
 
 def summary(per_step: pd.DataFrame) -> pd.DataFrame:
@@ -48,9 +48,10 @@ def summary(per_step: pd.DataFrame) -> pd.DataFrame:
 
 
 def _floors(fits: pd.DataFrame) -> str:
-    """Where some pass's fullest step answered all it was offered, how many: their figure is a floor (served_full_is_floor)."""
+    """Where some pass's figure is only a floor (served_full_is_floor: its fullest step answered all it was offered, or the load's
+    CPU ran out with the server's there), how many."""
     floors = int(fits["served_full_is_floor"].astype(bool).sum()) if "served_full_is_floor" in fits.columns else 0
-    return f"; a floor in {floors} of {len(fits)}, which answered all they were offered" if floors else ""
+    return f"; a floor in {floors} of {len(fits)}: the step answered all it was offered, or the load's CPU ran out too" if floors else ""
 
 
 def table(per_step: pd.DataFrame, endpoint: str, figure: str) -> pd.DataFrame:
@@ -63,9 +64,39 @@ def table(per_step: pd.DataFrame, endpoint: str, figure: str) -> pd.DataFrame:
     wide = values.pivot_table(index="label", columns="offered_per_s", values="text", aggfunc="first", sort=False)
     # Rates in order whatever pass offered them first: a pass that rested a step puts the steps above it first.
     wide = wide[sorted(wide.columns)]
-    wide.columns = [f"{c:,}/s" for c in wide.columns]
+    wide.columns = [f"{c:,.0f}/s" for c in wide.columns]
     wide.index.name = None
     return wide
+
+
+def full_step(per_step: pd.DataFrame) -> pd.DataFrame:
+    """Per server and endpoint with a full step: what a core served there and in the ladder's step that served the most a core, the
+    load's CPU busy in each (%), wrk's own cores, and in how many passes each side's CPU ran out in the full step, each
+    `median [low, high] over N passes`: whether the closed loop found more than the ladder could send, and on whose CPU. Empty
+    without a full step."""
+    closed = per_step[[is_closed_loop(r) for r in per_step.to_dict("records")]] if not per_step.empty else per_step
+    if closed.empty:
+        return pd.DataFrame()
+    ladder = ladder_steps(per_step)
+    ladder = ladder[ladder["server_cores"] > 0]
+    rows = []
+    for (label, endpoint), full in closed.groupby(["label", "endpoint"], sort=False):
+        steps = ladder[(ladder["label"] == label) & (ladder["endpoint"] == endpoint)]
+        most = steps.loc[served_a_core(steps).groupby(steps["pass"]).idxmax()] if not steps.empty else steps
+        ran_out = full["ran_out"].value_counts()
+        rows.append(
+            {
+                "server": label,
+                "endpoint": f"/{endpoint}",
+                "full step: served a core (req/s)": repeats.shown(stats.across(served_a_core(full))),
+                "the ladder's most a core (req/s)": repeats.shown(stats.across(served_a_core(most))) if not most.empty else "",
+                "load CPU busy, full step (%)": repeats.shown(stats.across(100 * full["load_busy"])),
+                "load CPU busy, that ladder step (%)": repeats.shown(stats.across(100 * most["load_busy"])) if not most.empty else "",
+                "wrk (cores)": repeats.shown(stats.across(full["wrk_cores"])),
+                "CPU full in the full step (passes)": ", ".join(f"{side} {n}" for side, n in ran_out.items()),
+            }
+        )
+    return pd.DataFrame(rows)
 
 
 # The server's own JVM threads whose CPU each step counts apart (curve.step_row): (column, name).

@@ -47,6 +47,8 @@ OTHERS_LIMIT_CORES = 0.1
 THROTTLED_FULL = 0.4
 
 NOT_JUDGED = "not judged: "
+# Why the full step is never sustained: it offers no rate to hold, only as much as the server answers.
+CLOSED_LOOP = "the full step: a closed loop, offered as fast as answered"
 LOAD_RAN_OUT = "the load generator's CPU ran out, not the server's"
 
 
@@ -61,7 +63,9 @@ def judged(row: dict) -> dict:
         reasons.append(f"{row['dropped']:,.0f} dropped")
     if row["failed"] > 0:
         reasons.append(f"{row['failed']:,.0f} failed")
-    if not p99 < row["bound_ms"]:
+    if is_closed_loop(row):
+        reasons.append(CLOSED_LOOP)
+    elif not p99 < row["bound_ms"]:
         reasons.append(f"p99 {p99:,.1f} ms on the {row['judged_on']}, over {row['bound_ms']:g} ms")
     server_full, load_full = server_out_of_cpu(row), not math.isnan(row["load_busy"]) and row["load_busy"] >= cpu.BUSY
     ran_out = {(True, True): "both", (True, False): "server", (False, True): "load generator"}.get((server_full, load_full), "neither")
@@ -90,6 +94,12 @@ def judged(row: dict) -> dict:
         reasons.append(f"a major GC cycle ran {row['server_gc_major_s']:.1f} s of the step")
     judged = not any(r.startswith(NOT_JUDGED) for r in reasons)
     return {"sustained": not reasons, "judged": judged, "why_not": "; ".join(reasons), "ran_out": ran_out}
+
+
+def is_closed_loop(row: dict | pd.Series) -> bool:
+    """Whether a step's row is the full step's closed loop; a row from before the full step (no `closed_loop`, or NaN) is not."""
+    value = row.get("closed_loop", False)
+    return bool(value) if pd.notna(value) else False
 
 
 def server_out_of_cpu(row: dict) -> bool:
@@ -214,11 +224,17 @@ def _most_served_a_core(steps: pd.DataFrame) -> pd.Series | None:
 
 
 def served_full_is_floor(steps: pd.DataFrame) -> bool:
-    """Whether the step served_when_full reads answered (SERVED_WHOLE of) all it was offered and no judged step offered more: the
-    server kept up with the most it was offered, so what a core served is a floor under what it could serve. Where a step
-    offered more and it answered fewer, or a step was offered past what it could serve, the figure is the most it served."""
+    """Whether what served_when_full reads is only a floor under what a core of the server could serve: in its step the load's CPU
+    ran out with the server's (the load may have held the server back), or the server answered (SERVED_WHOLE of) all it was
+    offered and no judged step offered more (it kept up with the most it was offered). Where a step offered more and it answered
+    fewer, or a step was offered past what it could serve, or a closed loop (the full step) offered all it would take, the
+    figure is the most it served."""
     top = _most_served_a_core(steps)
-    if top is None or top["achieved_per_s"] < SERVED_WHOLE * top["offered_per_s"]:
+    if top is None:
+        return False
+    if top["ran_out"] == "both":
+        return True
+    if is_closed_loop(top) or top["achieved_per_s"] < SERVED_WHOLE * top["offered_per_s"]:
         return False
     return not (steps["judged"].astype(bool) & (steps["offered_per_s"] > top["offered_per_s"])).any()
 

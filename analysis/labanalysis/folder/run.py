@@ -109,6 +109,11 @@ class ServerRun:
         return self._series("vegeta.csv.gz", required=False)
 
     @cached_property
+    def closed_loop(self) -> pd.DataFrame:
+        """What wrk counted in each full step of the curve (ClosedLoopStep); empty where the profile has none."""
+        return self._series("closed-loop.csv", required=False)
+
+    @cached_property
     def curve_search(self) -> pd.DataFrame:
         """The rate the curve's search chose for each of its slots (CurveSearch); empty where the profile searched none."""
         return self._series("curve-search.csv", required=False)

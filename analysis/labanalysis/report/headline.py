@@ -60,6 +60,9 @@ def tables(runs: list[Run]) -> list[tuple[str, pd.DataFrame]]:
         steps = curve.per_step(runs)
         found.append(("Highest sustained rate", curve_tables.summary(steps)))
         found.append(("How far each capacity figure moved from pass to pass", curve_tables.spread(steps)))
+        full = curve_tables.full_step(steps)
+        if not full.empty:
+            found.append(("The full step: wrk's closed loop on the budget, against the ladder's fullest step", full))
         shares = curve_tables.jvm_shares(steps)
         if not shares.empty:
             found.append(("What of the server's CPU in the curve went to the JVM's own threads", shares))

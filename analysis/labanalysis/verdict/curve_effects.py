@@ -20,10 +20,7 @@ def effects(per_step: pd.DataFrame, endpoint: str, figure: str) -> pd.DataFrame:
     """grid.EFFECT_COLUMNS for `figure` (a curve.FIGURES name) at each step of `endpoint`, its figure named by the rate (`800/s`):
     the model effects, the engine effects, then each arm against its server (arms.change_effects)."""
     column, _ = curve.FIGURES[figure]
-    here = per_step[per_step["endpoint"] == endpoint]
-    # The ladder's rates only: each pass searched at rates of its own (curve.across_passes).
-    if "searched" in here.columns:
-        here = here[~here["searched"].astype(bool)]
+    here = curve.ladder_steps(per_step[per_step["endpoint"] == endpoint])
     if here.empty:
         return pd.DataFrame(columns=grid.EFFECT_COLUMNS)
     passes = here[repeats.PASS_COLUMNS].assign(figure=[_rate(r) for r in here["offered_per_s"]], value=here[column].astype(float))

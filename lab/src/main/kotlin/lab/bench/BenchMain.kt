@@ -29,6 +29,7 @@ import lab.bench.load.LoadGenerators
 import lab.bench.load.Profile
 import lab.bench.load.SshHost
 import lab.bench.load.VegetaCurve
+import lab.bench.load.Wrk
 import lab.handlers.Limits
 import lab.support.BuiltJars
 import lab.support.Catalogue
@@ -55,6 +56,7 @@ private class BenchCommand : CliktCommand(name = "bench") {
         "--vegeta",
         help = "the lab's vegeta-steps (setup/vegeta-steps.sh), for a profile that gives vegeta load (jsonGenerator, curveGenerator)",
     ).file()
+    private val wrk by option("--wrk", help = "wrk (setup/wrk.sh), for a profile with a full step (jsonFullStepSeconds)").file()
     private val repo by option("--repo", help = "the lab's repository root").file().default(File("."))
     private val resultsDir by option("--results", help = "where run folders go").file().default(File("results"))
     private val pinThresholdMs by option("--pin-threshold-ms", help = "shortest pinning that JFR records").long()
@@ -130,6 +132,14 @@ private class BenchCommand : CliktCommand(name = "bench") {
         if (!k6.canExecute()) throw BenchInputException("$k6 is not an executable k6; setup/k6.sh builds one")
         val generators = loadGenerators()
         VegetaCurve.checkGenerator(profile, profileName, vegeta, loadHere = generators == null)
+        if (profile.offersWrk && wrk?.canExecute() != true) {
+            throw BenchInputException(
+                "profile $profileName has a full step (jsonFullStepSeconds): pass --wrk, the wrk setup/wrk.sh installs",
+            )
+        }
+        if (profile.offersWrk && generators != null) {
+            throw BenchInputException("profile $profileName has a full step, which wrk offers beside the servers only: drop --loadgen")
+        }
         val limits = HostLimits.read()
         val decision = Preflight.check(profile, limits, scalable = profileName != "vps", loadHere = generators == null)
         generators?.let { Preflight.checkLoadGenerators(it, decision.idleSockets) }
@@ -169,6 +179,7 @@ private class BenchCommand : CliktCommand(name = "bench") {
                 k6Dashboard = dashboardOn(generators),
                 holdIn = holdIn,
                 vegeta = vegeta.takeIf { profile.offersVegeta },
+                wrk = wrk?.takeIf { profile.offersWrk }?.let { Wrk(it, File(repo.absoluteFile, Wrk.SCRIPT)) },
             )
             val rate = jsonRate(declared, File(runDir, "calibration"), manifest, progress)
             runPasses(declared.copy(profile = profile.copy(jsonRatePerSecond = rate)), runDir, manifest, progress)
@@ -205,6 +216,7 @@ private class BenchCommand : CliktCommand(name = "bench") {
         serverArgs = serverArgs,
         k6Version = RunFolder.commandText(k6.path, "version").lineSequence().first(),
         vegeta = vegeta?.takeIf { profile.offersVegeta }?.path.orEmpty(),
+        wrk = wrk?.takeIf { profile.offersWrk }?.let { Wrk.version(it) }.orEmpty(),
         servers = servers.map { it.name },
         catalogue = servers,
         engines = Catalogue.enginesOf(servers),

@@ -41,6 +41,8 @@ data class Manifest(
      * built on and a hash of its source (setup/vegeta-steps.sh).
      */
     val vegeta: String = "",
+    /** The wrk that offered the curve's full step, where the profile has one: its version line (`wrk --version`). */
+    val wrk: String = "",
     /** Whether k6's web dashboard ran beside its samples (`--k6-dashboard`, or load generators of its own). */
     val k6Dashboard: Boolean = false,
     /** k6's Go runtime settings ([lab.bench.load.K6GoRuntime]); `shell`: as a load generator computes them. */

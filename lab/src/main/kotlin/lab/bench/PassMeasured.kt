@@ -7,6 +7,7 @@ import lab.bench.collect.PlateauSnapshots
 import lab.bench.collect.ProcSampler
 import lab.bench.collect.WireLatency
 import lab.bench.host.CpuBudget
+import lab.bench.load.ClosedLoopStep
 import lab.bench.load.CurveSearch
 import lab.bench.load.K6Load
 import lab.bench.load.VegetaCurve
@@ -24,6 +25,7 @@ internal class PassMeasured {
     var k6: K6Load? = null
     var wire: WireLatency? = null
     var vegeta: VegetaCurve? = null
+    var closedLoop: ClosedLoopStep? = null
     var search: CurveSearch? = null
 
     /** The server's CPU budget for the curve, where the profile gives one (Profile.curveServerCpuBudget). */

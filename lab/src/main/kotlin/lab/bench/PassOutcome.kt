@@ -74,7 +74,8 @@ internal object PassOutcome {
                 measured.wire?.droppedPackets?.takeIf {
                     it > 0
                 }?.let { "the wire capture dropped $it packets: wire.csv misses their requests" },
-            ) + measured.snapshots?.problems.orEmpty() + measured.vegeta?.problems.orEmpty() + wallClockSteps.map(::wallClockMark),
+            ) + measured.snapshots?.problems.orEmpty() + measured.vegeta?.problems.orEmpty() + measured.closedLoop?.problems.orEmpty() +
+                wallClockSteps.map(::wallClockMark),
             wallClockSteps = wallClockSteps,
             pinnedEvents = measured.jfr?.pinnedEvents?.get(),
         )

@@ -5,6 +5,7 @@ import lab.bench.host.CpuSplit
 import lab.bench.host.Preflight
 import lab.bench.load.LoadGenerators
 import lab.bench.load.Profile
+import lab.bench.load.Wrk
 import lab.support.JvmFlags
 import java.io.File
 
@@ -44,6 +45,8 @@ data class RunSetup(
     val holdIn: String? = null,
     /** vegeta-steps, where the profile gives vegeta load (Profile.jsonGenerator, Profile.curveGenerator); null otherwise. */
     val vegeta: File? = null,
+    /** wrk, where the profile has a full step (Profile.jsonFullStepSeconds); null otherwise. */
+    val wrk: Wrk? = null,
 ) {
     /** The run's flags, the same for every server: [Manifest.jvmFlags], and [Manifest.jfrFlags] for a pass that streams JFR. */
     fun serverFlags(streamJfr: Boolean): List<String> =

@@ -13,6 +13,7 @@ import lab.bench.collect.RunClock
 import lab.bench.collect.WireLatency
 import lab.bench.folder.SeriesCsv
 import lab.bench.host.CpuBudget
+import lab.bench.load.ClosedLoopStep
 import lab.bench.load.CurveSearch
 import lab.bench.load.K6Load
 import lab.bench.load.K6Plan
@@ -96,6 +97,7 @@ class ServerRun(
             runCatching { measured.memory?.close() }
             runCatching { measured.k6?.close() }
             runCatching { measured.vegeta?.close() }
+            runCatching { measured.closedLoop?.close() }
             runCatching { measured.wire?.close() }
             runCatching { measured.search?.close() }
             runCatching { measured.proc?.close() }
@@ -167,12 +169,18 @@ class ServerRun(
                 measured.cpu?.track(CpuSampler.Role.VEGETA, pid)
             }
         }?.also { it.start() }
+        measured.closedLoop = setup.wrk?.let { wrk ->
+            ClosedLoopStep(wrk, url, setup.profile.timeline, setup.profile.curveConnections, dir, clock) { pid ->
+                measured.cpu?.track(CpuSampler.Role.WRK, pid)
+            }
+        }?.also { it.start() }
         follow(process, k6, clock, measured, load)
         // A stub lost in the last second, before k6 ended, is still this pass's.
         noteStubLost(clock, measured)
         val exited = k6.exitCode().takeIf { it !in setOf(0, 99) }?.let { "k6 exited with code $it; see k6.log" }
         k6.collect()
         measured.vegeta?.collect()
+        measured.closedLoop?.collect()
         return exited ?: k6LogFiles().firstNotNullOfOrNull(::k6ScriptErrors)
     }
 

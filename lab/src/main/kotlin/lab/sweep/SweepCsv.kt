@@ -2,6 +2,7 @@ package lab.sweep
 
 import lab.bench.folder.RunFolderFormat
 import lab.bench.folder.SeriesCsv
+import lab.bench.load.WrkResult
 import java.io.File
 import java.util.Locale
 

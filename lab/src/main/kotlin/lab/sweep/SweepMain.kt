@@ -20,6 +20,7 @@ import lab.bench.host.HostLimits
 import lab.bench.host.PreflightRefusal
 import lab.bench.load.BenchInputException
 import lab.bench.load.Profile
+import lab.bench.load.Wrk
 import lab.support.BuiltJars
 import lab.support.Catalogue
 import lab.support.LabMain
@@ -111,7 +112,7 @@ private class SweepCommand(private val argv: List<String>) : CliktCommand(name =
             jdkFeature = jdk.feature,
             heapMb = profile.heapMb,
             cpuSplit = split,
-            wrk = Wrk(wrkBinary, File(repo.absoluteFile, SCRIPT)),
+            wrk = Wrk(wrkBinary, File(repo.absoluteFile, Wrk.SCRIPT)),
             workloads = workloads,
             concurrencies = concurrencies,
             delayMs = delayMs,
@@ -225,7 +226,7 @@ private class SweepCommand(private val argv: List<String>) : CliktCommand(name =
             openFilesLimitSource = "the hard limit on open files per process (ulimit -Hn), " +
                 "which every process of a step (server, stub, wrk) is under",
         ),
-        wrk = RunFolder.commandText(wrkBinary.path, "--version").lines().firstOrNull { it.startsWith("wrk") }?.trim() ?: "unknown",
+        wrk = Wrk.version(wrkBinary),
         servers = servers.map { it.name },
         catalogue = servers,
         engines = Catalogue.enginesOf(servers),
@@ -235,8 +236,6 @@ private class SweepCommand(private val argv: List<String>) : CliktCommand(name =
     private fun clock(seconds: Double) = "%d:%02d".format(Locale.ROOT, seconds.toLong() / 60, seconds.toLong() % 60)
 
     companion object {
-        const val SCRIPT = "loadtests/wrk/closed-loop.lua"
-
         /** The profile whose heap and CPU split the servers get: `make bench`'s default. */
         const val BENCH_PROFILE = "local"
 

@@ -3,6 +3,7 @@ package lab.sweep
 import lab.bench.collect.KernelMemory
 import lab.bench.collect.ProcStat
 import lab.bench.collect.ThreadFamilies
+import lab.bench.load.WrkFailed
 import lab.support.ChildExited
 import lab.support.Children
 import lab.support.ProcView

@@ -2,6 +2,7 @@ package lab.sweep
 
 import lab.bench.collect.JfrProfile
 import lab.bench.host.CpuSplit
+import lab.bench.load.Wrk
 import lab.support.JvmFlags
 import java.io.File
 

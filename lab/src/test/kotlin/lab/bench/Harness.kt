@@ -8,7 +8,7 @@ import kotlin.test.fail
 
 /**
  * The bench harness as a user starts it (`java -jar lab/target/lab.jar`), with the JDKs, k6
- * and vegeta that `make test` set up, writing into a results folder of its own.
+ * vegeta and wrk that `make test` set up, writing into a results folder of its own.
  */
 class Harness(name: String) {
     val root = File(System.getProperty("lab.root"))
@@ -22,7 +22,8 @@ class Harness(name: String) {
         return ProcessBuilder(
             "${env("LAB_HARNESS_JDK")}/bin/java", "--enable-native-access=ALL-UNNAMED", "-jar", File(root, "lab/target/lab.jar").path,
             "--repo", root.path, "--results", results.path,
-            "--server-jdk", env("LAB_SERVER_JDK"), "--k6", env("LAB_K6"), "--vegeta", env("LAB_VEGETA"), *args,
+            "--server-jdk", env("LAB_SERVER_JDK"), "--k6", env("LAB_K6"), "--vegeta", env("LAB_VEGETA"),
+            "--wrk", env("LAB_WRK"), *args,
         ).redirectErrorStream(true).redirectOutput(log).start()
     }
 

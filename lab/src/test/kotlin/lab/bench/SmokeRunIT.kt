@@ -7,6 +7,7 @@ import kotlinx.serialization.json.jsonPrimitive
 import kotlinx.serialization.json.long
 import lab.bench.collect.JfrCollector
 import lab.bench.folder.RunFolderFormat
+import lab.bench.load.ClosedLoopStep
 import lab.bench.load.CurveSearch
 import lab.bench.load.Profile
 import lab.bench.load.VegetaCurve
@@ -122,6 +123,7 @@ class SmokeRunIT {
             val expected = RunFolderFormat.declaration.series.keys
                 .filter { it != VegetaCurve.FILE || manifest.profile.curveGenerator == Profile.VEGETA }
                 .filter { it != CurveSearch.FILE || manifest.profile.curveSearchSteps > 0 }
+                .filter { it != ClosedLoopStep.FILE || manifest.profile.jsonFullStepSeconds > 0 }
                 .filter { it != "wire.csv" || outcome.marks.none { mark -> mark.startsWith("no wire latency") } }
             for (file in expected.map { File(runDir, "$server/$it") }) {
                 assertTrue(file.isFile, "$server/${file.name} is missing")
@@ -266,10 +268,13 @@ class SmokeRunIT {
                 continue
             }
             // Every phase's /json requests: its warm-up, its steady phase and its curve steps (endpoint=json-at-200, ...), whichever
-            // load generator sent them.
+            // load generator sent them. wrk keeps no request's record: the full step's are set against its count apart (above), and
+            // its last answers come a few ms into the next phase, /dashboard's settling.
             val answered = k6Requests(server).count { it.status == "200" && it.tag.startsWith("endpoint=json") } +
                 vegetaRequests(server).count { it.status == "200" && it.endpoint == "json" }
-            val wire = File(runDir, "$server/wire.csv").readLines().drop(1).map { it.split(',') }.filter { it[2] == "json" }
+            val full = manifest.timeline.filter { it.generator == Profile.WRK }.map { it.name }.toSet()
+            val rows = File(runDir, "$server/wire.csv").readLines().drop(1).map { it.split(',') }
+            val wire = rows.filter { it[2] == "json" && it[1] !in full && !it[1].startsWith("dashboard") }
             assertTrue(answered > 0, "$server: k6 had no /json request answered")
             assertTrue(wire.all { it[3].toDouble() > 0 }, "$server: a wire time that is not positive")
             assertTrue(wire.size <= answered, "$server: the wire saw ${wire.size} /json requests, more than k6's $answered")
@@ -307,6 +312,34 @@ class SmokeRunIT {
             val json = lines.drop(1).map { line -> header.zip(line.split(',')).toMap() }.filter { it["phase"] == "json" }
             fun used(process: String) = json.mapNotNull { it.getValue(process).toDoubleOrNull() }.sum()
             assertTrue(json.isNotEmpty() && used("server") > 0.0 && used("k6") > 0.0, "$folder: the /json seconds of cpu.csv, $json")
+        }
+    }
+
+    @Test
+    fun `the full step is wrk's closed loop on the server's budget, counted in closed-loop csv, its CPU in cpu csv, seen on the wire`() {
+        val full = manifest.timeline.single { it.name == "json-full" }
+        assertEquals(Profile.WRK, full.generator)
+        assertTrue(manifest.wrk.startsWith("wrk"), "the manifest names the wrk: ${manifest.wrk}")
+        for (folder in manifest.outcomes.map { it.folder!! }) {
+            val rows = File(runDir, "$folder/${ClosedLoopStep.FILE}").readLines()
+            val header = rows.first().split(',')
+            val step = header.zip(rows.single { it.startsWith("json-full,") }.split(',')).toMap()
+            val counted = step.getValue("counted_s").toDouble()
+            val measured = (full.toSeconds - full.fromSeconds).toDouble()
+            assertTrue(counted in (measured - 0.5)..(measured + 0.5), "$folder: counted over $counted s of a $measured s phase")
+            val answered = step.getValue("answered").toLong()
+            assertTrue(answered > 0 && step.getValue("not_ok") == "0", "$folder: $step")
+            val cpu = File(runDir, "$folder/cpu.csv").readLines()
+            val cpuHeader = cpu.first().split(',')
+            val inStep = cpu.drop(1).map { cpuHeader.zip(it.split(',')).toMap() }.filter { it["phase"] == "json-full" }
+            assertTrue(inStep.isNotEmpty() && inStep.all { it.getValue("wrk").isNotEmpty() }, "$folder: wrk's CPU in json-full: $inStep")
+            assertTrue(
+                inStep.all { it.getValue("server_budget").toDouble() == manifest.profile.curveServerCpuBudget },
+                "$folder: the budget in the full step",
+            )
+            // The wire names a request by the harness's clock, wrk counts from its own start: the two agree but at the edges.
+            val seen = File(runDir, "$folder/wire.csv").takeIf { it.isFile }?.readLines()?.count { it.split(',')[1] == "json-full" }
+            seen?.let { assertTrue(it in (answered * 7 / 10)..(answered * 13 / 10), "$folder: the wire saw $it, wrk counted $answered") }
         }
     }
 

@@ -29,7 +29,7 @@ class CpuSampler(
     private val budget: CpuBudget? = null,
 ) : AutoCloseable {
     /** The processes `cpu.csv` has a column for, by their column names. */
-    enum class Role(val column: String) { SERVER("server"), K6("k6"), STUB("stub"), HARNESS("harness"), VEGETA("vegeta") }
+    enum class Role(val column: String) { SERVER("server"), K6("k6"), STUB("stub"), HARNESS("harness"), VEGETA("vegeta"), WRK("wrk") }
 
     /**
      * One second of `cpu.csv`. Cores are CPU-seconds a second (1.0 is one core busy all the
@@ -62,6 +62,8 @@ class CpuSampler(
         val serverGcCores: Double? = null,
         /** The cores the server's VM thread used ([JvmThreadsCpu]), of [serverCores]; null before its second reading. */
         val serverVmCores: Double? = null,
+        /** The curve's closed-loop generator (ClosedLoopStep), in the second it ran: wrk. */
+        val wrkCores: Double? = null,
     )
 
     /** The last row written, for the progress line; null before the first second is over. */
@@ -141,6 +143,7 @@ class CpuSampler(
                 loadCpusSteal = split?.let { s -> before?.let { stat.stealShare(it, s.loadCpus) } },
                 serverGcCores = jvm?.collectors?.coresSinceLast(nowNs),
                 serverVmCores = jvm?.vmThread?.coresSinceLast(nowNs),
+                wrkCores = cores(Role.WRK, nowNs),
             )
             latest = row
             synchronized(rows) { rows += row }
@@ -187,6 +190,7 @@ class CpuSampler(
             cell(row.loadCpusSteal),
             cell(row.serverGcCores),
             cell(row.serverVmCores),
+            cell(row.wrkCores),
         )
 
         private fun cell(value: Double?): String? = value?.let { String.format(Locale.ROOT, "%.3f", it) }

@@ -64,6 +64,15 @@ object LoadTimeline {
     /** Search slot [slot]'s settling phase, before its rate is chosen. */
     fun searchSettle(endpoint: String, slot: Int) = "$endpoint-to-search-$slot"
 
+    /** The full step's settling phase ([ClosedLoopStep]): wrk's closed loop filling its connections. */
+    fun fullSettle(endpoint: String) = "$endpoint-to-full"
+
+    /** The full step's measured phase: [endpoint] offered as fast as the server answers, by a closed loop. */
+    fun fullStep(endpoint: String) = "$endpoint-full"
+
+    /** Whether [phase] is a full step's measured phase. */
+    fun isFullStep(phase: LoadPhase): Boolean = phase.endpoint?.let { phase.name == fullStep(it) } == true
+
     /** Every phase of [profile]'s load, in order, end to end; phases of no length are left out. */
     fun of(profile: Profile): List<LoadPhase> = buildList {
         var at = 0
@@ -84,6 +93,7 @@ object LoadTimeline {
         phase("json", profile.jsonSeconds, "json", profile.jsonRatePerSecond, generator = profile.jsonGenerator)
         phase("dashboard-warmup", profile.dashboardWarmupSeconds, "dashboard", profile.dashboardRatePerSecond, ramp = true)
         phase("dashboard", profile.dashboardSeconds, "dashboard", profile.dashboardRatePerSecond)
+        val fullSeconds = mapOf("json" to profile.jsonFullStepSeconds)
         for ((endpoint, rates) in listOf("json" to profile.jsonCurveRatesPerSecond, "dashboard" to profile.dashboardCurveRatesPerSecond)) {
             for ((index, rate) in rates.withIndex()) {
                 val by = profile.curveGenerator
@@ -100,6 +110,13 @@ object LoadTimeline {
                 phase(searchSettle(endpoint, slot), settle, endpoint, generator = by, searched = true)
                 val measured = profile.curveStepSeconds - CURVE_SETTLE_SECONDS
                 phase(searchStep(endpoint, slot), measured, endpoint, generator = by, searched = true)
+            }
+            // The full step follows the ladder and its search, past every server's limit: the closed loop's backlog is its
+            // connections, which the next step's settling drains.
+            val full = fullSeconds[endpoint] ?: 0
+            if (full > 0) {
+                phase(fullSettle(endpoint), CURVE_SETTLE_SECONDS, endpoint, generator = Profile.WRK)
+                phase(fullStep(endpoint), full - CURVE_SETTLE_SECONDS, endpoint, generator = Profile.WRK)
             }
         }
     }

@@ -109,6 +109,14 @@ data class Profile(
      */
     val curveSearchSteps: Int = 0,
     /**
+     * How long the /json curve's full step holds, its settling seconds (LoadTimeline.CURVE_SETTLE_SECONDS) included: after the
+     * ladder, wrk's closed loop on the curve's connections offers /json as fast as the server answers it ([ClosedLoopStep]), so
+     * that what a core serves with its CPU full is read where the load's CPU is not full too. 0 leaves it out.
+     */
+    val jsonFullStepSeconds: Int = 0,
+    /** Why [jsonFullStepSeconds] is what it is; the manifest records it with the profile. */
+    val jsonFullStepReason: String = "",
+    /**
      * The CPU the server may use in the curve's steps, in cores (lab.bench.host.CpuBudget, a cgroup v1 quota imposed when the
      * curve starts), so that its limit lies where the load's CPUs reach it; 0 gives it its [serverCpus] whole.
      */
@@ -130,6 +138,9 @@ data class Profile(
 
     /** Whether any phase is vegeta's (the steady /json phase, or the curve's steps): the run needs vegeta-steps. */
     val offersVegeta: Boolean get() = timeline.any { it.generator == VEGETA }
+
+    /** Whether a full step is offered (wrk's closed loop): the run needs wrk. */
+    val offersWrk: Boolean get() = timeline.any { it.generator == WRK }
 
     /** How long k6 drives one server: the socket steps, the /json warm-up and phase, the dashboard's, then the curve. */
     val durationSeconds: Int get() = timeline.maxOfOrNull { it.toSeconds } ?: 0
@@ -154,6 +165,7 @@ data class Profile(
         dashboardCurveRatesPerSecond = emptyList(),
         curveStepSeconds = 0,
         curveSearchSteps = 0,
+        jsonFullStepSeconds = 0,
         curveServerCpuBudget = 0.0,
     )
 
@@ -213,6 +225,12 @@ data class Profile(
                 "curveSearchSteps needs curveGenerator \"$VEGETA\": k6's rates are fixed when it starts, and a search chooses its rates as the pass runs",
             )
         }
+        if (jsonFullStepSeconds != 0 && jsonFullStepSeconds < shortest) {
+            add("jsonFullStepSeconds must be 0 (none) or at least $shortest, as a curve step's length")
+        }
+        if (jsonFullStepSeconds > 0 && jsonCurveRatesPerSecond.isEmpty()) {
+            add("jsonFullStepSeconds needs the /json curve (jsonCurveRatesPerSecond) before it: its ladder warms the path on the budget")
+        }
         if (curveServerCpuBudget < 0 || curveServerCpuBudget.isNaN()) add("curveServerCpuBudget must be 0 (none) or more cores")
         if (curveServerCpuBudget > 0 && !hasCurve) add("curveServerCpuBudget needs a curve to hold the server to it (curve rates)")
         if (curveServerCpuBudget > 0 && curveServerCpuBudget >= serverCpus) {
@@ -250,6 +268,9 @@ data class Profile(
         /** The load generators: k6 runs every profile; vegeta may offer the steady /json phase and the curve's steps. */
         const val K6 = "k6"
         const val VEGETA = "vegeta"
+
+        /** The full step's closed loop ([ClosedLoopStep]); no profile field chooses it. */
+        const val WRK = "wrk"
         val CURVE_GENERATORS = listOf(K6, VEGETA)
 
         @OptIn(ExperimentalSerializationApi::class)

@@ -55,12 +55,12 @@ class CpuSamplerTest {
         val sampler = sample(mapOf(CpuSampler.Role.HARNESS to self), seconds = 2.5)
         val lines = File(dir, "cpu.csv").readLines()
         assertEquals(
-            "time_s,phase,server,k6,stub,harness,steal,server_cpus_busy,load_cpus_busy,vegeta,server_budget,server_throttled_s,server_jit,load_cpus_steal,server_gc,server_vm",
+            "time_s,phase,server,k6,stub,harness,steal,server_cpus_busy,load_cpus_busy,vegeta,server_budget,server_throttled_s,server_jit,load_cpus_steal,server_gc,server_vm,wrk",
             lines.first(),
         )
         assertEquals(2, lines.size - 1, "$lines")
         for (cells in lines.drop(1).map { it.split(",") }) {
-            assertEquals(16, cells.size, "$cells")
+            assertEquals(17, cells.size, "$cells")
             assertEquals("startup", cells[1])
             assertEquals(listOf("", "", ""), cells.subList(2, 5), "no server, k6 or stub was given")
             assertTrue(cells[5].toDouble() >= 0 && cells[6].toDouble() in 0.0..1.0, "$cells")
@@ -130,12 +130,12 @@ class CpuSamplerTest {
         val row = CpuSampler.Row(
             12.5, "json", 0.25, null, 0.0123456, 0.1, 0.0, null, 0.9,
             serverBudgetCores = 0.25, serverThrottledS = 0.7504, serverJitCores = 0.0456, loadCpusSteal = 0.0804, serverGcCores = 0.1234,
-            serverVmCores = 0.0071,
+            serverVmCores = 0.0071, wrkCores = 0.0456,
         )
         assertEquals(
             listOf(
                 "12.5", "json", "0.250", null, "0.012", "0.100", "0.000", null, "0.900", null, "0.250", "0.750", "0.046", "0.080", "0.123",
-                "0.007",
+                "0.007", "0.046",
             ),
             CpuSampler.cells(row),
         )

@@ -28,20 +28,30 @@ class LoadTimelineTest {
         val timeline = smoke.timeline
         val curve = timeline.dropWhile { it.name != "dashboard" }.drop(1)
         assertEquals(
-            listOf("json-to-100", "json-at-100", "json-to-200", "json-at-200", "dashboard-to-20", "dashboard-at-20"),
+            listOf(
+                "json-to-100",
+                "json-at-100",
+                "json-to-200",
+                "json-at-200",
+                "json-to-full",
+                "json-full",
+                "dashboard-to-20",
+                "dashboard-at-20",
+            ),
             curve.map { it.name },
         )
         assertTrue(curve.filter { "-to-" in it.name }.all { it.toSeconds - it.fromSeconds == LoadTimeline.CURVE_SETTLE_SECONDS })
         // A profile may give each endpoint's first step longer, for the server to recover from the phase before.
         val recovering = smoke.copy(curveFirstSettleSeconds = 10).timeline.filter { "-to-" in it.name }
-        assertEquals(listOf(10, LoadTimeline.CURVE_SETTLE_SECONDS, 10), recovering.map { it.toSeconds - it.fromSeconds })
+        val settle = LoadTimeline.CURVE_SETTLE_SECONDS
+        assertEquals(listOf(10, settle, settle, 10), recovering.map { it.toSeconds - it.fromSeconds })
         assertTrue(
             curve.filter { "-at-" in it.name }.all {
                 it.toSeconds - it.fromSeconds ==
                     smoke.curveStepSeconds - LoadTimeline.CURVE_SETTLE_SECONDS
             },
         )
-        assertEquals(listOf(100, 100, 200, 200, 20, 20), curve.map { it.ratePerSecond })
+        assertEquals(listOf(100, 100, 200, 200, 0, 0, 20, 20), curve.map { it.ratePerSecond })
         assertTrue(curve.none { it.ramp }, "a curve step moves to its rate at once")
     }
 
@@ -56,7 +66,7 @@ class LoadTimelineTest {
     @Test
     fun `a curve given to vegeta is vegeta's from each step's settling to its end, and k6 gets VUs only for the rates it offers`() {
         val profile = smoke.copy(curveGenerator = Profile.VEGETA, jsonCurveRatesPerSecond = listOf(100, 900))
-        val curve = profile.timeline.dropWhile { it.name != "dashboard" }.drop(1)
+        val curve = profile.timeline.dropWhile { it.name != "dashboard" }.drop(1).filterNot { "full" in it.name }
         assertTrue(curve.all { it.generator == Profile.VEGETA }, "$curve")
         assertTrue(profile.timeline.takeWhile { it.name != "json-to-100" }.all { it.generator == Profile.K6 })
         assertEquals(K6Plan.vusFor(profile.jsonRatePerSecond), K6Plan.of(profile, 300, "http://127.0.0.1:1").jsonVus)
@@ -95,7 +105,7 @@ class LoadTimelineTest {
         assertEquals(
             listOf(
                 "json-to-100", "json-at-100", "json-to-200", "json-at-200",
-                "json-to-search-1", "json-search-1", "json-to-search-2", "json-search-2",
+                "json-to-search-1", "json-search-1", "json-to-search-2", "json-search-2", "json-to-full", "json-full",
                 "dashboard-to-20", "dashboard-at-20",
                 "dashboard-to-search-1", "dashboard-search-1", "dashboard-to-search-2", "dashboard-search-2",
             ),
@@ -124,6 +134,37 @@ class LoadTimelineTest {
             }.fromSeconds,
             slot.fromSeconds,
             "an attack starts with its slot's settling",
+        )
+    }
+
+    @Test
+    fun `the full step follows the json ladder and its search, offered by wrk alone, as long as the profile says`() {
+        val profile = smoke.copy(curveGenerator = Profile.VEGETA, curveSearchSteps = 1, jsonFullStepSeconds = 7)
+        val timeline = profile.timeline
+        val names = timeline.map { it.name }
+        assertEquals(
+            listOf("json-search-1", "json-to-full", "json-full", "dashboard-to-20"),
+            names.subList(
+                names.indexOf("json-search-1"),
+                names.indexOf("dashboard-to-20") + 1,
+            ),
+        )
+        val (settle, full) = timeline.single { it.name == "json-to-full" } to timeline.single { it.name == "json-full" }
+        assertEquals(
+            listOf(LoadTimeline.CURVE_SETTLE_SECONDS, 7 - LoadTimeline.CURVE_SETTLE_SECONDS),
+            listOf(settle, full).map {
+                it.toSeconds -
+                    it.fromSeconds
+            },
+        )
+        assertTrue(listOf(settle, full).all { it.generator == Profile.WRK && it.ratePerSecond == 0 && it.endpoint == "json" })
+        assertEquals(listOf(false, true), listOf(settle, full).map(LoadTimeline::isFullStep))
+        assertTrue(profile.offersWrk)
+        assertTrue(VegetaAttack.allOf(timeline).none { "full" in it.step }, "vegeta offers nothing in the full step")
+        assertTrue(
+            !profile.copy(jsonFullStepSeconds = 0).offersWrk && profile.copy(jsonFullStepSeconds = 0).timeline.none {
+                "full" in it.name
+            },
         )
     }
 

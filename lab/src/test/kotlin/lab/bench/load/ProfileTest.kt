@@ -19,7 +19,7 @@ class ProfileTest {
 
     @Test
     fun `the smoke profile is short enough for CI`() {
-        assertTrue(Profile.load(profiles, "smoke").durationSeconds <= 35)
+        assertTrue(Profile.load(profiles, "smoke").durationSeconds <= 40)
     }
 
     @Test
@@ -71,6 +71,16 @@ class ProfileTest {
         File(dir, "steady.json").writeText(smoke.replace("{", "{\n  \"jsonGenerator\": \"wrk\","))
         val steady = assertThrows<BenchInputException> { Profile.load(dir, "steady") }
         assertTrue("jsonGenerator must be one of k6, vegeta, not \"wrk\"" in steady.message!!, steady.message)
+    }
+
+    @Test
+    fun `a full step shorter than a curve step, or with no json ladder before it, is refused`() {
+        val smoke = Profile.load(profiles, "smoke")
+        assertEquals(listOf(), smoke.copy(jsonFullStepSeconds = 0).problems())
+        assertTrue(smoke.copy(jsonFullStepSeconds = 3).problems().single().startsWith("jsonFullStepSeconds must be 0 (none) or at least 4"))
+        assertTrue(
+            smoke.copy(jsonCurveRatesPerSecond = emptyList()).problems().any { it.startsWith("jsonFullStepSeconds needs the /json curve") },
+        )
     }
 
     @Test

@@ -1,19 +1,20 @@
-package lab.sweep
+package lab.bench.load
 
 import kotlinx.serialization.Serializable
 import kotlinx.serialization.json.Json
 import lab.support.Children
+import lab.support.RunFolder
 import java.io.File
 import java.util.concurrent.TimeUnit
 
 /**
- * The concurrency sweep's load generator: Debian's wrk, which holds [connections] each with one
- * request outstanding, sending the next as soon as an answer is in (a closed loop). It costs a
- * few µs of CPU a request where k6 costs hundreds, so one load CPU can keep thousands of requests
- * in flight. `loadtests/wrk/closed-loop.lua` makes it report as JSON ([WrkResult]).
+ * The closed-loop load generator, the concurrency sweep's and the curve's full step's ([ClosedLoopStep]): Debian's wrk, which
+ * holds [connections] each with one request outstanding, sending the next as soon as an answer is in (a closed loop). It costs a
+ * few µs of CPU a request where k6 costs hundreds and vegeta tens, so one load CPU can keep thousands of requests in flight, and
+ * serve a budgeted server more than it can take. `loadtests/wrk/closed-loop.lua` makes it report as JSON ([WrkResult]).
  *
- * A measured run goes through bash, whose `times` then prints the CPU wrk used: the load
- * generator's CPU is recorded like the server's, so a step whose load side ran out says so.
+ * A measured run goes through bash, whose `times` then prints the CPU wrk used ([run]), or is followed by the CPU sampler
+ * ([runFollowed]): the load generator's CPU is recorded like the server's, so a step whose load side ran out says so.
  */
 class Wrk(private val binary: File, private val script: File) {
     /**
@@ -31,9 +32,41 @@ class Wrk(private val binary: File, private val script: File) {
             throw WrkFailed("wrk did not end within ${seconds + timeoutSeconds + GRACE_S} s; see ${log.name}")
         }
         val lines = log.readLines()
+        return result(lines, process.exitValue(), log).copy(cpuSeconds = childrenCpuSeconds(lines))
+    }
+
+    /**
+     * As [run], with wrk started on its own (no bash around it) and its pid handed to [onStart] as it starts, so that a sampler
+     * follows its CPU second by second ([WrkResult.cpuSeconds] is then null). Interrupted, it stops wrk and throws.
+     */
+    fun runFollowed(
+        url: String,
+        connections: Int,
+        seconds: Int,
+        timeoutSeconds: Int,
+        window: Window,
+        log: File,
+        onStart: (Long) -> Unit,
+    ): WrkResult {
+        val process = Children.start(command(url, connections, seconds, timeoutSeconds, window, cpus = null), log)
+        onStart(process.pid())
+        val ended = try {
+            process.waitFor(seconds + timeoutSeconds + GRACE_S, TimeUnit.SECONDS)
+        } catch (e: InterruptedException) {
+            Children.stop(process, graceSeconds = 2)
+            throw e
+        }
+        if (!ended) {
+            Children.stop(process, graceSeconds = 2)
+            throw WrkFailed("wrk did not end within ${seconds + timeoutSeconds + GRACE_S} s; see ${log.name}")
+        }
+        return result(log.readLines(), process.exitValue(), log)
+    }
+
+    private fun result(lines: List<String>, exitCode: Int, log: File): WrkResult {
         val json = lines.firstOrNull { it.startsWith(RESULT_MARKER) }?.removePrefix(RESULT_MARKER)
-            ?: throw WrkFailed("wrk exited with code ${process.exitValue()} and no result; see ${log.name}")
-        return JSON.decodeFromString(WrkResult.serializer(), json).copy(cpuSeconds = childrenCpuSeconds(lines))
+            ?: throw WrkFailed("wrk exited with code $exitCode and no result; see ${log.name}")
+        return JSON.decodeFromString(WrkResult.serializer(), json)
     }
 
     /**
@@ -59,6 +92,13 @@ class Wrk(private val binary: File, private val script: File) {
 
     companion object {
         const val RESULT_MARKER = "LAB-WRK-RESULT "
+
+        /** The script that makes wrk report as data, from the repository's root. */
+        const val SCRIPT = "loadtests/wrk/closed-loop.lua"
+
+        /** [binary]'s version line, as a manifest records it; "unknown" where it prints none. */
+        fun version(binary: File): String =
+            RunFolder.commandText(binary.path, "--version").lines().firstOrNull { it.startsWith("wrk") }?.trim() ?: "unknown"
 
         /** Runs its arguments (wrk), stops them when itself stopped, and then prints their CPU time with `times`. */
         private const val WRAPPER = "trap 'kill \$child 2>/dev/null' TERM INT; \"\$@\" & child=\$!; wait \$child; status=\$?; " +
