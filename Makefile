@@ -94,7 +94,7 @@ else
 	  echo "make bench: no make floor folder for JDK $$jdk in results/: measuring it first, once (make floor JDKS=$$jdk, about 2-3 minutes)"; \
 	  $(MAKE) --no-print-directory floor JDKS="$$jdk" || echo "make bench: make floor did not finish; the report says what its split lacks"; fi
 	status=0; "$$(setup/jdk.sh 25)/bin/java" --enable-native-access=ALL-UNNAMED -jar lab/target/lab.jar --profile $(PROFILE) \
-	  --server-jdk "$$(setup/jdk.sh $(or $(JDK),25))" --k6 "$$(setup/k6.sh)" --vegeta "$$(setup/vegeta-steps.sh)" --wrk "$$(setup/wrk.sh)" --pin-threshold-ms $(PIN_THRESHOLD_MS) \
+	  --server-jdk "$$(setup/jdk.sh $(or $(JDK),25))" --k6 "$$(setup/k6.sh)" --vegeta "$$(setup/vegeta-steps.sh)" --wrk "$$(setup/wrk.sh || true)" --pin-threshold-ms $(PIN_THRESHOLD_MS) \
 	  $(if $(ONLY),--servers $(ONLY),) $(if $(RATE),--json-rate $(RATE),) $(if $(K6_DASHBOARD),--k6-dashboard,) $(if $(FUTEX_HASH),--futex-hash $(FUTEX_HASH),) || status=$$?; \
 	if [ $$status -le 1 ]; then $(MAKE) --no-print-directory report RUN=results/latest; fi; exit $$status
 endif

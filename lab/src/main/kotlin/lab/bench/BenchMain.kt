@@ -134,7 +134,7 @@ private class BenchCommand : CliktCommand(name = "bench") {
         VegetaCurve.checkGenerator(profile, profileName, vegeta, loadHere = generators == null)
         if (profile.offersWrk && wrk?.canExecute() != true) {
             throw BenchInputException(
-                "profile $profileName has a full step (jsonFullStepSeconds): pass --wrk, the wrk setup/wrk.sh installs",
+                "profile $profileName has a full step (jsonFullStepSeconds), which needs wrk: pass --wrk (setup/wrk.sh installs it)",
             )
         }
         if (profile.offersWrk && generators != null) {
