@@ -56,7 +56,7 @@ private class BenchCommand : CliktCommand(name = "bench") {
         "--vegeta",
         help = "the lab's vegeta-steps (setup/vegeta-steps.sh), for a profile that gives vegeta load (jsonGenerator, curveGenerator)",
     ).file()
-    private val wrk by option("--wrk", help = "wrk (setup/wrk.sh), for a profile with a full step (jsonFullStepSeconds)").file()
+    private val wrk by option("--wrk", help = "wrk (setup/wrk.sh), for a full step (jsonFullStepSeconds); none leaves it out").file()
     private val repo by option("--repo", help = "the lab's repository root").file().default(File("."))
     private val resultsDir by option("--results", help = "where run folders go").file().default(File("results"))
     private val pinThresholdMs by option("--pin-threshold-ms", help = "shortest pinning that JFR records").long()
@@ -127,18 +127,24 @@ private class BenchCommand : CliktCommand(name = "bench") {
     private fun bench() {
         // make bench-vps ships jars without their sources, and names the commit they came from (sourceCommit).
         if (sourceCommit == null) BuiltJars.refusalForRun(repo, Catalogue.servers)?.let { throw BenchInputException(it) }
-        val profile = Profile.load(profilesDir ?: File(repo, "loadtests/profiles"), profileName)
+        val asLoaded = Profile.load(profilesDir ?: File(repo, "loadtests/profiles"), profileName)
         val jdk = Provenance.Jdk.read(serverJdk)
         if (!k6.canExecute()) throw BenchInputException("$k6 is not an executable k6; setup/k6.sh builds one")
         val generators = loadGenerators()
+        // wrk runs beside the servers only: with load from other hosts, or no --wrk (make bench-vps ships none), the full step is
+        // left out, and the manifest's profile says so. A --wrk that is not an executable is refused below.
+        val fullStepLeftOut = when {
+            !asLoaded.offersWrk -> null
+            generators != null -> "wrk offers it beside the servers only, and the load comes from other hosts"
+            wrk == null -> "no --wrk was given"
+            else -> null
+        }
+        val profile = if (fullStepLeftOut != null) asLoaded.copy(jsonFullStepSeconds = 0) else asLoaded
         VegetaCurve.checkGenerator(profile, profileName, vegeta, loadHere = generators == null)
         if (profile.offersWrk && wrk?.canExecute() != true) {
             throw BenchInputException(
                 "profile $profileName has a full step (jsonFullStepSeconds), which needs wrk: pass --wrk (setup/wrk.sh installs it)",
             )
-        }
-        if (profile.offersWrk && generators != null) {
-            throw BenchInputException("profile $profileName has a full step, which wrk offers beside the servers only: drop --loadgen")
         }
         val limits = HostLimits.read()
         val decision = Preflight.check(profile, limits, scalable = profileName != "vps", loadHere = generators == null)
@@ -164,6 +170,7 @@ private class BenchCommand : CliktCommand(name = "bench") {
         RunFolder.linkLatest(resultsDir, runDir)
         progress.say("run ${runDir.path}: profile $profileName, ${decision.idleSockets} idle sockets, JDK ${jdk.version}")
         decision.notes.forEach { progress.say("preflight: $it") }
+        fullStepLeftOut?.let { progress.say("the full step is left out: $it") }
         host.reasons.forEach { progress.say("host: $it") }
         split?.let {
             progress.say(
