@@ -363,6 +363,11 @@ def of_pass(run: Run, server: ServerRun, base: dict) -> dict[str, dict[str, floa
     }
 
 
+def full_steps(per_step: pd.DataFrame) -> pd.DataFrame:
+    """per_step's rows of the full step (wrk's closed loop); none from a run without one."""
+    return per_step[per_step["closed_loop"].eq(True)] if "closed_loop" in per_step.columns else per_step.iloc[0:0]
+
+
 def ladder_steps(per_step: pd.DataFrame) -> pd.DataFrame:
     """per_step's rows of the ladder's rates, every pass offered the same: without the searched steps (each pass searched at
     rates of its own) and the full step (a closed loop, at no rate)."""

@@ -7,8 +7,8 @@ import pandas as pd
 
 from .. import stats
 from ..folder import repeats
-from .curve import across_passes, ladder_steps
-from .curve_verdicts import cpu_slopes, highest_sustained, is_closed_loop, served_a_core
+from .curve import across_passes, full_steps, ladder_steps
+from .curve_verdicts import cpu_slopes, highest_sustained, served_a_core
 
 
 def summary(per_step: pd.DataFrame) -> pd.DataFrame:
@@ -74,7 +74,7 @@ def full_step(per_step: pd.DataFrame) -> pd.DataFrame:
     load's CPU busy in each (%), wrk's own cores, and in how many passes each side's CPU ran out in the full step, each
     `median [low, high] over N passes`: whether the closed loop found more than the ladder could send, and on whose CPU. Empty
     without a full step."""
-    closed = per_step[[is_closed_loop(r) for r in per_step.to_dict("records")]] if not per_step.empty else per_step
+    closed = full_steps(per_step)
     if closed.empty:
         return pd.DataFrame()
     ladder = ladder_steps(per_step)

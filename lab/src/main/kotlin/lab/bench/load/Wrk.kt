@@ -27,10 +27,7 @@ class Wrk(private val binary: File, private val script: File) {
         // bash waits for wrk, then prints the CPU it used; stopped (Ctrl-C stops the harness's children), it stops wrk too.
         val wrapper = listOf("bash", "-c", WRAPPER, "wrk")
         val process = Children.start(wrapper + command(url, connections, seconds, timeoutSeconds, window, cpus), log)
-        if (!process.waitFor(seconds + timeoutSeconds + GRACE_S, TimeUnit.SECONDS)) {
-            Children.stop(process, graceSeconds = 2)
-            throw WrkFailed("wrk did not end within ${seconds + timeoutSeconds + GRACE_S} s; see ${log.name}")
-        }
+        awaitEnd(process, seconds + timeoutSeconds + GRACE_S, log)
         val lines = log.readLines()
         return result(lines, process.exitValue(), log).copy(cpuSeconds = childrenCpuSeconds(lines))
     }
@@ -50,17 +47,22 @@ class Wrk(private val binary: File, private val script: File) {
     ): WrkResult {
         val process = Children.start(command(url, connections, seconds, timeoutSeconds, window, cpus = null), log)
         onStart(process.pid())
+        awaitEnd(process, seconds + timeoutSeconds + GRACE_S, log)
+        return result(log.readLines(), process.exitValue(), log)
+    }
+
+    /** Waits up to [limitSeconds] for wrk to end; stops it and throws [WrkFailed] past that, and stops it when interrupted. */
+    private fun awaitEnd(process: Process, limitSeconds: Long, log: File) {
         val ended = try {
-            process.waitFor(seconds + timeoutSeconds + GRACE_S, TimeUnit.SECONDS)
+            process.waitFor(limitSeconds, TimeUnit.SECONDS)
         } catch (e: InterruptedException) {
             Children.stop(process, graceSeconds = 2)
             throw e
         }
         if (!ended) {
             Children.stop(process, graceSeconds = 2)
-            throw WrkFailed("wrk did not end within ${seconds + timeoutSeconds + GRACE_S} s; see ${log.name}")
+            throw WrkFailed("wrk did not end within $limitSeconds s; see ${log.name}")
         }
-        return result(log.readLines(), process.exitValue(), log)
     }
 
     private fun result(lines: List<String>, exitCode: Int, log: File): WrkResult {
