@@ -13,6 +13,7 @@ HEADER = {
     "jdk": {"home": "/jdk", "version": "25.0.3", "feature": 25},
     "gitCommit": "0123456789abcdef0123456789abcdef01234567",
     "gitDirty": True,
+    "gitDirtyPaths": ["README.md"],
 }
 
 
@@ -20,7 +21,14 @@ def test_a_manifest_with_the_header_is_read_from_it():
     found = provenance.of({"provenance": HEADER, "status": "ignored"})
 
     assert found == HEADER
-    assert provenance.commit({"provenance": HEADER}) == "0123456789ab (with uncommitted changes)"
+    assert provenance.commit({"provenance": HEADER}) == "0123456789ab (with uncommitted changes to README.md)"
+
+
+def test_a_dirty_run_from_before_the_paths_were_recorded_says_only_that_it_was_dirty():
+    header = {k: v for k, v in HEADER.items() if k != "gitDirtyPaths"}
+
+    assert provenance.commit({"provenance": header}) == "0123456789ab (with uncommitted changes)"
+    assert provenance.headline_commit({"provenance": header}) == "0123456 with uncommitted changes"
 
 
 def test_a_bench_manifest_from_before_the_header_reads_the_same():

@@ -2,14 +2,15 @@
 
 The harness writes it the same way for every kind of run (bench, clients, io-bench, audit): status,
 command, startedAt, finishedAt, host (hostname, kernel, cpuModel, cpus, memoryBytes), jdk (home,
-version, feature, vendor: the JDK the measured code ran on), gitCommit and gitDirty. Runs made
+version, feature, vendor: the JDK the measured code ran on), gitCommit, gitDirty and gitDirtyPaths (the
+first paths `git status --porcelain` named; runs made before it have none). Runs made
 before the header kept these at the manifest's top level (a bench's JDK as `serverJdk`); `of`
 reads both, so no other module needs to know.
 """
 
 from __future__ import annotations
 
-FIELDS = ("status", "command", "startedAt", "finishedAt", "host", "jdk", "gitCommit", "gitDirty")
+FIELDS = ("status", "command", "startedAt", "finishedAt", "host", "jdk", "gitCommit", "gitDirty", "gitDirtyPaths")
 
 
 def of(manifest: dict) -> dict:
@@ -20,6 +21,7 @@ def of(manifest: dict) -> dict:
     found = {name: header.get(name) for name in FIELDS}
     found["host"] = found["host"] or {}
     found["jdk"] = found["jdk"] or {}
+    found["gitDirtyPaths"] = found["gitDirtyPaths"] or []
     return found
 
 
@@ -27,10 +29,16 @@ def status(manifest: dict) -> str | None:
     return of(manifest)["status"]
 
 
+def _changes(found: dict) -> str:
+    """`with uncommitted changes`, and to which paths where the run named them."""
+    paths = found["gitDirtyPaths"]
+    return "with uncommitted changes" + (f" to {', '.join(paths)}" if paths else "")
+
+
 def commit(manifest: dict) -> str:
-    """The commit, shortened, and whether the checkout had changes: `0123456789ab (with uncommitted changes)`."""
+    """The commit, shortened, and whether the checkout had changes: `0123456789ab (with uncommitted changes to README.md)`."""
     found = of(manifest)
-    return (found["gitCommit"] or "?")[:12] + (" (with uncommitted changes)" if found["gitDirty"] else "")
+    return (found["gitCommit"] or "?")[:12] + (f" ({_changes(found)})" if found["gitDirty"] else "")
 
 
 def run_facts(manifest: dict) -> dict[str, str]:
@@ -57,4 +65,4 @@ def source(run) -> str:
 def headline_commit(manifest: dict) -> str:
     """The commit a folder's code was, shortened to 7, and whether the checkout had changes (a published headline may not: test_published)."""
     made = of(manifest)
-    return str(made.get("gitCommit") or "unknown commit")[:7] + (" with uncommitted changes" if made.get("gitDirty") else "")
+    return str(made.get("gitCommit") or "unknown commit")[:7] + (f" {_changes(made)}" if made.get("gitDirty") else "")

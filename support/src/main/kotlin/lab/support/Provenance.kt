@@ -22,6 +22,11 @@ data class Provenance(
     val jdk: Jdk,
     val gitCommit: String,
     val gitDirty: Boolean,
+    /**
+     * What differed from [gitCommit]: the paths `git status --porcelain` listed, the first [DIRTY_PATHS_KEPT], so that a reader
+     * of a dirty run can tell a changed note from changed code. Empty where the checkout was clean or is not beside the jars.
+     */
+    val gitDirtyPaths: List<String> = emptyList(),
 ) {
     /** This header for a run that ended with [status] now. */
     fun ended(status: String): Provenance = copy(status = status, finishedAt = OffsetDateTime.now().toString())
@@ -79,19 +84,29 @@ data class Provenance(
          * The header of a run starting now, from [repo]'s checkout; [sourceCommit] and [sourceDirty]
          * instead where the repository is not beside the jars (make bench-vps ships jars only).
          */
-        fun start(command: String, jdk: Jdk, repo: File, sourceCommit: String? = null, sourceDirty: Boolean = false) = Provenance(
-            status = RUNNING,
-            command = command,
-            startedAt = OffsetDateTime.now().toString(),
-            host = Host.read(),
-            jdk = jdk,
-            gitCommit = sourceCommit ?: RunFolder.commandText("git", "-C", repo.path, "rev-parse", "HEAD").trim(),
-            gitDirty = if (sourceCommit != null) {
-                sourceDirty
-            } else {
-                RunFolder.commandText("git", "-C", repo.path, "status", "--porcelain").isNotBlank()
-            },
-        )
+        fun start(command: String, jdk: Jdk, repo: File, sourceCommit: String? = null, sourceDirty: Boolean = false): Provenance {
+            val porcelain = if (sourceCommit != null) "" else RunFolder.commandText("git", "-C", repo.path, "status", "--porcelain")
+            return Provenance(
+                status = RUNNING,
+                command = command,
+                startedAt = OffsetDateTime.now().toString(),
+                host = Host.read(),
+                jdk = jdk,
+                gitCommit = sourceCommit ?: RunFolder.commandText("git", "-C", repo.path, "rev-parse", "HEAD").trim(),
+                gitDirty = if (sourceCommit != null) sourceDirty else porcelain.isNotBlank(),
+                gitDirtyPaths = changedPaths(porcelain).take(DIRTY_PATHS_KEPT),
+            )
+        }
+
+        /**
+         * The paths a `git status --porcelain` output names, each line two status letters and a space before its path; a line
+         * of another form (git's own error, where the folder is no checkout) names none.
+         */
+        fun changedPaths(porcelain: String): List<String> =
+            porcelain.lines().filter { it.length > 3 && it[2] == ' ' }.map { it.substring(3) }
+
+        /** Enough to tell a changed note from changed code; past it the paths are left out. */
+        const val DIRTY_PATHS_KEPT = 20
 
         /** This program's own command line, as the manifest records it. */
         fun thisCommand(fallback: String): String = ProcessHandle.current().info().commandLine().orElse(fallback)
