@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -28,3 +29,14 @@ class OneLineParser(argparse.ArgumentParser):
             return self.parse_args(argv)
         except SystemExit as e:
             return int(e.code or 0)
+
+
+def one_line(prog: str, main: Callable[[], object], *mistakes: type[Exception]) -> int:
+    """Runs a script's `main`, and says any of its `mistakes` (a folder that is no run, say) in one line on stderr, status 2, as
+    a make target says a bad argument; 0 where it ran through."""
+    try:
+        main()
+    except mistakes as e:
+        print(f"{prog}: {e}", file=sys.stderr)
+        return 2
+    return 0

@@ -18,14 +18,16 @@ dashboard-capacity.py asks the other question of one run's steps: how the verdic
 estimators.
 """
 
-import argparse
 import math
 from pathlib import Path
+
+import sys
 
 import pandas as pd
 
 from labanalysis.curve import curve, curve_verdicts
-from labanalysis.folder.run import load_run
+from labanalysis.cli import OneLineParser, one_line
+from labanalysis.folder.run import RunFolderError, load_run
 from labanalysis.markdown import markdown
 
 REPEATED_WITHIN = 1.15
@@ -55,9 +57,11 @@ def estimates(ladder: pd.DataFrame) -> dict[str, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description="Which capacity-per-CPU estimator repeats best over pairs of runs.")
+    parser = OneLineParser(prog="capacity-estimators.py", usage_line="capacity-estimators.py results/<A>,results/<B> ...", description="Which capacity-per-CPU estimator repeats best over pairs of runs.")
     parser.add_argument("pairs", nargs="+", metavar="A,B", help="two run folders of one pair, comma-separated")
     args = parser.parse_args()
+    if unpaired := [pair for pair in args.pairs if pair.count(",") != 1]:
+        parser.error(f"{unpaired[0]} is not two run folders joined by a comma")
     rows = []
     for pair in args.pairs:
         a, b = pair.split(",")
@@ -75,4 +79,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(one_line("capacity-estimators.py", main, RunFolderError))

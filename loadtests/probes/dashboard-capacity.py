@@ -24,7 +24,8 @@ import pandas as pd
 from labanalysis.curve import curve, curve_verdicts
 from labanalysis import stats
 from labanalysis.markdown import markdown
-from labanalysis.folder.run import load_run
+from labanalysis.cli import one_line
+from labanalysis.folder.run import RunFolderError, load_run
 
 ENDED = re.compile(r"ended (\S+) (\d+) (\d+)")
 # The verdict's three ratios, each (engine, model) over (engine, model), as servers.json names them.
@@ -124,4 +125,4 @@ def main(folders: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    sys.exit(one_line("dashboard-capacity.py", lambda: main(sys.argv[1:]), RunFolderError))

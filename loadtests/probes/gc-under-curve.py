@@ -14,13 +14,15 @@ CPU read off it (the verdict's, curve.of_pass's served_per_cpu); with --server, 
 the capacity does.
 """
 
-import argparse
+
+import sys
 
 import pandas as pd
 
 from labanalysis.curve import curve
 from labanalysis.folder import repeats
-from labanalysis.folder.run import load_run
+from labanalysis.cli import OneLineParser, one_line
+from labanalysis.folder.run import RunFolderError, load_run
 from labanalysis.markdown import markdown
 
 CYCLES = ("gc_major_cycle_s", "gc_minor_cycle_s")
@@ -84,7 +86,7 @@ def rank_agreement(rows: pd.DataFrame) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description="ZGC's cycles and allocation stalls in each pass's curve.")
+    parser = OneLineParser(prog="gc-under-curve.py", usage_line="gc-under-curve.py [--server NAME] results/<run> ...", description="ZGC's cycles and allocation stalls in each pass's curve.")
     parser.add_argument("--server", help="one server (its catalogue name); all where omitted")
     parser.add_argument("runs", nargs="+")
     args = parser.parse_args()
@@ -96,4 +98,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(one_line("gc-under-curve.py", main, RunFolderError))

@@ -15,12 +15,14 @@ Prints a Markdown table, a row per server and offered rate at which some pass's 
 of each, their median µs a request and the collector's median share of the step's cores, and held back over free.
 """
 
-import argparse
+
+import sys
 
 import pandas as pd
 
 from labanalysis.curve import curve, curve_verdicts
-from labanalysis.folder.run import load_run
+from labanalysis.cli import OneLineParser, one_line
+from labanalysis.folder.run import RunFolderError, load_run
 from labanalysis.markdown import markdown
 
 FREE_SHARE = 0.1
@@ -60,7 +62,7 @@ def table(steps: pd.DataFrame) -> pd.DataFrame:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description="A request's CPU in steps the budget held back, against free steps at the same rate.")
+    parser = OneLineParser(prog="held-back-cost.py", usage_line="held-back-cost.py [--endpoint json|dashboard] results/<run> ...", description="A request's CPU in steps the budget held back, against free steps at the same rate.")
     parser.add_argument("--endpoint", default="dashboard")
     parser.add_argument("runs", nargs="+")
     args = parser.parse_args()
@@ -69,4 +71,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(one_line("held-back-cost.py", main, RunFolderError))

@@ -14,7 +14,8 @@ import sys
 import pandas as pd
 
 from labanalysis.curve import curve
-from labanalysis.folder.run import load_run
+from labanalysis.cli import one_line
+from labanalysis.folder.run import RunFolderError, load_run
 from labanalysis.markdown import markdown
 
 
@@ -37,4 +38,4 @@ def main(folders: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    sys.exit(one_line("ladder-top.py", lambda: main(sys.argv[1:]), RunFolderError))

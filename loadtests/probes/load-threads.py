@@ -9,13 +9,15 @@ Prints a Markdown table, a row per compared pass: the plateau's and the phase's 
 plateau's.
 """
 
-import argparse
+
+import sys
 
 import pandas as pd
 
 from labanalysis.bench import cpu, memory
 from labanalysis.folder import repeats
-from labanalysis.folder.run import load_run
+from labanalysis.cli import OneLineParser, one_line
+from labanalysis.folder.run import RunFolderError, load_run
 from labanalysis.markdown import markdown
 
 
@@ -37,11 +39,11 @@ def rows(runs) -> pd.DataFrame:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = OneLineParser(prog="load-threads.py", usage_line="load-threads.py results/<run> ...", description=__doc__.splitlines()[0])
     parser.add_argument("runs", nargs="+")
     args = parser.parse_args()
     print(markdown(rows([load_run(r) for r in args.runs])))
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(one_line("load-threads.py", main, RunFolderError))

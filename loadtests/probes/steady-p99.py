@@ -15,7 +15,8 @@ import pandas as pd
 
 from labanalysis.bench import latency
 from labanalysis.markdown import markdown
-from labanalysis.folder.run import load_run
+from labanalysis.cli import one_line
+from labanalysis.folder.run import RunFolderError, load_run
 
 
 def seconds_holding_half(timed: pd.DataFrame, over_ms: float) -> int:
@@ -50,4 +51,4 @@ def main(folders: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    sys.exit(one_line("steady-p99.py", lambda: main(sys.argv[1:]), RunFolderError))
