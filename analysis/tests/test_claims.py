@@ -53,6 +53,15 @@ def test_limits_at_50k_from_the_measured_threads_files_and_maps_per_socket(repea
     assert claims.limits_at(run, run.server("platform"), 1_000) == "none"
 
 
+def test_a_bounded_pool_is_a_limit_on_threads_beside_the_hosts(repeats_folder, monkeypatch):
+    run = load_run(repeats_folder)
+    platform = run.server("platform")
+    monkeypatch.setitem(platform.outcome, "threadsMax", 16_000)
+
+    assert "its pool's bound (--threads): needs ~50,040, limit 16,000; kernel.pid_max" in claims.limits_at(run, platform, 50_000)
+    assert claims.limits_at(run, platform, 10_000) == "none"
+
+
 def test_each_50k_claim_is_checked_on_every_server_of_its_model_and_each_row_names_its_engine(run_folder):
     table = claims.table(load_run(run_folder))
     rows = table[table["server"] != ""].set_index("server")

@@ -201,19 +201,20 @@ def limits_at(run: Run, server: ServerRun, sockets: int) -> str:
     """The host limits `sockets` idle sockets would exceed for this server, from its measured per-socket threads, fds and maps.
 
     Each of threads, open files and memory maps is fitted against open sockets like memory is;
-    the line at `sockets` is set against the limit the preflight read from this host. The
-    platform-thread server needs a thread (and two maps: stack and guard) per socket.
+    the line at `sockets` is set against the limit the preflight read from this host, and threads
+    also against the most the server's bounded pool may start. The platform-thread server needs
+    a thread (and two maps: stack and guard) per socket.
     """
     limits = run.manifest.get("limits", {})
     points = memory.plateaus(server)
     found = []
-    for column, limit_name, what in [
-        ("fds", "openFilesHard", "open files (ulimit -n)"),
-        ("threads", "pidMax", "kernel.pid_max"),
-        ("threads", "threadsMax", "kernel.threads-max"),
-        ("maps", "maxMapCount", "vm.max_map_count"),
+    for column, limit, what in [
+        ("fds", limits.get("openFilesHard"), "open files (ulimit -n)"),
+        ("threads", server.threads_max, "its pool's bound (--threads)"),
+        ("threads", limits.get("pidMax"), "kernel.pid_max"),
+        ("threads", limits.get("threadsMax"), "kernel.threads-max"),
+        ("maps", limits.get("maxMapCount"), "vm.max_map_count"),
     ]:
-        limit = limits.get(limit_name)
         fit = memory.per_connection(points, column)
         if limit is None or fit.points < 2 or math.isnan(fit.slope):
             continue

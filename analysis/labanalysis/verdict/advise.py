@@ -14,8 +14,9 @@ across passes (stats.across):
 - threads and open files: their lines against the idle sockets, plus what each request in flight holds (the sweep's threads
   against requests in flight), and a file for each connection the requests come over: those the clients keep open, and at least
   one a request in flight.
-Each need is set against this host's limit for it (the run's heap, open files, pid_max and threads-max, the server's CPUs), and
-the first limit a server would hit is the one its workload fills the most. A line taken far past the sockets a run held assumes
+Each need is set against this host's limit for it (the run's heap, open files, pid_max and threads-max, the server's CPUs), or
+the server's own where it is lower (the most threads a bounded pool may start, from its READY line), and the first limit a server
+would hit is the one its workload fills the most. A line taken far past the sockets a run held assumes
 nothing changes on the way: read it as where the measured slopes lead.
 """
 
@@ -77,6 +78,16 @@ MISSION = Workload(50_000, 2_000, 0)
 # The needs, each with the host's limit it is set against (a manifest's `limits` key, or how the run says it otherwise).
 NEEDS = ("live heap (MiB)", "RSS (MiB)", "CPU (cores)", "threads", "open files")
 COLUMNS = ["server", "label", *NEEDS, "the first limit it would hit"]
+# A pass's row's limits, {need: Limit}.
+LIMITS = "limits"
+
+
+@dataclass(frozen=True)
+class Limit:
+    """The most of a need a server may have here, and whose limit that is: the host's (`here`), or the server's own."""
+
+    most: float
+    whose: str = "here"
 
 
 def per_pass(runs: list[Run], workload: Workload, sweep: SweepRun | None = None) -> pd.DataFrame:
@@ -101,9 +112,9 @@ def per_pass(runs: list[Run], workload: Workload, sweep: SweepRun | None = None)
             ),
             "open files": _whole(memory.per_connection(points, "fds", settled_only=False).at(workload.sockets) + workload.connections_held),
         }
-        limits = _limits(run)
-        shares = {f"{n} of its limit": needs[n] / limits[n] if limits[n] else math.nan for n in NEEDS}
-        rows.append({**base, **needs, **shares, CPU_STDERR: cores.stderr_cores_at(workload.rate_per_s)})
+        limits = _limits(run, server)
+        shares = {f"{n} of its limit": needs[n] / limits[n].most if limits[n].most else math.nan for n in NEEDS}
+        rows.append({**base, **needs, **shares, LIMITS: limits, CPU_STDERR: cores.stderr_cores_at(workload.rate_per_s)})
     return pd.DataFrame(rows)
 
 
@@ -118,14 +129,14 @@ def table(runs: list[Run], workload: Workload, sweep: SweepRun | None = None) ->
     passes = per_pass(runs, workload, sweep)
     if passes.empty:
         return pd.DataFrame(columns=COLUMNS)
-    limits = _limits(runs[0])
     rows = []
     for (server, label), group in passes.groupby(["server", "label"], sort=False):
         row = {"server": server, "label": label}
         for need in NEEDS:
             row[need] = _shown(stats.across(group[need]))
         shares = {need: stats.across(group[f"{need} of its limit"]).median for need in NEEDS}
-        row["the first limit it would hit"] = _first_limit(shares, limits)
+        # A server's limits are its first pass's: the host's are the run's, and a pool's bound is the server's command line.
+        row["the first limit it would hit"] = _first_limit(shares, group[LIMITS].iloc[0])
         rows.append(row)
     return pd.DataFrame(rows, columns=COLUMNS)
 
@@ -241,27 +252,32 @@ def _agrees(separated: str) -> str:
     return "no: the ranges across passes are apart" if separated.startswith("apart") else "yes: the ranges across passes overlap"
 
 
-def _limits(run: Run) -> dict[str, float]:
-    """This host's limit for each need: the run's heap, the server's CPUs, the smaller of pid_max and threads-max, open files."""
+def _limits(run: Run, server: ServerRun) -> dict[str, Limit]:
+    """Each need's limit for `server`: the run's heap, the server's CPUs, open files, and for threads the smaller of pid_max and
+    threads-max, or of the most its bounded pool may start, where that is lower."""
     limits = run.manifest.get("limits", {})
-    threads = [limits[k] for k in ("pidMax", "threadsMax") if limits.get(k)]
+    host_threads = [limits[k] for k in ("pidMax", "threadsMax") if limits.get(k)]
+    threads = Limit(float(min(host_threads)) if host_threads else math.nan)
+    if server.threads_max is not None and not server.threads_max >= threads.most:
+        threads = Limit(float(server.threads_max), "its pool may start (--threads)")
     cpus = len((run.manifest.get("cpuSplit") or {}).get("serverCpus", []))
     return {
-        "live heap (MiB)": run.heap_bytes / MIB if not math.isnan(run.heap_bytes) else math.nan,
-        "RSS (MiB)": math.nan,  # the host's memory is not a run's limit: RSS is shown, not judged
-        "CPU (cores)": float(cpus) if cpus else math.nan,
-        "threads": float(min(threads)) if threads else math.nan,
-        "open files": float(limits["openFilesHard"]) if limits.get("openFilesHard") else math.nan,
+        "live heap (MiB)": Limit(run.heap_bytes / MIB if not math.isnan(run.heap_bytes) else math.nan),
+        "RSS (MiB)": Limit(math.nan),  # the host's memory is not a run's limit: RSS is shown, not judged
+        "CPU (cores)": Limit(float(cpus) if cpus else math.nan),
+        "threads": threads,
+        "open files": Limit(float(limits["openFilesHard"]) if limits.get("openFilesHard") else math.nan),
     }
 
 
-def _first_limit(shares: dict[str, float], limits: dict[str, float]) -> str:
+def _first_limit(shares: dict[str, float], limits: dict[str, Limit]) -> str:
     """The need that fills its limit the most: named as the first limit hit when it reaches it, else the largest share."""
     judged = {n: s for n, s in shares.items() if not math.isnan(s)}
     if not judged:
         return "no limit to judge against"
     need, share = max(judged.items(), key=lambda item: item[1])
-    what = f"{need.split(' (')[0]} (needs {share:.0%} of the {limits[need]:,.0f} {_unit(need)} here)"
+    limit = limits[need]
+    what = f"{need.split(' (')[0]} (needs {share:.0%} of the {limit.most:,.0f} {_unit(need)} {limit.whose})"
     return what if share >= 1 else f"none; closest: {what}"
 
 

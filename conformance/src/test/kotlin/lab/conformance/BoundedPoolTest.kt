@@ -3,6 +3,8 @@ package lab.conformance
 import lab.handlers.ContentTypes
 import lab.handlers.Handlers
 import lab.support.Catalogue
+import lab.support.ReadyLine
+import lab.support.ServerConfig
 import lab.support.ServerEntry
 import lab.verify.Answer
 import org.junit.jupiter.api.Timeout
@@ -59,6 +61,14 @@ class BoundedPoolTest {
             val refused = LabClients.openWebSocket(server.baseUrl)
             assertEquals(1013, assertIs<SocketProbe.Event.Closed>(refused.next()).code)
             held.forEach { it.socket.abort() }
+        }
+    }
+
+    @ParameterizedTest
+    @FieldSource("lab.conformance.Servers#withBoundedPool")
+    fun `the READY line gives the pool's bound, the server's own limit on threads`(name: String) {
+        Catalogue.named(name).start("--threads", threads.toString()).use { server ->
+            assertEquals(threads.toString(), ReadyLine.fact(server.readyLine, ServerConfig.THREADS_MAX), server.readyLine)
         }
     }
 

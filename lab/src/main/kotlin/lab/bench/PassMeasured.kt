@@ -31,8 +31,8 @@ internal class PassMeasured {
     /** The server's CPU budget for the curve, where the profile gives one (Profile.curveServerCpuBudget). */
     var budget: CpuBudget? = null
 
-    /** The futex hash the server announced on its READY line (lab.support.FutexHash). */
-    var futexHash: String? = null
+    /** The server's READY line: the facts it announced (its futex hash, its pool's bound) go into its outcome. */
+    var readyLine: String? = null
 
     /** Why this pass has no wire.csv, on a host that lets the harness read no packets. */
     var noWire: String? = null

@@ -113,7 +113,14 @@ class ServerRun(
         }
         lostGenerator?.let { throw it }
         val outcome = PassOutcome.of(server, setup, dir, streamJfr, measured, clock, failure, startNs)
-        return record(outcome.copy(kernelMemorySource = kernel.source, futexHash = measured.futexHash))
+        val ready = measured.readyLine
+        return record(
+            outcome.copy(
+                kernelMemorySource = kernel.source,
+                futexHash = ready?.let { ReadyLine.fact(it, ServerConfig.FUTEX_HASH) },
+                threadsMax = ready?.let { ReadyLine.fact(it, ServerConfig.THREADS_MAX) }?.toIntOrNull(),
+            ),
+        )
     }
 
     private fun record(outcome: ServerOutcome): ServerOutcome {
@@ -125,7 +132,7 @@ class ServerRun(
     private fun drive(process: Process, kernel: KernelMemory, clock: RunClock, measured: PassMeasured, load: SeriesCsv): String? {
         val url = Children.awaitReady(process, File(dir, "server.log"), READY_TIMEOUT_S)
             ?: throw ServerFailure("did not print its READY line within $READY_TIMEOUT_S s")
-        measured.futexHash = ReadyLine.firstIn(File(dir, "server.log"))?.let { ReadyLine.fact(it, ServerConfig.FUTEX_HASH) }
+        measured.readyLine = ReadyLine.firstIn(File(dir, "server.log"))
         // k6 starts paused, and initialises its VUs while the contract is checked and the memory at rest taken apart: it sends
         // nothing until its timeline starts (awaitRunning).
         val plan = K6Plan.of(setup.profile, setup.preflight.idleSockets, url)
