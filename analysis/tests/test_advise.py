@@ -67,7 +67,7 @@ def bounded(run, monkeypatch, server: str, threads_max: int) -> None:
     """`server`'s passes as a server whose READY line gave its pool's bound."""
     for passed in run.servers:
         if passed.server == server:
-            monkeypatch.setitem(passed.outcome, "threadsMax", threads_max)
+            monkeypatch.setitem(passed.outcome, "poolThreadsMax", threads_max)
 
 
 def test_a_bounded_pool_under_the_hosts_threads_is_the_servers_limit_on_them(run, monkeypatch):

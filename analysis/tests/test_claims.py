@@ -56,7 +56,7 @@ def test_limits_at_50k_from_the_measured_threads_files_and_maps_per_socket(repea
 def test_a_bounded_pool_is_a_limit_on_threads_beside_the_hosts(repeats_folder, monkeypatch):
     run = load_run(repeats_folder)
     platform = run.server("platform")
-    monkeypatch.setitem(platform.outcome, "threadsMax", 16_000)
+    monkeypatch.setitem(platform.outcome, "poolThreadsMax", 16_000)
 
     assert "its pool's bound (--threads): needs ~50,040, limit 16,000; kernel.pid_max" in claims.limits_at(run, platform, 50_000)
     assert claims.limits_at(run, platform, 10_000) == "none"

@@ -28,6 +28,11 @@ def test_a_dirty_run_from_before_the_paths_were_recorded_says_only_that_it_was_d
     header = {k: v for k, v in HEADER.items() if k != "gitDirtyPaths"}
 
     assert provenance.commit({"provenance": header}) == "0123456789ab (with uncommitted changes)"
+
+
+def test_a_headlines_source_line_says_a_run_was_dirty_without_its_paths_which_would_break_its_comma_separated_fields():
+    header = HEADER | {"gitDirtyPaths": ["README.md", "docs/METHODS.md"]}
+
     assert provenance.headline_commit({"provenance": header}) == "0123456 with uncommitted changes"
 
 

@@ -198,7 +198,7 @@ def verdict(claim: Claim, measured: float, low: float = math.nan, high: float = 
 
 
 def limits_at(run: Run, server: ServerRun, sockets: int) -> str:
-    """The host limits `sockets` idle sockets would exceed for this server, from its measured per-socket threads, fds and maps.
+    """The limits `sockets` idle sockets would exceed for this server, from its measured per-socket threads, fds and maps.
 
     Each of threads, open files and memory maps is fitted against open sockets like memory is;
     the line at `sockets` is set against the limit the preflight read from this host, and threads
@@ -210,7 +210,7 @@ def limits_at(run: Run, server: ServerRun, sockets: int) -> str:
     found = []
     for column, limit, what in [
         ("fds", limits.get("openFilesHard"), "open files (ulimit -n)"),
-        ("threads", server.threads_max, "its pool's bound (--threads)"),
+        ("threads", server.pool_threads_max, "its pool's bound (--threads)"),
         ("threads", limits.get("pidMax"), "kernel.pid_max"),
         ("threads", limits.get("threadsMax"), "kernel.threads-max"),
         ("maps", limits.get("maxMapCount"), "vm.max_map_count"),

@@ -65,4 +65,5 @@ def source(run) -> str:
 def headline_commit(manifest: dict) -> str:
     """The commit a folder's code was, shortened to 7, and whether the checkout had changes (a published headline may not: test_published)."""
     made = of(manifest)
-    return str(made.get("gitCommit") or "unknown commit")[:7] + (f" {_changes(made)}" if made.get("gitDirty") else "")
+    # Without the paths: the source line's fields are comma-separated, and a published headline is of a clean run anyway.
+    return str(made.get("gitCommit") or "unknown commit")[:7] + (" with uncommitted changes" if made.get("gitDirty") else "")

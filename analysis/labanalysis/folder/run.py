@@ -57,10 +57,10 @@ class ServerRun:
         return self.outcome.get("repeat", 1)
 
     @property
-    def threads_max(self) -> int | None:
+    def pool_threads_max(self) -> int | None:
         """The most threads the server's bounded pool may start, as its READY line said; None where none is bounded, or the run
         was made before the harness recorded it."""
-        return self.outcome.get("threadsMax")
+        return self.outcome.get("poolThreadsMax")
 
     @property
     def k6_dashboards(self) -> list[Path]:

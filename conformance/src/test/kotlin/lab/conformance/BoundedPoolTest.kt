@@ -68,7 +68,7 @@ class BoundedPoolTest {
     @FieldSource("lab.conformance.Servers#withBoundedPool")
     fun `the READY line gives the pool's bound, the server's own limit on threads`(name: String) {
         Catalogue.named(name).start("--threads", threads.toString()).use { server ->
-            assertEquals(threads.toString(), ReadyLine.fact(server.readyLine, ServerConfig.THREADS_MAX), server.readyLine)
+            assertEquals(threads.toString(), ReadyLine.fact(server.readyLine, ServerConfig.POOL_THREADS_MAX), server.readyLine)
         }
     }
 

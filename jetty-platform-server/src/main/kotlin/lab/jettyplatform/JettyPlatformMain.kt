@@ -27,7 +27,7 @@ private class JettyPlatformCommand : ServerCommand(engine = JettyLabServer.ENGIN
     private val threads by option("--threads", help = "most platform threads serving requests, sockets and downstream calls")
         .int().restrictTo(1..1_000_000).default(16_000)
 
-    override val threadsMax: Int get() = threads
+    override val poolThreadsMax: Int get() = threads
 
     override fun serve(config: ServerConfig) {
         val pool = ThreadPoolExecutor(

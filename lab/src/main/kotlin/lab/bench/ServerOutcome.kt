@@ -69,8 +69,8 @@ data class ServerOutcome(
     val wallClockSteps: List<WallClockStep> = emptyList(),
     /** The futex hash the server's threads waited in, as its READY line says (lab.support.FutexHash): `global` or `private-<buckets>`. */
     val futexHash: String? = null,
-    /** The most threads the server's bounded pool may start, as its READY line says (lab.support.ServerConfig.threadsMax); null where none is bounded. */
-    val threadsMax: Int? = null,
+    /** The most threads the server's bounded pool may start, as its READY line says (lab.support.ServerConfig.poolThreadsMax); null where none is bounded. */
+    val poolThreadsMax: Int? = null,
 ) {
     val ok: Boolean get() = status == OK
 

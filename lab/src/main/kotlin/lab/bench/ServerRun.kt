@@ -118,7 +118,7 @@ class ServerRun(
             outcome.copy(
                 kernelMemorySource = kernel.source,
                 futexHash = ready?.let { ReadyLine.fact(it, ServerConfig.FUTEX_HASH) },
-                threadsMax = ready?.let { ReadyLine.fact(it, ServerConfig.THREADS_MAX) }?.toIntOrNull(),
+                poolThreadsMax = ready?.let { ReadyLine.fact(it, ServerConfig.POOL_THREADS_MAX) }?.toIntOrNull(),
             ),
         )
     }

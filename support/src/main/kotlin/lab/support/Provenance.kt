@@ -85,7 +85,11 @@ data class Provenance(
          * instead where the repository is not beside the jars (make bench-vps ships jars only).
          */
         fun start(command: String, jdk: Jdk, repo: File, sourceCommit: String? = null, sourceDirty: Boolean = false): Provenance {
-            val porcelain = if (sourceCommit != null) "" else RunFolder.commandText("git", "-C", repo.path, "status", "--porcelain")
+            val porcelain = if (sourceCommit != null) {
+                ""
+            } else {
+                RunFolder.commandText("git", "-C", repo.path, "status", "--porcelain", "-z", "--untracked-files=normal")
+            }
             return Provenance(
                 status = RUNNING,
                 command = command,
@@ -99,11 +103,21 @@ data class Provenance(
         }
 
         /**
-         * The paths a `git status --porcelain` output names, each line two status letters and a space before its path; a line
-         * of another form (git's own error, where the folder is no checkout) names none.
+         * The paths a `git status --porcelain -z` output names: NUL-separated entries, each two status letters and a space before
+         * its path, unquoted; a rename or copy (`R`, `C`) is followed by the path it came from, which is not a change of its own.
+         * Output of another form (git's own error, where the folder is no checkout) names none.
          */
-        fun changedPaths(porcelain: String): List<String> =
-            porcelain.lines().filter { it.length > 3 && it[2] == ' ' }.map { it.substring(3) }
+        fun changedPaths(porcelain: String): List<String> {
+            val paths = mutableListOf<String>()
+            val entries = porcelain.split('\u0000').iterator()
+            while (entries.hasNext()) {
+                val entry = entries.next()
+                if (entry.length <= 3 || entry[2] != ' ') continue
+                paths += entry.substring(3)
+                if ((entry[0] == 'R' || entry[0] == 'C') && entries.hasNext()) entries.next()
+            }
+            return paths
+        }
 
         /** Enough to tell a changed note from changed code; past it the paths are left out. */
         const val DIRTY_PATHS_KEPT = 20

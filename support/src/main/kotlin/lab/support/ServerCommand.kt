@@ -75,7 +75,7 @@ abstract class ServerCommand(private val engine: String, private val model: Stri
     ).split(",").default(emptyList())
 
     /** The most threads the server's pool may start, where it is bounded (servers.json's `boundedPool`); null where it is not. */
-    protected open val threadsMax: Int? get() = null
+    protected open val poolThreadsMax: Int? get() = null
 
     final override fun run() {
         // Before the server starts threads of its own; the kernel moves the JVM's few (GC, JIT) across.
@@ -89,7 +89,7 @@ abstract class ServerCommand(private val engine: String, private val model: Stri
             limits = Limits(maxDelayMs, maxCpuIterations, maxBytes, maxFrameBytes, downstreamTimeoutMs, requestHeadTimeoutMs),
             socketBallast = SocketBallast(socketBallastBytes, socketBallastKind),
             futexHash = futexHashNow,
-            threadsMax = threadsMax,
+            poolThreadsMax = poolThreadsMax,
             changes = try {
                 EngineChanges(engine, asShipped.asShipped, alternatives.map { it.trim() }.toSet())
             } catch (e: IllegalArgumentException) {
@@ -118,16 +118,16 @@ data class ServerConfig(
     /** Which of the lab's changes to the engine it runs with; those left out are on its READY line as `asShipped`. */
     val changes: EngineChanges = EngineChanges(engine),
     /**
-     * The most threads its bounded pool may start, on its READY line as `threadsMax`: past it the server refuses work, so it is
+     * The most threads its bounded pool may start, on its READY line as `poolThreadsMax`: past it the server refuses work, so it is
      * the server's own limit on threads, beside the host's. Null for a server whose pool has no bound.
      */
-    val threadsMax: Int? = null,
+    val poolThreadsMax: Int? = null,
 ) {
     /** Prints the server's [ReadyLine] once it accepts connections on [boundPort]. */
     fun announceReady(boundPort: Int) {
         val shipped = listOf(AS_SHIPPED to changes.asShipped, ALTERNATIVES to changes.alternatives)
             .filter { it.second.isNotEmpty() }.map { (fact, names) -> fact to names.sorted().joinToString(",") }
-        val bound = listOfNotNull(threadsMax?.let { THREADS_MAX to it })
+        val bound = listOfNotNull(poolThreadsMax?.let { POOL_THREADS_MAX to it })
         val facts = listOf("engine" to engine, "jdk" to Runtime.version(), FUTEX_HASH to futexHash) + bound + shipped
         println(ReadyLine.format(model, "http://$host:$boundPort", *facts.toTypedArray()))
         System.out.flush()
@@ -140,8 +140,8 @@ data class ServerConfig(
         /** The READY line's fact naming the process's futex hash ([FutexHash]). */
         const val FUTEX_HASH = "futexHash"
 
-        /** The READY line's fact giving the most threads a bounded pool may start ([threadsMax]); absent where none is bounded. */
-        const val THREADS_MAX = "threadsMax"
+        /** The READY line's fact giving the most threads a bounded pool may start ([poolThreadsMax]); absent where none is bounded. */
+        const val POOL_THREADS_MAX = "poolThreadsMax"
 
         /** The READY line's fact naming the engine changes left out (`--as-shipped`); absent when none was. */
         const val AS_SHIPPED = "asShipped"

@@ -10,8 +10,9 @@ import kotlin.test.assertTrue
 /** The provenance header says which commit a run came from, and, where the checkout had changes, which paths they were. */
 class ProvenanceTest {
     @Test
-    fun `a checkout's changes are named by path, tracked or not`() {
-        assertEquals(listOf("README.md", "notes/new file.txt"), Provenance.changedPaths(" M README.md\n?? notes/new file.txt\n"))
+    fun `a checkout's changes are named by path, tracked or not, and a rename by its new path`() {
+        val porcelain = " M README.md\u0000?? notes/new file.txt\u0000R  docs/new.md\u0000docs/old.md\u0000"
+        assertEquals(listOf("README.md", "notes/new file.txt", "docs/new.md"), Provenance.changedPaths(porcelain))
     }
 
     @Test
@@ -22,13 +23,13 @@ class ProvenanceTest {
     @Test
     fun `a run from a checkout with an untracked file is dirty and names it, and is clean once it is committed`(@TempDir repo: File) {
         git(repo, "init", "--quiet")
-        File(repo, "changed.txt").writeText("a change")
+        File(repo, "a change.txt").writeText("a change")
         val dirty = Provenance.start("test", Provenance.Jdk.current(), repo)
         assertTrue(dirty.gitDirty)
-        assertEquals(listOf("changed.txt"), dirty.gitDirtyPaths)
+        assertEquals(listOf("a change.txt"), dirty.gitDirtyPaths)
 
-        git(repo, "add", "changed.txt")
-        git(repo, "-c", "user.name=lab", "-c", "user.email=lab@example.invalid", "commit", "--quiet", "-m", "the change")
+        git(repo, "add", "a change.txt")
+        git(repo, "-c", "user.name=lab", "-c", "user.email=lab@example.invalid", "-c", "commit.gpgsign=false", "commit", "--quiet", "-m", "it")
         val clean = Provenance.start("test", Provenance.Jdk.current(), repo)
         assertFalse(clean.gitDirty)
         assertEquals(emptyList(), clean.gitDirtyPaths)
