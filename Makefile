@@ -57,7 +57,7 @@ $(JARS_STAMP): $(MAIN_SOURCES)
 	@touch $@
 
 test: ## run every test: unit tests, the suites that start the real servers, a smoke bench run, the analysis tests, and bench-vps across a rehearsal network
-	"$$(setup/python.sh)" -m ruff format --check analysis infra/tests && "$$(setup/python.sh)" -m ruff check analysis infra/tests
+	"$$(setup/python.sh)" -m ruff format --check analysis infra/tests loadtests/probes && "$$(setup/python.sh)" -m ruff check analysis infra/tests loadtests/probes
 	LAB_K6="$$(setup/k6.sh)" LAB_VEGETA="$$(setup/vegeta-steps.sh)" LAB_WRK="$$(setup/wrk.sh)" LAB_PYTHON="$$(setup/python.sh)" LAB_WSTEST="$$(setup/autobahn.sh)" LAB_HARNESS_JDK="$$(setup/jdk.sh 25)" LAB_SERVER_JDK="$$(setup/jdk.sh $(JDK))" $(MVN) verify \
 		|| { .ci/failed-tests --after-failure; exit 1; }
 	@.ci/failed-tests
@@ -245,8 +245,8 @@ stub: build ## run the downstream stub that /dashboard calls: make stub PORT=809
 
 format: ## fix what the build and make test check: Kotlin formatting (ktlint), Python lint and formatting (ruff)
 	$(MVN) --quiet ktlint:format
-	status=0; "$$(setup/python.sh)" -m ruff check --fix analysis infra/tests || status=$$?; \
-	"$$(setup/python.sh)" -m ruff format analysis infra/tests; exit $$status
+	status=0; "$$(setup/python.sh)" -m ruff check --fix analysis infra/tests loadtests/probes || status=$$?; \
+	"$$(setup/python.sh)" -m ruff format analysis infra/tests loadtests/probes; exit $$status
 
 clean: ## remove build output (keeps .tools/ and results/)
 	$(MVN) --quiet clean

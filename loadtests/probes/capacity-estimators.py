@@ -19,14 +19,13 @@ estimators.
 """
 
 import math
-from pathlib import Path
-
 import sys
+from pathlib import Path
 
 import pandas as pd
 
-from labanalysis.curve import curve, curve_verdicts
 from labanalysis.cli import OneLineParser, one_line
+from labanalysis.curve import curve, curve_verdicts
 from labanalysis.folder.run import RunFolderError, load_run
 from labanalysis.markdown import markdown
 
@@ -57,7 +56,11 @@ def estimates(ladder: pd.DataFrame) -> dict[str, float]:
 
 
 def main() -> None:
-    parser = OneLineParser(prog="capacity-estimators.py", usage_line="capacity-estimators.py results/<A>,results/<B> ...", description="Which capacity-per-CPU estimator repeats best over pairs of runs.")
+    parser = OneLineParser(
+        prog="capacity-estimators.py",
+        usage_line="capacity-estimators.py results/<A>,results/<B> ...",
+        description="Which capacity-per-CPU estimator repeats best over pairs of runs.",
+    )
     parser.add_argument("pairs", nargs="+", metavar="A,B", help="two run folders of one pair, comma-separated")
     args = parser.parse_args()
     if unpaired := [pair for pair in args.pairs if pair.count(",") != 1]:

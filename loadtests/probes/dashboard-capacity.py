@@ -21,11 +21,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from labanalysis.curve import curve, curve_verdicts
 from labanalysis import stats
-from labanalysis.markdown import markdown
 from labanalysis.cli import one_line
+from labanalysis.curve import curve, curve_verdicts
 from labanalysis.folder.run import RunFolderError, load_run
+from labanalysis.markdown import markdown
 
 ENDED = re.compile(r"ended (\S+) (\d+) (\d+)")
 # The verdict's three ratios, each (engine, model) over (engine, model), as servers.json names them.
@@ -119,7 +119,12 @@ def main(folders: list[str]) -> None:
         for ratio, (over, under) in RATIOS.items():
             by_run = (wide[over] / wide[under]).groupby("run").median()
             rows.append(
-                {"estimator": estimator, "ratio": ratio, **{r: f"{v:.2f}" for r, v in by_run.items()}, "highest / lowest": f"{by_run.max() / by_run.min():.2f}"}
+                {
+                    "estimator": estimator,
+                    "ratio": ratio,
+                    **{r: f"{v:.2f}" for r, v in by_run.items()},
+                    "highest / lowest": f"{by_run.max() / by_run.min():.2f}",
+                }
             )
     print(markdown(pd.DataFrame(rows)))
 

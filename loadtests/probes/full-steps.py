@@ -9,19 +9,22 @@ Usage, from the repository's root, with the lab's Python:
 Prints a Markdown table, a row per step that filled the budget.
 """
 
-
 import sys
 
 import pandas as pd
 
-from labanalysis.curve import curve, curve_verdicts
 from labanalysis.cli import OneLineParser, one_line
+from labanalysis.curve import curve, curve_verdicts
 from labanalysis.folder.run import RunFolderError, load_run
 from labanalysis.markdown import markdown
 
 
 def main() -> None:
-    parser = OneLineParser(prog="full-steps.py", usage_line="full-steps.py [--server NAME] [--endpoint json|dashboard] results/<run> ...", description="The steps that filled each server's CPU budget.")
+    parser = OneLineParser(
+        prog="full-steps.py",
+        usage_line="full-steps.py [--server NAME] [--endpoint json|dashboard] results/<run> ...",
+        description="The steps that filled each server's CPU budget.",
+    )
     parser.add_argument("--server", help="one server (its catalogue name); all where omitted")
     parser.add_argument("--endpoint", default="json")
     parser.add_argument("runs", nargs="+")

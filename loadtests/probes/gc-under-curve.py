@@ -14,14 +14,13 @@ CPU read off it (the verdict's, curve.of_pass's served_per_cpu); with --server, 
 the capacity does.
 """
 
-
 import sys
 
 import pandas as pd
 
+from labanalysis.cli import OneLineParser, one_line
 from labanalysis.curve import curve
 from labanalysis.folder import repeats
-from labanalysis.cli import OneLineParser, one_line
 from labanalysis.folder.run import RunFolderError, load_run
 from labanalysis.markdown import markdown
 
@@ -86,7 +85,11 @@ def rank_agreement(rows: pd.DataFrame) -> str:
 
 
 def main() -> None:
-    parser = OneLineParser(prog="gc-under-curve.py", usage_line="gc-under-curve.py [--server NAME] results/<run> ...", description="ZGC's cycles and allocation stalls in each pass's curve.")
+    parser = OneLineParser(
+        prog="gc-under-curve.py",
+        usage_line="gc-under-curve.py [--server NAME] results/<run> ...",
+        description="ZGC's cycles and allocation stalls in each pass's curve.",
+    )
     parser.add_argument("--server", help="one server (its catalogue name); all where omitted")
     parser.add_argument("runs", nargs="+")
     args = parser.parse_args()

@@ -15,13 +15,12 @@ Prints a Markdown table, a row per server and offered rate at which some pass's 
 of each, their median µs a request and the collector's median share of the step's cores, and held back over free.
 """
 
-
 import sys
 
 import pandas as pd
 
-from labanalysis.curve import curve, curve_verdicts
 from labanalysis.cli import OneLineParser, one_line
+from labanalysis.curve import curve, curve_verdicts
 from labanalysis.folder.run import RunFolderError, load_run
 from labanalysis.markdown import markdown
 
@@ -62,7 +61,11 @@ def table(steps: pd.DataFrame) -> pd.DataFrame:
 
 
 def main() -> None:
-    parser = OneLineParser(prog="held-back-cost.py", usage_line="held-back-cost.py [--endpoint json|dashboard] results/<run> ...", description="A request's CPU in steps the budget held back, against free steps at the same rate.")
+    parser = OneLineParser(
+        prog="held-back-cost.py",
+        usage_line="held-back-cost.py [--endpoint json|dashboard] results/<run> ...",
+        description="A request's CPU in steps the budget held back, against free steps at the same rate.",
+    )
     parser.add_argument("--endpoint", default="dashboard")
     parser.add_argument("runs", nargs="+")
     args = parser.parse_args()

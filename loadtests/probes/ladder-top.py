@@ -13,8 +13,8 @@ import sys
 
 import pandas as pd
 
-from labanalysis.curve import curve
 from labanalysis.cli import one_line
+from labanalysis.curve import curve
 from labanalysis.folder.run import RunFolderError, load_run
 from labanalysis.markdown import markdown
 

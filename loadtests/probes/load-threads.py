@@ -9,14 +9,13 @@ Prints a Markdown table, a row per compared pass: the plateau's and the phase's 
 plateau's.
 """
 
-
 import sys
 
 import pandas as pd
 
 from labanalysis.bench import cpu, memory
-from labanalysis.folder import repeats
 from labanalysis.cli import OneLineParser, one_line
+from labanalysis.folder import repeats
 from labanalysis.folder.run import RunFolderError, load_run
 from labanalysis.markdown import markdown
 

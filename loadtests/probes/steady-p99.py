@@ -14,9 +14,9 @@ import numpy as np
 import pandas as pd
 
 from labanalysis.bench import latency
-from labanalysis.markdown import markdown
 from labanalysis.cli import one_line
 from labanalysis.folder.run import RunFolderError, load_run
+from labanalysis.markdown import markdown
 
 
 def seconds_holding_half(timed: pd.DataFrame, over_ms: float) -> int:
