@@ -29,7 +29,7 @@ class ProvenanceTest {
         assertEquals(listOf("a change.txt"), dirty.gitDirtyPaths)
 
         git(repo, "add", "a change.txt")
-        git(repo, "-c", "user.name=lab", "-c", "user.email=lab@example.invalid", "-c", "commit.gpgsign=false", "commit", "--quiet", "-m", "it")
+        git(repo, "-c", "user.name=lab", "-c", "user.email=lab@example.invalid", "-c", "commit.gpgsign=false", "commit", "-qm", "it")
         val clean = Provenance.start("test", Provenance.Jdk.current(), repo)
         assertFalse(clean.gitDirty)
         assertEquals(emptyList(), clean.gitDirtyPaths)
