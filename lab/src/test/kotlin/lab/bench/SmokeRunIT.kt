@@ -279,9 +279,22 @@ class SmokeRunIT {
             assertTrue(wire.all { it[3].toDouble() > 0 }, "$server: a wire time that is not positive")
             assertTrue(wire.size <= answered, "$server: the wire saw ${wire.size} /json requests, more than k6's $answered")
             if (outcome.marks.none { it.startsWith("the wire capture dropped") }) {
-                // The wire missed 1 of 7,506 in 2 of 24 passes of make bench (results/20261123-122103-local/vthread,
-                // 20261123-124859-local/vthread-r3) with no packet counted dropped, not yet explained; more is a fault.
-                assertTrue(answered - wire.size <= WIRE_MISSED_MAX, "$server: the wire saw ${wire.size} of k6's $answered /json requests")
+                // A request of the step before the full step that its generator sent late, after the step ended, is named by the
+                // wire for the full step's settling, which is set apart above: those the wire saw fewer of in that step are
+                // not missed. Beyond them, the wire missed 1 of 7,506 in 2 of 24 passes of make bench with no packet counted
+                // dropped, not yet explained (docs/METHODS.md); more is a fault.
+                val spilled = manifest.timeline.filter { it.name in full }
+                    .mapNotNull { wrk -> manifest.timeline.firstOrNull { it.toSeconds == wrk.fromSeconds && it.name !in full } }
+                    .filter { it.endpoint == "json" }
+                    .sumOf { before ->
+                        val sent = k6Requests(server).count { it.status == "200" && it.tag == "endpoint=${before.name}" } +
+                            vegetaRequests(server).count { it.status == "200" && it.phase == before.name }
+                        (sent - wire.count { it[1] == before.name }).coerceAtLeast(0)
+                    }
+                assertTrue(
+                    answered - wire.size - spilled <= WIRE_MISSED_MAX,
+                    "$server: the wire saw ${wire.size} of k6's $answered /json requests, $spilled of them sent late into the full step",
+                )
             }
         }
     }
