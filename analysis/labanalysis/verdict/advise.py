@@ -258,7 +258,7 @@ def _limits(run: Run, server: ServerRun) -> dict[str, Limit]:
     limits = run.manifest.get("limits", {})
     host_threads = [limits[k] for k in ("pidMax", "threadsMax") if limits.get(k)]
     threads = Limit(float(min(host_threads)) if host_threads else math.nan)
-    if server.pool_threads_max is not None and not server.pool_threads_max >= threads.most:
+    if server.pool_threads_max is not None and (math.isnan(threads.most) or server.pool_threads_max < threads.most):
         threads = Limit(float(server.pool_threads_max), "its pool may start (--threads)")
     cpus = len((run.manifest.get("cpuSplit") or {}).get("serverCpus", []))
     return {

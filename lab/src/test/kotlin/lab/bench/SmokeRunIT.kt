@@ -270,8 +270,9 @@ class SmokeRunIT {
             // Every phase's /json requests: its warm-up, its steady phase and its curve steps (endpoint=json-at-200, ...), whichever
             // load generator sent them. wrk keeps no request's record: the full step's are set against its count apart (above), and
             // its last answers come a few ms into the next phase, /dashboard's settling.
-            val answered = k6Requests(server).count { it.status == "200" && it.tag.startsWith("endpoint=json") } +
-                vegetaRequests(server).count { it.status == "200" && it.endpoint == "json" }
+            val k6Json = k6Requests(server).filter { it.status == "200" && it.tag.startsWith("endpoint=json") }
+            val vegetaJson = vegetaRequests(server).filter { it.status == "200" && it.endpoint == "json" }
+            val answered = k6Json.size + vegetaJson.size
             val full = manifest.timeline.filter { it.generator == Profile.WRK }.map { it.name }.toSet()
             val rows = File(runDir, "$server/wire.csv").readLines().drop(1).map { it.split(',') }
             val wire = rows.filter { it[2] == "json" && it[1] !in full && !it[1].startsWith("dashboard") }
@@ -284,8 +285,7 @@ class SmokeRunIT {
                 // /json row there is such a one. After the step before the full step, wrk's settling: what that step's rows lack.
                 // After wrk's own phases, its late answers, never counted. Beyond them, the wire missed 1 of 7,506 in 2 of 24
                 // passes of make bench with no packet counted dropped, not yet explained (docs/METHODS.md); more is a fault.
-                fun sentIn(phase: String) = k6Requests(server).count { it.status == "200" && it.tag == "endpoint=$phase" } +
-                    vegetaRequests(server).count { it.status == "200" && it.endpoint == "json" && it.phase == phase }
+                fun sentIn(phase: String) = k6Json.count { it.tag == "endpoint=$phase" } + vegetaJson.count { it.phase == phase }
                 val spilled = manifest.timeline.filter { it.name in full || it.name.startsWith("dashboard") }.sumOf { apart ->
                     val before = manifest.timeline.firstOrNull { it.toSeconds == apart.fromSeconds && it.endpoint == "json" }
                     when {
