@@ -70,22 +70,14 @@ def bounded(run, monkeypatch, server: str, threads_max: int) -> None:
             monkeypatch.setitem(passed.outcome, "poolThreadsMax", threads_max)
 
 
-def test_a_bounded_pool_under_the_hosts_threads_is_the_servers_limit_on_them(run, monkeypatch):
+def test_a_bounded_pool_is_sized_to_its_run_so_its_bound_is_no_limit_for_another_shape(run, monkeypatch):
     bounded(run, monkeypatch, "platform", 16_000)
     table = advise.table([run], advise.Workload(25_000, 0, 0))
 
-    # 25,040 threads of the 16,000 its pool may start fill it before 25,020 files fill the 20,000.
-    assert need(table, "platform", "the first limit it would hit") == "threads (needs 156% of the 16,000 threads its pool may start (--threads))"
-
-
-def test_a_bounded_pool_over_the_hosts_threads_leaves_the_hosts_limit(run, monkeypatch):
-    bounded(run, monkeypatch, "platform", 1_000_000)
-    table = advise.table([run], advise.Workload(40_000, 0, 0))
-
-    # 40,040 threads of pid_max's 32,768 (122%) against 40,020 files of 20,000 (200%): the files, and threads as the host's.
-    limits = advise.per_pass([run], advise.Workload(40_000, 0, 0)).set_index("server").loc["platform", advise.LIMITS]
+    # 25,040 threads, over the 16,000 its pool was given for the run, under pid_max's 32,768: the open files' 125% comes first.
+    limits = advise.per_pass([run], advise.Workload(25_000, 0, 0)).set_index("server").loc["platform", advise.LIMITS]
     assert {limit["threads"] for limit in limits} == {advise.Limit(32_768.0)}
-    assert need(table, "platform", "the first limit it would hit").startswith("open files (needs 200% of the 20,000")
+    assert need(table, "platform", "the first limit it would hit") == "open files (needs 125% of the 20,000 open files here)"
 
 
 def test_a_workload_within_every_limit_names_the_closest_one(run):

@@ -53,13 +53,14 @@ def test_limits_at_50k_from_the_measured_threads_files_and_maps_per_socket(repea
     assert claims.limits_at(run, run.server("platform"), 1_000) == "none"
 
 
-def test_a_bounded_pool_is_a_limit_on_threads_beside_the_hosts(repeats_folder, monkeypatch):
+def test_a_bounded_pool_is_sized_to_its_run_so_its_bound_is_no_limit_at_another_count(repeats_folder, monkeypatch):
     run = load_run(repeats_folder)
     platform = run.server("platform")
     monkeypatch.setitem(platform.outcome, "poolThreadsMax", 16_000)
 
-    assert "its pool's bound (--threads): needs ~50,040, limit 16,000; kernel.pid_max" in claims.limits_at(run, platform, 50_000)
-    assert claims.limits_at(run, platform, 10_000) == "none"
+    assert claims.limits_at(run, platform, 50_000).startswith("open files (ulimit -n): needs ~50,020, limit 20,000; kernel.pid_max")
+    assert "pool" not in claims.limits_at(run, platform, 50_000)
+    assert claims.limits_at(run, platform, 20_000) == "open files (ulimit -n): needs ~20,020, limit 20,000"
 
 
 def test_each_50k_claim_is_checked_on_every_server_of_its_model_and_each_row_names_its_engine(run_folder):

@@ -201,16 +201,15 @@ def limits_at(run: Run, server: ServerRun, sockets: int) -> str:
     """The limits `sockets` idle sockets would exceed for this server, from its measured per-socket threads, fds and maps.
 
     Each of threads, open files and memory maps is fitted against open sockets like memory is;
-    the line at `sockets` is set against the limit the preflight read from this host, and threads
-    also against the most the server's bounded pool may start. The platform-thread server needs
-    a thread (and two maps: stack and guard) per socket.
+    the line at `sockets` is set against the limit the preflight read from this host (a bounded
+    pool's bound is not one: the harness sizes it to each run, Preflight.poolThreads). The
+    platform-thread server needs a thread (and two maps: stack and guard) per socket.
     """
     limits = run.manifest.get("limits", {})
     points = memory.plateaus(server)
     found = []
     for column, limit, what in [
         ("fds", limits.get("openFilesHard"), "open files (ulimit -n)"),
-        ("threads", server.pool_threads_max, "its pool's bound (--threads)"),
         ("threads", limits.get("pidMax"), "kernel.pid_max"),
         ("threads", limits.get("threadsMax"), "kernel.threads-max"),
         ("maps", limits.get("maxMapCount"), "vm.max_map_count"),

@@ -57,12 +57,6 @@ class ServerRun:
         return self.outcome.get("repeat", 1)
 
     @property
-    def pool_threads_max(self) -> int | None:
-        """The most threads the server's bounded pool may start, as its READY line said; None where none is bounded, or the run
-        was made before the harness recorded it."""
-        return self.outcome.get("poolThreadsMax")
-
-    @property
     def k6_dashboards(self) -> list[Path]:
         """k6's web dashboard as it ended the pass, one HTML file: k6's beside the harness, or each load generator's."""
         return [f for f in [self.folder / K6_DASHBOARD, *sorted(self.folder.glob(f"k6-segments/*/{K6_DASHBOARD}"))] if f.is_file()]

@@ -254,12 +254,11 @@ def _agrees(separated: str) -> str:
 
 def _limits(run: Run, server: ServerRun) -> dict[str, Limit]:
     """Each need's limit for `server`: the run's heap, the server's CPUs, open files, and for threads the smaller of pid_max and
-    threads-max, or of the most its bounded pool may start, where that is lower."""
+    threads-max. A bounded pool's bound is not one: the harness sizes it to each run's sockets and load (Preflight.poolThreads),
+    as it would for this shape."""
     limits = run.manifest.get("limits", {})
     host_threads = [limits[k] for k in ("pidMax", "threadsMax") if limits.get(k)]
     threads = Limit(float(min(host_threads)) if host_threads else math.nan)
-    if server.pool_threads_max is not None and (math.isnan(threads.most) or server.pool_threads_max < threads.most):
-        threads = Limit(float(server.pool_threads_max), "its pool may start (--threads)")
     cpus = len((run.manifest.get("cpuSplit") or {}).get("serverCpus", []))
     return {
         "live heap (MiB)": Limit(run.heap_bytes / MIB if not math.isnan(run.heap_bytes) else math.nan),

@@ -41,7 +41,7 @@ internal class DownstreamClient(val baseUrl: String, private val timeoutMs: Long
      * is bounded, from sending to its last byte, by the contract's downstream timeout.
      */
     fun dashboardCalls(userId: String): List<Request> =
-        listOf(DownstreamPaths.profile(userId), DownstreamPaths.metrics(userId))
+        DownstreamPaths.dashboard(userId)
             .map { client.newRequest(baseUrl + it).timeout(timeoutMs, TimeUnit.MILLISECONDS) }
 
     /** The body of a downstream answer; any status but 200 is the downstream's failure. */

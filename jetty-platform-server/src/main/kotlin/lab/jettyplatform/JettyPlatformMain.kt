@@ -22,8 +22,8 @@ import java.util.concurrent.TimeUnit
  * count tracks the load, which is what the lab watches.
  */
 private class JettyPlatformCommand : ServerCommand(engine = JettyLabServer.ENGINE, model = "platform") {
-    // Each idle WebSocket holds one thread, so the default covers the local profile's
-    // ~15,000 sockets with headroom for requests; kernel.pid_max (32768 here) is the next wall.
+    // Each idle WebSocket holds one thread, and a /dashboard request three. The bench gives the bound
+    // its run needs (lab.bench.host.Preflight.poolThreads); the default is for a server started by hand.
     private val threads by option("--threads", help = "most platform threads serving requests, sockets and downstream calls")
         .int().restrictTo(1..1_000_000).default(16_000)
 

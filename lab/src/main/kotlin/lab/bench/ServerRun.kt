@@ -289,7 +289,8 @@ class ServerRun(
     private fun startServer(stubUrl: String, kernel: KernelMemory, budget: CpuBudget?): Process {
         val command = setup.serverPrefix + listOf(setup.java.absolutePath) + setup.serverFlags(streamJfr) + server.jarCommand(
             setup.repo,
-            listOf("--host", setup.bindAddress, "--port", setup.serverPort.toString(), "--downstream-url", stubUrl) + setup.serverArgs,
+            listOf("--host", setup.bindAddress, "--port", setup.serverPort.toString(), "--downstream-url", stubUrl) + setup.serverArgs +
+                server.poolArguments(setup.preflight.poolThreads),
         )
         return Children.start(kernel.launch(budget?.launch(command) ?: command), File(dir, "server.log"), directory = dir)
     }

@@ -223,6 +223,7 @@ private class SweepCommand(private val argv: List<String>) : CliktCommand(name =
             wrkTimeoutSeconds = setup.timeoutSeconds,
             openFilesLimit = setup.openFilesLimit,
             jfrProfile = setup.profile != null,
+            poolThreads = setup.poolThreads,
             openFilesLimitSource = "the hard limit on open files per process (ulimit -Hn), " +
                 "which every process of a step (server, stub, wrk) is under",
         ),

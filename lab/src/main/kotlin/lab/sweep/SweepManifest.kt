@@ -53,6 +53,8 @@ data class SweepManifest(
         val openFilesLimitSource: String,
         /** JFR sampled each step's window (lab.bench.collect.JfrProfile), and its sampler's CPU is in the server's. */
         val jfrProfile: Boolean = false,
+        /** The most threads a server with a bounded pool was let start (SweepSetup.poolThreads); absent in sweeps before it was set. */
+        val poolThreads: Int? = null,
     )
 
     @Serializable

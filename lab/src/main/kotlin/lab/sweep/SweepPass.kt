@@ -231,7 +231,10 @@ class SweepPass(
 
     private fun serverCommand(stubUrl: String): List<String> =
         setup.cpuSplit?.serverCommandPrefix().orEmpty() + listOf(setup.java.path) + setup.serverFlags +
-            server.jarCommand(setup.repo, listOf("--host", "127.0.0.1", "--port", "0", "--downstream-url", stubUrl))
+            server.jarCommand(
+                setup.repo,
+                listOf("--host", "127.0.0.1", "--port", "0", "--downstream-url", stubUrl) + server.poolArguments(setup.poolThreads),
+            )
 
     /** The server's threads and RSS every [PERIOD_MS] through a measured window: their peak and mean. */
     private class ThreadWatch(private val server: ProcView) {

@@ -2,7 +2,9 @@ package lab.sweep
 
 import lab.bench.collect.JfrProfile
 import lab.bench.host.CpuSplit
+import lab.bench.host.Preflight
 import lab.bench.load.Wrk
+import lab.handlers.DownstreamPaths
 import lab.support.JvmFlags
 import java.io.File
 
@@ -40,4 +42,10 @@ data class SweepSetup(
     val snapshotAfterMs: Long = maxOf(1_000L, 2 * delayMs)
 
     fun highestConcurrency(workload: SweepWorkload): Int = workload.highestConcurrency(openFilesLimit)
+
+    /**
+     * The most threads a bounded pool may start (`--threads`): one for each request in flight at the highest C and one for each
+     * downstream call it makes at once, so that the pool's setting never stops a step; the model and the host do.
+     */
+    val poolThreads: Int = concurrencies.max() * (1 + DownstreamPaths.DASHBOARD_CALLS_AT_ONCE) + Preflight.THREAD_HEADROOM
 }

@@ -314,6 +314,17 @@ class SmokeRunIT {
     }
 
     @Test
+    fun `a server with a bounded pool is let start every thread the run can ask of it, and says so on its READY line`() {
+        val bounded = manifest.catalogue.filter { it.traits.boundedPool }.map { it.name }.toSet()
+        assertTrue(bounded.isNotEmpty(), "the catalogue has no server with a bounded pool")
+        for (outcome in manifest.outcomes) {
+            val expected = manifest.preflight.poolThreads.takeIf { outcome.server in bounded }
+            assertEquals(expected, outcome.poolThreadsMax, "${outcome.server}'s pool bound, as its READY line gave it")
+        }
+        assertTrue(manifest.preflight.poolThreads > manifest.preflight.idleSockets, "${manifest.preflight}")
+    }
+
+    @Test
     fun `the pinning traps pin only the servers that can pin, as PinTrap says for the server's JDK`() {
         val pinned = manifest.outcomes.associate { it.server to it.pinnedEvents }
         val pinning = PinTrap.entries.filter { it.pinsOn(manifest.provenance.jdk.feature) }

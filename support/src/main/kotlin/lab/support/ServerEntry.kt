@@ -49,6 +49,9 @@ data class ServerEntry(
 
     fun jarIn(repo: File): File = File(repo, jar)
 
+    /** The most threads its pool may start, as `--threads`, for a server whose threads come from a bounded pool; none for another. */
+    fun poolArguments(threads: Int): List<String> = if (traits.boundedPool) listOf("--threads", "$threads") else emptyList()
+
     /**
      * `-jar`, the server's jar and [options] (`--port 0`, `--downstream-url ...`), then this entry's own [asShippedArgs].
      * Every harness starts a server through this, so none can forget the arm's arguments and run its server instead.

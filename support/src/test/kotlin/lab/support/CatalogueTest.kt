@@ -17,6 +17,15 @@ class CatalogueTest {
     }
 
     @Test
+    fun `only a server whose threads come from a bounded pool is given its bound`() {
+        for (server in Catalogue.servers) {
+            val expected = if (server.traits.boundedPool) listOf("--threads", "21000") else emptyList()
+            assertEquals(expected, server.poolArguments(21_000), server.name)
+        }
+        assertTrue(Catalogue.servers.any { it.traits.boundedPool } && Catalogue.servers.any { !it.traits.boundedPool })
+    }
+
+    @Test
     fun `every model is one of the three the lab compares`() {
         assertTrue(Catalogue.servers.all { it.model in Catalogue.MODELS })
     }

@@ -5,6 +5,7 @@ import lab.bench.load.K6Plan
 import lab.bench.load.LoadGeneratorLost
 import lab.bench.load.LoadGenerators
 import lab.bench.load.Profile
+import lab.handlers.DownstreamPaths
 
 /**
  * Checks a profile against the host's limits before anything starts, and scales or refuses it.
@@ -34,7 +35,20 @@ object Preflight {
         return k6 + vegeta
     }
 
-    /** Threads, pids and maps the platform server needs besides one thread per socket. */
+    /**
+     * Threads a server that blocks may need at the run's peak besides one for each idle socket: for each connection of the request
+     * load ([requestConnections]), one for its request and one for each downstream call that request makes at once (`/dashboard`'s).
+     */
+    fun requestThreads(profile: Profile): Int = requestConnections(profile) * (1 + DownstreamPaths.DASHBOARD_CALLS_AT_ONCE)
+
+    /**
+     * The most threads a bounded pool may start in a run of [idleSockets] (the server's `--threads`, [Decision.poolThreads]): all a
+     * server that blocks may need at once, and [THREAD_HEADROOM]. So the limit a run finds is the model's or the host's, which [check]
+     * holds to these threads, never the pool's setting.
+     */
+    fun poolThreads(profile: Profile, idleSockets: Int): Int = idleSockets + requestThreads(profile) + THREAD_HEADROOM
+
+    /** Threads, pids and maps the platform server needs besides those of its sockets and its requests: the JVM's own, and spare. */
     const val THREAD_HEADROOM = 1_000
 
     /** The one command that lifts every limit below, from the declared list in `infra/host-limits.conf`. */
@@ -50,6 +64,8 @@ object Preflight {
         /** How many loopback source addresses k6 spreads its sockets over (k6 --local-ips). */
         val sourceAddresses: Int,
         val notes: List<String>,
+        /** The most threads a bounded pool may start ([poolThreads]): each server with one is given it as `--threads`. */
+        val poolThreads: Int,
     )
 
     /**
@@ -61,11 +77,12 @@ object Preflight {
         if (profile.curveServerCpuBudget > 0) CpuBudget.check(profile.curveServerCpuBudget)
         val wanted = profile.idleSockets
         val otherFiles = requestConnections(profile) + FD_HEADROOM
+        val otherThreads = requestThreads(profile) + THREAD_HEADROOM
         val fitting = listOf(
             limits.openFilesHard - otherFiles,
-            limits.pidMax - THREAD_HEADROOM,
-            limits.threadsMax - THREAD_HEADROOM,
-            (limits.maxMapCount - THREAD_HEADROOM * 2) / 2,
+            limits.pidMax - otherThreads,
+            limits.threadsMax - otherThreads,
+            (limits.maxMapCount - otherThreads * 2) / 2,
         ).min().coerceAtLeast(0).coerceAtMost(wanted.toLong()).toInt()
 
         val fixes = buildList {
@@ -77,19 +94,19 @@ object Preflight {
                         "raise it: ulimit -Hn ${(wanted + otherFiles) * 2}, or LimitNOFILE in systemd)",
                 )
             }
-            if (limits.pidMax < wanted + THREAD_HEADROOM) {
+            val threads = wanted + otherThreads
+            if (limits.pidMax < threads) {
                 add(
-                    "kernel.pid_max is ${limits.pidMax}, the platform server needs ${wanted + THREAD_HEADROOM} threads (sudo sysctl -w kernel.pid_max=4194304)",
+                    "kernel.pid_max is ${limits.pidMax}, the platform server needs $threads threads (sudo sysctl -w kernel.pid_max=4194304)",
                 )
             }
-            if (limits.threadsMax < wanted + THREAD_HEADROOM) {
-                add(
-                    "kernel.threads-max is ${limits.threadsMax}, needs ${wanted + THREAD_HEADROOM} (sudo sysctl -w kernel.threads-max=${(wanted + THREAD_HEADROOM) * 4})",
-                )
+            if (limits.threadsMax < threads) {
+                add("kernel.threads-max is ${limits.threadsMax}, needs $threads (sudo sysctl -w kernel.threads-max=${threads * 4})")
             }
-            if (limits.maxMapCount < (wanted + THREAD_HEADROOM) * 2L) {
+            if (limits.maxMapCount < threads * 2L) {
                 add(
-                    "vm.max_map_count is ${limits.maxMapCount}, the platform server needs about ${(wanted + THREAD_HEADROOM) * 2} maps (sudo sysctl -w vm.max_map_count=262144)",
+                    "vm.max_map_count is ${limits.maxMapCount}, the platform server needs about ${threads * 2} maps " +
+                        "(sudo sysctl -w vm.max_map_count=${maxOf(262_144, threads * 4)})",
                 )
             }
         }
@@ -109,7 +126,7 @@ object Preflight {
                 "net.core.somaxconn is ${limits.somaxconn}; bursts of new sockets may be refused (sudo sysctl -w net.core.somaxconn=65535)"
         }
         if (fitting < wanted) notes.add(0, "idle sockets scaled from $wanted to $fitting to fit this host")
-        return Decision(fitting, wanted, sourceAddresses.coerceAtLeast(1), notes)
+        return Decision(fitting, wanted, sourceAddresses.coerceAtLeast(1), notes, poolThreads(profile, fitting))
     }
 }
 

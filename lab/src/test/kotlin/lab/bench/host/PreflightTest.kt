@@ -68,9 +68,25 @@ class PreflightTest {
     }
 
     @Test
-    fun `the platform server's threads bound the sockets by pid_max and map count too`() {
+    fun `the platform server's threads bound the sockets by pid_max and map count too, beside its requests' threads`() {
         val decision = Preflight.check(profile(40_000), labMachine.copy(openFilesHard = 1_000_000), scalable = true)
-        assertEquals((65_530 - 2 * Preflight.THREAD_HEADROOM) / 2, decision.idleSockets)
+        // A request and each of /dashboard's two downstream calls hold a thread of a server that blocks: 3 for each of 2,200 connections.
+        assertEquals(6_600, Preflight.requestThreads(profile(40_000)))
+        assertEquals((65_530 - 2 * (6_600 + Preflight.THREAD_HEADROOM)) / 2, decision.idleSockets)
+    }
+
+    @Test
+    fun `a bounded pool may start a thread for every socket, and for every request of the load with its downstream calls`() {
+        val local = Preflight.check(profile(15_000), labMachine, scalable = true)
+        assertEquals(15_000 + 6_600 + Preflight.THREAD_HEADROOM, local.poolThreads)
+        val cut = Preflight.check(profile(30_000), labMachine.copy(openFilesHard = 10_000), scalable = true)
+        assertEquals(cut.idleSockets + 6_600 + Preflight.THREAD_HEADROOM, cut.poolThreads, "sized to the sockets the run opens")
+        val vps = Preflight.check(
+            Profile.load(File(System.getProperty("lab.root"), "loadtests/profiles"), "vps"),
+            tunedHost,
+            scalable = false,
+        )
+        assertTrue(vps.poolThreads >= 50_000 + 3 * 2_200, "the vps profile's 50,000 sockets and its request load: ${vps.poolThreads}")
     }
 
     @Test
