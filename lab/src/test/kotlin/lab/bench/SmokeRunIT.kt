@@ -431,22 +431,22 @@ class SmokeRunIT {
     private data class K6Request(val status: String, val tag: String)
 
     private fun k6Requests(server: String): List<K6Request> =
-        GZIPInputStream(File(runDir, "$server/k6-metrics.csv.gz").inputStream()).bufferedReader().useLines { lines ->
-            val rows = lines.map { it.split(',') }.iterator()
-            val header = rows.next()
-            val (metric, status, tags) = listOf("metric_name", "status", "extra_tags").map(header::indexOf)
-            rows.asSequence().filter { it[metric] == "http_req_duration" }.map { K6Request(it[status], it[tags]) }.toList()
-        }
+        k6Samples(server, "http_req_duration", "status", "extra_tags").map { (status, tag) -> K6Request(status, tag) }
 
     /** An iteration k6 dropped, in [scenario] (an endpoint's), stamped with its whole epoch second. */
     private data class K6Dropped(val scenario: String, val epochSecond: Long)
 
     private fun k6DroppedIterations(server: String): List<K6Dropped> =
+        k6Samples(server, "dropped_iterations", "scenario", "timestamp").map { (scenario, second) -> K6Dropped(scenario, second.toLong()) }
+
+    /** The [columns] of each of k6's samples of [metric] in [server]'s pass, from its raw samples. */
+    private fun k6Samples(server: String, metric: String, vararg columns: String): List<List<String>> =
         GZIPInputStream(File(runDir, "$server/k6-metrics.csv.gz").inputStream()).bufferedReader().useLines { lines ->
             val rows = lines.map { it.split(',') }.iterator()
             val header = rows.next()
-            val (metric, timestamp, scenario) = listOf("metric_name", "timestamp", "scenario").map(header::indexOf)
-            rows.asSequence().filter { it[metric] == "dropped_iterations" }.map { K6Dropped(it[scenario], it[timestamp].toLong()) }.toList()
+            val named = header.indexOf("metric_name")
+            val wanted = columns.map(header::indexOf)
+            rows.asSequence().filter { it[named] == metric }.map { row -> wanted.map { row[it] } }.toList()
         }
 
     /** One request vegeta sent in [server]'s pass, where the profile gave it the curve (VegetaCurve.HEADER); none otherwise. */
