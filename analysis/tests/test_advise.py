@@ -64,7 +64,7 @@ def test_the_first_limit_is_the_need_that_fills_its_limit_the_most(run):
 
 
 def bounded(run, monkeypatch, server: str, threads_max: int) -> None:
-    """`server`'s passes as a server whose READY line gave its pool's bound."""
+    """`server`'s passes as a server whose READY line gave its pool's bound: a fact of the run, which advise does not read."""
     for passed in run.servers:
         if passed.server == server:
             monkeypatch.setitem(passed.outcome, "poolThreadsMax", threads_max)

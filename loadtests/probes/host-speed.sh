@@ -5,7 +5,7 @@
 # each), then, per kind, the median of each process's rounds and their spread: work that costs one process twice what it
 # costs the next, in rounds that agree within the process, is a property of the process's memory, not of the CPU's speed.
 # By hand; needs gcc; builds into .tools/probes. docs/JOURNAL.md ("The same work at two costs") quotes its runs.
-set -eu
+set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 processes=${PROCESSES:-8} rounds=${ROUNDS:-5} touch_mib=${TOUCH_MIB:-256} walk_mib=${WALK_MIB:-1024} cpu=${CPU:-1}
 binary=$root/.tools/probes/host-speed

@@ -14,9 +14,9 @@ across passes (stats.across):
 - threads and open files: their lines against the idle sockets, plus what each request in flight holds (the sweep's threads
   against requests in flight), and a file for each connection the requests come over: those the clients keep open, and at least
   one a request in flight.
-Each need is set against this host's limit for it (the run's heap, open files, pid_max and threads-max, the server's CPUs), or
-the server's own where it is lower (the most threads a bounded pool may start, from its READY line), and the first limit a server
-would hit is the one its workload fills the most. A line taken far past the sockets a run held assumes
+Each need is set against this host's limit for it (the run's heap, open files, pid_max and threads-max, the server's CPUs; a
+bounded pool's bound is not one, as the harness sizes it to each run), and the first limit a server would hit is the one its
+workload fills the most. A line taken far past the sockets a run held assumes
 nothing changes on the way: read it as where the measured slopes lead.
 """
 
@@ -135,7 +135,7 @@ def table(runs: list[Run], workload: Workload, sweep: SweepRun | None = None) ->
         for need in NEEDS:
             row[need] = _shown(stats.across(group[need]))
         shares = {need: stats.across(group[f"{need} of its limit"]).median for need in NEEDS}
-        # A server's limits are its first pass's: the host's are the run's, and a pool's bound is the server's command line.
+        # A server's limits are its first pass's: they are the host's, the same for the run's every pass.
         row["the first limit it would hit"] = _first_limit(shares, group[LIMITS].iloc[0])
         rows.append(row)
     return pd.DataFrame(rows, columns=COLUMNS)
