@@ -4,7 +4,6 @@ import lab.bench.collect.JfrProfile
 import lab.bench.host.CpuSplit
 import lab.bench.host.Preflight
 import lab.bench.load.Wrk
-import lab.handlers.DownstreamPaths
 import lab.support.JvmFlags
 import java.io.File
 
@@ -47,5 +46,5 @@ data class SweepSetup(
      * The most threads a bounded pool may start (`--threads`): one for each request in flight at the highest C and one for each
      * downstream call it makes at once, so that the pool's setting never stops a step; the model and the host do.
      */
-    val poolThreads: Int = concurrencies.max() * (1 + DownstreamPaths.DASHBOARD_CALLS_AT_ONCE) + Preflight.THREAD_HEADROOM
+    val poolThreads: Int = Preflight.threadsFor(concurrencies.max()) + Preflight.THREAD_HEADROOM
 }

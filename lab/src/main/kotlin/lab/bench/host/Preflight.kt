@@ -39,7 +39,10 @@ object Preflight {
      * Threads a server that blocks may need at the run's peak besides one for each idle socket: for each connection of the request
      * load ([requestConnections]), one for its request and one for each downstream call that request makes at once (`/dashboard`'s).
      */
-    fun requestThreads(profile: Profile): Int = requestConnections(profile) * (1 + DownstreamPaths.DASHBOARD_CALLS_AT_ONCE)
+    fun requestThreads(profile: Profile): Int = threadsFor(requestConnections(profile))
+
+    /** Threads a server that blocks holds for [requests] in flight: one each, and one for each downstream call it makes at once. */
+    fun threadsFor(requests: Int): Int = requests * (1 + DownstreamPaths.DASHBOARD_CALLS_AT_ONCE)
 
     /**
      * The most threads a bounded pool may start in a run of [idleSockets] (the server's `--threads`, [Decision.poolThreads]): all a
