@@ -245,6 +245,46 @@ def test_one_round_names_no_winner():
     assert sockets["the model to pick"] == "no winner can be named: one round: run more passes"
 
 
+CAPACITY = {"jetty-coroutine": 4_000.0, "jetty-virtual": 3_500.0, "jetty-platform": 1_200.0, "ktor-coroutine": 400.0}
+WAITING = "requests waiting on a slow downstream"
+
+
+def _host_took(rows: pd.DataFrame, taken: set[tuple[str, int]]) -> pd.DataFrame:
+    """`rows` with the host's mark on the passes of `taken` ({(server, round)})."""
+    marks = ["the host took the pass" if key in taken else "" for key in zip(rows["server"], rows["round"], strict=True)]
+    return rows.assign(host=marks)
+
+
+def test_a_round_the_host_took_in_some_pass_is_left_out_whole_of_a_figure_its_cpu_moves():
+    # Round 2 would put coroutines far ahead of virtual threads; the host took its platform pass, and the two rounds left name both.
+    rows = _host_took(passes(perpass.DASHBOARD_CAPACITY, CAPACITY, flips={("jetty-virtual", 2): 1_000.0}), {("jetty-platform", 2)})
+
+    waiting = row(verdict.table(rows), WAITING)
+
+    assert waiting["the model to pick"] == "coroutines or virtual threads: neither led the other by 15% in every round"
+    assert (
+        waiting["by how much"]
+        == "virtual threads 2.92x [2.92, 2.92] over platform threads, in 2 rounds; coroutines 1.14x [1.14, 1.14] over virtual threads"
+    )
+    assert perpass.left_out(rows) == (
+        "Left out of the verdict, who wins what and a comparison of runs, as rounds the host took, but for what a pass counts at "
+        "rest (memory and threads): round 2 of `run` (jetty-platform-r2: the host took the pass)."
+    )
+    assert perpass.left_out(passes(perpass.DASHBOARD_CAPACITY, CAPACITY)) == ""
+
+
+def test_what_a_pass_counts_at_rest_keeps_every_round_the_host_took():
+    rows = _host_took(passes(perpass.HELD, MEMORY), {("jetty-platform", 2)})
+
+    assert row(verdict.table(rows), "many idle sockets")["by how much"] == "1.25x [1.25, 1.25] over virtual threads, in 3 rounds"
+
+
+def test_a_figure_the_host_took_in_every_round_names_no_winner_and_says_why():
+    rows = passes(perpass.DASHBOARD_CAPACITY, CAPACITY).assign(host="the host took the pass")
+
+    assert row(verdict.table(rows), WAITING)["the model to pick"] == f"no winner can be named: {verdict_words.HOST_TOOK_EVERY_ROUND}"
+
+
 def test_a_shape_the_run_did_not_measure_names_the_command_that_does():
     waiting = row(verdict.table(passes(perpass.PSS, MEMORY)), "requests waiting on a slow downstream")
 

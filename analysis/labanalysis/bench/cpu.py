@@ -82,6 +82,31 @@ OWN_SHARE_OF_BUSY = 0.5
 SHARED = "other work shared the server's CPUs"
 
 
+# A second in which the hypervisor took more than HOST_TOOK_CORES of the host (its steal time) was the host's other tenants': the
+# harness marks a host check above the same (QuietHost.STEAL_CORES_MARK_ABOVE). A pass with more than HOST_TOOK_SHARE of its
+# seconds so taken measured the host as well as its server: on this host quiet passes had at most 1 s in 100 so, and a round in
+# which some had a sixth to a quarter served /dashboard at a third of its other rounds' rate a core, in steps with no steal of
+# their own (docs/JOURNAL.md, "A round the host took").
+HOST_TOOK_CORES = 0.25
+HOST_TOOK_SHARE = 0.05
+
+
+def host_took(server: ServerRun, host_cpus: int) -> str | None:
+    """Why the host took this pass from its server, in a sentence: the hypervisor took over HOST_TOOK_CORES of a core in more than
+    HOST_TOOK_SHARE of the pass's seconds. Over the whole pass, not one phase: what the host left behind outlasted the seconds it
+    took. None where it did not, or cpu.csv does not say."""
+    steal = server.cpu["steal"].dropna() if not server.cpu.empty and "steal" in server.cpu.columns else pd.Series(dtype=float)
+    if steal.empty:
+        return None
+    taken = steal * host_cpus > HOST_TOOK_CORES
+    if taken.mean() <= HOST_TOOK_SHARE:
+        return None
+    return (
+        f"the host took the pass: its hypervisor took over {HOST_TOOK_CORES} of a core in {int(taken.sum())} of its "
+        f"{len(taken)} seconds ({taken.mean():.0%}; the mark: {HOST_TOOK_SHARE:.0%})"
+    )
+
+
 def server_cpu_count(run: Run) -> int | None:
     """How many CPUs the server had to itself (the manifest's cpuSplit); None without a CPU split."""
     split = run.cpu_split
@@ -235,6 +260,11 @@ def bottleneck_notes(runs: list[Run]) -> list[str]:
 def saturation_notes(runs: list[Run]) -> list[str]:
     """One sentence per compared pass whose server's CPUs were full: by the server, or by other work."""
     return _notes(runs, lambda run, server: saturated(server, server_cpu_count(run)))
+
+
+def host_notes(runs: list[Run]) -> list[str]:
+    """One sentence per compared pass the host took (host_took)."""
+    return _notes(runs, lambda run, server: host_took(server, host_cpus(run)))
 
 
 def _notes(runs: list[Run], why_marked) -> list[str]:

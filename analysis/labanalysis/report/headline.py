@@ -41,10 +41,9 @@ def host(run: Run) -> str:
     )
 
 
-def tables(runs: list[Run]) -> list[tuple[str, pd.DataFrame]]:
+def tables(runs: list[Run], per_pass: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
     """(title, table) in the report's order: the verdict, who wins what, the steady phase's p99 against the collector's major cycles
-    where the run has both, then the curve's summary and its step tables, where there is a curve."""
-    per_pass = perpass.table(runs)
+    where the run has both, then the curve's summary and its step tables, where there is a curve. `per_pass` is perpass.table(runs)."""
     found = [
         ("The verdict: the model to pick for each shape of work", verdict.table(per_pass, compare.settings(runs[0]))),
         ("Who wins what", summary.winners(summary.figures(catalogue.without_arms(per_pass)))),
@@ -75,7 +74,9 @@ def tables(runs: list[Run]) -> list[tuple[str, pd.DataFrame]]:
 def of_run(runs: list[Run]) -> str:
     """The whole Markdown of one run (pooled with `runs[1:]` as repeats, as `make report ALSO=` does)."""
     parts = [provenance.source(r) for r in runs] + [host(r) for r in runs]
-    for title, table in tables(runs):
+    per_pass = perpass.table(runs)
+    parts += [note for note in [perpass.left_out(per_pass)] if note]
+    for title, table in tables(runs, per_pass):
         parts += [f"### {title}", markdown(table, index=title.startswith("/"))]
     return "\n\n".join(parts) + "\n"
 
@@ -127,6 +128,7 @@ def of_comparison(a: Run, b: Run) -> str:
     then every figure of every server in both, B against A."""
     per_pass_a, per_pass_b = perpass.table([a]), perpass.table([b])
     parts = [f"A: {provenance.source(a)}", f"B: {provenance.source(b)}"]
+    parts += [note for note in (perpass.left_out(p) for p in (per_pass_a, per_pass_b)) if note]
     parts += ["### Did the verdict repeat?", markdown(verdict_repeat.cells(per_pass_a, per_pass_b))]
     parts += ["### Did each server's capacity per CPU repeat?", markdown(verdict_repeat.capacities(per_pass_a, per_pass_b))]
     parts += ["### Every figure, B against A", markdown(compare.table(compare.pairs(a, b)))]

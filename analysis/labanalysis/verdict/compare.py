@@ -83,8 +83,9 @@ class Pair:
 
 
 def pairs(a: Run, b: Run) -> list[Pair]:
-    """Every headline figure (perpass.FIGURES) of every server that both runs ran, figure by figure in the catalogue's order."""
-    per_server = {run.folder: perpass.per_server(perpass.table([run])) for run in (a, b)}
+    """Every headline figure (perpass.FIGURES) of every server that both runs ran, figure by figure in the catalogue's order, over
+    the rounds the verdict judges (perpass.judged)."""
+    per_server = {run.folder: perpass.per_server(perpass.judged(perpass.table([run]))) for run in (a, b)}
     settings_a, settings_b = settings(a), settings(b)
     found = []
     for figure in perpass.FIGURES:

@@ -147,6 +147,8 @@ FIGURES = [
     PINNED,
 ]
 BY_KEY = {f.key: f for f in FIGURES}
+# What a pass counts in bytes and threads at rest: the CPU the host takes delays a pass, and moves none of these.
+UNTIMED = (HELD, PSS, RSS, LIVE_HEAP, NATIVE, KERNEL, THREADS)
 # The memory measures (memory.MEASURES) each per-socket figure is.
 MEMORY = {HELD: memory.HELD, LIVE_HEAP: "live heap", NATIVE: "native (NMT, not the heap)", KERNEL: "kernel memory", RSS: "RSS", PSS: "PSS"}
 # The latencies k6 timed, which a load generator short of CPU delays (cpu.bottleneck); a saturated server (cpu.saturated) delays
@@ -179,7 +181,11 @@ def table(runs: list[Run]) -> pd.DataFrame:
         under_load = curve.of_pass(run, server, base)
         values.update({figure: under_load.get(endpoint, {}).get(key, math.nan) for figure, (endpoint, key) in CURVE.items()})
         floors = {figure: bool(under_load.get(endpoint, {}).get(key, False)) for figure, (endpoint, key) in FLOORS.items()}
-        marks = {"bottleneck": cpu.bottleneck(server) or "", "saturated": cpu.saturated(server, cpu.server_cpu_count(run)) or ""}
+        marks = {
+            "bottleneck": cpu.bottleneck(server) or "",
+            "saturated": cpu.saturated(server, cpu.server_cpu_count(run)) or "",
+            "host": cpu.host_took(server, cpu.host_cpus(run)) or "",
+        }
         intervals = intervals_of(server)
         # The pass's round (its repeat): the verdict sets two servers against each other within a round (stats.in_rounds).
         rows += [
@@ -195,8 +201,60 @@ def table(runs: list[Run]) -> pd.DataFrame:
             for f, value in values.items()
         ]
     return pd.DataFrame(
-        rows, columns=[*repeats.PASS_COLUMNS, "round", "figure", "value", "within_pass_low", "within_pass_high", "bottleneck", "saturated", "floor"]
+        rows,
+        columns=[
+            *repeats.PASS_COLUMNS,
+            "round",
+            "figure",
+            "value",
+            "within_pass_low",
+            "within_pass_high",
+            "bottleneck",
+            "saturated",
+            "host",
+            "floor",
+        ],
     )
+
+
+def rounds_host_took(per_pass: pd.DataFrame) -> dict[tuple[str, int], list[str]]:
+    """{(run folder, round): ["pass: why", ...]} of the rounds in which the host took some pass (table's `host`); empty where none,
+    or the rows were made before the column."""
+    if "host" not in per_pass.columns:
+        return {}
+    taken = per_pass[per_pass["host"].fillna("") != ""].drop_duplicates(["run folder", "pass"])
+    found: dict[tuple[str, int], list[str]] = {}
+    for _, r in taken.iterrows():
+        found.setdefault((r["run folder"], int(r["round"])), []).append(f"{r['pass']}: {r['host']}")
+    return found
+
+
+def left_out(per_pass: pd.DataFrame) -> str:
+    """The rounds judged leaves out, in a sentence a reader sees beside the verdict; empty where it leaves none."""
+    taken = rounds_host_took(per_pass)
+    if not taken:
+        return ""
+    rounds = "; ".join(f"round {r} of `{folder}` ({', '.join(why)})" for (folder, r), why in taken.items())
+    return (
+        "Left out of the verdict, who wins what and a comparison of runs, as rounds the host took, but for what a pass counts at "
+        f"rest (memory and threads): {rounds}."
+    )
+
+
+def judged(per_pass: pd.DataFrame) -> pd.DataFrame:
+    """table's rows without the rounds the host took (rounds_host_took) of the figures its CPU moves (not UNTIMED): what the verdict,
+    who wins what and a comparison of two runs set against each other. A whole round, not the one pass: a round's servers are
+    compared with each other, and the passes run after the host took one were slowed with no steal of their own
+    (cpu.HOST_TOOK_SHARE)."""
+    taken = rounds_host_took(per_pass)
+    if not taken:
+        return per_pass
+    untimed = {f.key for f in UNTIMED}
+    keep = [
+        figure in untimed or (folder, int(r)) not in taken
+        for folder, r, figure in zip(per_pass["run folder"], per_pass["round"], per_pass["figure"], strict=True)
+    ]
+    return per_pass[keep]
 
 
 _NO_INTERVAL = (math.nan, math.nan)
@@ -283,6 +341,8 @@ def passes_table(per_pass: pd.DataFrame, figures: list[Figure] = FIGURES) -> pd.
     marks = per_pass.drop_duplicates(["run folder", "pass"]).set_index(["run folder", "pass", "label"])
     wide["load generator"] = marks["bottleneck"].map(lambda why: "the bottleneck: latency measures k6" if why else "")
     wide["server's CPUs"] = marks["saturated"].map(_cpus_full_words)
+    if "host" in marks.columns:
+        wide["the host"] = marks["host"].fillna("").map(lambda why: "took the pass: its round is left out of the verdict" if why else "")
     wide.columns.name = None
     return wide.reset_index().rename(columns={"label": "server"})
 

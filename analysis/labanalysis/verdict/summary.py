@@ -42,7 +42,9 @@ class Figure:
 
 
 def figures(per_pass: pd.DataFrame) -> list[Figure]:
-    """The headline figures (perpass.FIGURES), each server's median across its passes with their range."""
+    """The headline figures (perpass.FIGURES), each server's median across its passes with their range, the rounds the host took
+    left out as the verdict leaves them (perpass.judged)."""
+    per_pass = perpass.judged(per_pass)
     summary = perpass.per_server(per_pass)
     found = []
     for figure in perpass.FIGURES:

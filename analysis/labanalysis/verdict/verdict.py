@@ -30,7 +30,7 @@ from ..folder.repeats import number
 from . import perpass
 from .engine_verdict import EngineEffect, advantage_in_rounds, engine_cell, engine_effect
 from .grid import MODEL_WORDS
-from .verdict_words import FLOORED, INSIDE_INTERVALS, NO_WINNER, factor
+from .verdict_words import FLOORED, HOST_TOOK_EVERY_ROUND, INSIDE_INTERVALS, NO_WINNER, factor
 
 
 @dataclass(frozen=True)
@@ -112,7 +112,8 @@ class Verdict:
 def verdicts(per_pass: pd.DataFrame) -> list[Verdict]:
     """A Verdict per shape, from perpass.table's rows (arms left out: they are judged against their own servers)."""
     per_pass = catalogue.without_arms(per_pass)
-    return [_verdict(shape, per_pass) for shape in SHAPES]
+    kept = perpass.judged(per_pass)
+    return [_verdict(shape, kept, per_pass) for shape in SHAPES]
 
 
 def table(per_pass: pd.DataFrame, settings: dict | None = None) -> pd.DataFrame:
@@ -137,10 +138,14 @@ def table(per_pass: pd.DataFrame, settings: dict | None = None) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
-def _verdict(shape: Shape, per_pass: pd.DataFrame) -> Verdict:
+def _verdict(shape: Shape, per_pass: pd.DataFrame, every_round: pd.DataFrame) -> Verdict:
+    """The shape's cell from `per_pass` (perpass.judged's rows); `every_round` is the rows before the rounds the host took were left
+    out, which say why a figure they measured is missing."""
     figure = next((f for f in shape.judged_on if _measured(per_pass, f)), None)
     if figure is None:
-        return Verdict(shape.work, None, (), f"not measured in this run ({shape.measured_by} measures it)", _NONE, "", "", "", "", shape.evidence)
+        taken = next((f for f in shape.judged_on if _measured(every_round, f)), None)
+        why = HOST_TOOK_EVERY_ROUND if taken is not None else f"not measured in this run ({shape.measured_by} measures it)"
+        return Verdict(shape.work, taken, (), why, _NONE, "", "", "", "", shape.evidence)
     values = per_pass[per_pass["figure"] == figure.key]
     engine = _engine_of_most_models(values)
     models = _by_model(values[values["engine"] == engine])

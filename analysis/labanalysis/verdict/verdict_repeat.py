@@ -109,9 +109,9 @@ def _engine(e: engine_verdict.EngineEffect | None) -> str:
 
 
 def capacities(a: pd.DataFrame, b: pd.DataFrame) -> pd.DataFrame:
-    """Each server's capacity per CPU on each endpoint in runs A and B, median [range] over passes, B's over A's, and whether it
-    repeated (CAPACITY_COLUMNS); servers in A's order, then any only B ran."""
-    a, b = catalogue.without_arms(a), catalogue.without_arms(b)
+    """Each server's capacity per CPU on each endpoint in runs A and B, median [range] over the passes the verdict judges
+    (perpass.judged), B's over A's, and whether it repeated (CAPACITY_COLUMNS); servers in A's order, then any only B ran."""
+    a, b = perpass.judged(catalogue.without_arms(a)), perpass.judged(catalogue.without_arms(b))
     servers = list(dict.fromkeys([*a["server"], *b["server"]]))
     rows = []
     for server in servers:

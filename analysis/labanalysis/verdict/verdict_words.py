@@ -7,6 +7,7 @@ from .. import stats
 
 NO_WINNER = "no winner can be named"
 INSIDE_INTERVALS = "its lead lay inside the passes' own intervals in some round"
+HOST_TOOK_EVERY_ROUND = "the host took some pass of every round that measured it: no round is left to judge"
 FLOORED = "answered all of the ladder's top in some round: its capacity is only a floor there, and no lead over it can be read"
 
 
