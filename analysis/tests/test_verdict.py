@@ -246,7 +246,6 @@ def test_one_round_names_no_winner():
 
 
 CAPACITY = {"jetty-coroutine": 4_000.0, "jetty-virtual": 3_500.0, "jetty-platform": 1_200.0, "ktor-coroutine": 400.0}
-WAITING = "requests waiting on a slow downstream"
 
 
 def _host_took(rows: pd.DataFrame, taken: set[tuple[str, int]]) -> pd.DataFrame:

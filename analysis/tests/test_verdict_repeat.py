@@ -133,3 +133,21 @@ def test_the_rule_itself_on_figures_across_passes():
     assert stats.repeated(stats.Across(100.0, 60.0, 140.0, 3), stats.Across(125.0, 80.0, 150.0, 3)).how == (
         "each median inside the other run's range"
     )
+
+
+def test_a_round_the_host_took_is_left_out_of_both_cells_and_capacities_and_a_cell_with_no_round_left_did_not_repeat():
+    # B's second round would put virtual threads' /dashboard capacity far under platform threads'; the host took that round.
+    flipped = run(drift={1: 1.0, 2: 1.0, 3: 1.0})
+    flipped.loc[(flipped["server"] == "jetty-virtual") & (flipped["round"] == 2), "value"] = 100.0
+    taken = flipped.assign(host=["the host took the pass" if r == 2 else "" for r in flipped["round"]])
+
+    waiting = cell(verdict_repeat.cells(run(), taken), "requests waiting on a slow downstream")
+    assert waiting["B"] == "coroutines, 1.25x [1.25, 1.25] over virtual threads"
+    assert waiting["repeated"] == "yes: within 15%"
+    capacities = verdict_repeat.capacities(run(), taken).set_index(["server", "figure"])
+    virtual = capacities.loc[("Jetty 12, virtual threads", perpass.DASHBOARD_CAPACITY.label)]
+    assert virtual["B"] == "2,000 [2,000, 2,000] over 2 passes"
+
+    every_round = cell(verdict_repeat.cells(run(), flipped.assign(host="the host took the pass")), "requests waiting on a slow downstream")
+    assert every_round["B"].startswith("no winner can be named: the host took some pass of every round")
+    assert every_round["repeated"] == "no: no round left to judge in B"

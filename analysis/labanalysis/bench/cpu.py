@@ -84,9 +84,8 @@ SHARED = "other work shared the server's CPUs"
 
 # A second in which the hypervisor took more than HOST_TOOK_CORES of the host (its steal time) was the host's other tenants': the
 # harness marks a host check above the same (QuietHost.STEAL_CORES_MARK_ABOVE). A pass with more than HOST_TOOK_SHARE of its
-# seconds so taken measured the host as well as its server: on this host quiet passes had at most 1 s in 100 so, and a round in
-# which some had a sixth to a quarter served /dashboard at a third of its other rounds' rate a core, in steps with no steal of
-# their own (docs/JOURNAL.md, "A round the host took").
+# seconds so taken measured the host as well as its server, well clear of what quiet passes show, and its slowing outlasts the
+# seconds taken (docs/JOURNAL.md, "A round the host took").
 HOST_TOOK_CORES = 0.25
 HOST_TOOK_SHARE = 0.05
 

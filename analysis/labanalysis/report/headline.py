@@ -46,7 +46,7 @@ def tables(runs: list[Run], per_pass: pd.DataFrame) -> list[tuple[str, pd.DataFr
     where the run has both, then the curve's summary and its step tables, where there is a curve. `per_pass` is perpass.table(runs)."""
     found = [
         ("The verdict: the model to pick for each shape of work", verdict.table(per_pass, compare.settings(runs[0]))),
-        ("Who wins what", summary.winners(summary.figures(catalogue.without_arms(per_pass)))),
+        ("Who wins what", summary.winners(summary.figures(perpass.for_verdict(per_pass)))),
     ]
     stalls = zgc.stalls_table(runs)
     if not stalls.empty:

@@ -57,8 +57,8 @@ MODEL_WORDS = {"coroutine": "coroutines", "virtual": "virtual threads", "platfor
 
 
 def passes(runs: list[Run]) -> pd.DataFrame:
-    """One row per pass and figure (perpass.table): only the grid's HEADLINES."""
-    table = perpass.table(runs)
+    """One row per pass and figure (perpass.table): only the grid's HEADLINES, of the rounds the verdict judges (perpass.judged)."""
+    table = perpass.judged(perpass.table(runs))
     return table[table["figure"].isin(HEADLINES)].reset_index(drop=True)
 
 

@@ -13,7 +13,7 @@ import pandas as pd
 
 from ..bench import cpu, latency, memory, pinning, runtime
 from ..curve import curve
-from ..folder import repeats
+from ..folder import catalogue, repeats
 from ..folder.run import Run, ServerRun
 
 KIB = 1 << 10
@@ -147,8 +147,9 @@ FIGURES = [
     PINNED,
 ]
 BY_KEY = {f.key: f for f in FIGURES}
-# What a pass counts in bytes and threads at rest: the CPU the host takes delays a pass, and moves none of these.
-UNTIMED = (HELD, PSS, RSS, LIVE_HEAP, NATIVE, KERNEL, THREADS)
+# What a pass counts in bytes at rest: the CPU the host takes delays a pass, and moves none of these. Not the peak threads, which
+# the load's phases set, where a slowed server holds more.
+UNTIMED = (HELD, PSS, RSS, LIVE_HEAP, NATIVE, KERNEL)
 # The memory measures (memory.MEASURES) each per-socket figure is.
 MEMORY = {HELD: memory.HELD, LIVE_HEAP: "live heap", NATIVE: "native (NMT, not the heap)", KERNEL: "kernel memory", RSS: "RSS", PSS: "PSS"}
 # The latencies k6 timed, which a load generator short of CPU delays (cpu.bottleneck); a saturated server (cpu.saturated) delays
@@ -236,9 +237,15 @@ def left_out(per_pass: pd.DataFrame) -> str:
         return ""
     rounds = "; ".join(f"round {r} of `{folder}` ({', '.join(why)})" for (folder, r), why in taken.items())
     return (
-        "Left out of the verdict, who wins what and a comparison of runs, as rounds the host took, but for what a pass counts at "
-        f"rest (memory and threads): {rounds}."
+        "Left out of the verdict, who wins what, the grid and a comparison of runs, as rounds the host took, but for the memory a "
+        f"pass counts at rest: {rounds}."
     )
+
+
+def for_verdict(per_pass: pd.DataFrame) -> pd.DataFrame:
+    """judged's rows less the arms (catalogue.without_arms): what the verdict and who wins what set against each other. The rounds
+    are left out first, so that a round the host took in an arm's pass is left out as in any other."""
+    return catalogue.without_arms(judged(per_pass))
 
 
 def judged(per_pass: pd.DataFrame) -> pd.DataFrame:

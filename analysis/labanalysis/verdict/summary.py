@@ -42,9 +42,8 @@ class Figure:
 
 
 def figures(per_pass: pd.DataFrame) -> list[Figure]:
-    """The headline figures (perpass.FIGURES), each server's median across its passes with their range, the rounds the host took
-    left out as the verdict leaves them (perpass.judged)."""
-    per_pass = perpass.judged(per_pass)
+    """The headline figures (perpass.FIGURES), each server's median across its passes with their range, from the rows the verdict
+    compares (perpass.for_verdict)."""
     summary = perpass.per_server(per_pass)
     found = []
     for figure in perpass.FIGURES:

@@ -110,10 +110,10 @@ class Verdict:
 
 
 def verdicts(per_pass: pd.DataFrame) -> list[Verdict]:
-    """A Verdict per shape, from perpass.table's rows (arms left out: they are judged against their own servers)."""
-    per_pass = catalogue.without_arms(per_pass)
-    kept = perpass.judged(per_pass)
-    return [_verdict(shape, kept, per_pass) for shape in SHAPES]
+    """A Verdict per shape, from perpass.table's rows: those perpass.for_verdict keeps (arms are judged against their own servers, and
+    the rounds the host took are left out)."""
+    kept, every_round = perpass.for_verdict(per_pass), catalogue.without_arms(per_pass)
+    return [_verdict(shape, kept, every_round) for shape in SHAPES]
 
 
 def table(per_pass: pd.DataFrame, settings: dict | None = None) -> pd.DataFrame:

@@ -40,6 +40,8 @@ def _model_cell(a: verdict.Verdict, b: verdict.Verdict) -> dict:
     said = {"A": _pick(a), "B": _pick(b)}
     if a.figure is None or b.figure is None or a.figure != b.figure:
         return {**said, "B / A": "", "repeated": "no: not judged on the same figure" if (a.figure or b.figure) else "not measured in either"}
+    if not a.best or not b.best:
+        return {**said, "B / A": "", "repeated": "no: no round left to judge in " + " or ".join(s for s, v in (("A", a), ("B", b)) if not v.best)}
     if set(a.picks) != set(b.picks):
         return {**said, "B / A": "", "repeated": "no: another model named" if a.picks and b.picks else "no: a model named in one run only"}
     if not a.picks:
@@ -95,6 +97,8 @@ def _said(found: stats.Repeat) -> str:
 def _pick(v: verdict.Verdict) -> str:
     if v.figure is None:
         return "not measured"
+    if not v.best:
+        return f"{verdict_words.NO_WINNER}: {v.why_none}"
     first = MODEL_WORDS.get(v.best, v.best)
     named = " or ".join(MODEL_WORDS.get(m, m) for m in v.picks) if v.picks else f"no winner ({first} first)"
     return f"{named}, {v.leader_words}{verdict_words.factor(v.ratio, v.at_least)} over {v.runner_up}" if v.ratio.passes else named
@@ -110,8 +114,8 @@ def _engine(e: engine_verdict.EngineEffect | None) -> str:
 
 def capacities(a: pd.DataFrame, b: pd.DataFrame) -> pd.DataFrame:
     """Each server's capacity per CPU on each endpoint in runs A and B, median [range] over the passes the verdict judges
-    (perpass.judged), B's over A's, and whether it repeated (CAPACITY_COLUMNS); servers in A's order, then any only B ran."""
-    a, b = perpass.judged(catalogue.without_arms(a)), perpass.judged(catalogue.without_arms(b))
+    (perpass.for_verdict), B's over A's, and whether it repeated (CAPACITY_COLUMNS); servers in A's order, then any only B ran."""
+    a, b = perpass.for_verdict(a), perpass.for_verdict(b)
     servers = list(dict.fromkeys([*a["server"], *b["server"]]))
     rows = []
     for server in servers:
