@@ -266,8 +266,8 @@ def test_a_round_the_host_took_in_some_pass_is_left_out_whole_of_a_figure_its_cp
         == "virtual threads 2.92x [2.92, 2.92] over platform threads, in 2 rounds; coroutines 1.14x [1.14, 1.14] over virtual threads"
     )
     assert perpass.left_out(rows) == (
-        "Left out of the verdict, who wins what and a comparison of runs, as rounds the host took, but for what a pass counts at "
-        "rest (memory and threads): round 2 of `run` (jetty-platform-r2: the host took the pass)."
+        "Left out of the verdict, who wins what, the grid and a comparison of runs, as rounds the host took, but for the memory a "
+        "pass counts at rest: round 2 of `run` (jetty-platform-r2: the host took the pass)."
     )
     assert perpass.left_out(passes(perpass.DASHBOARD_CAPACITY, CAPACITY)) == ""
 
