@@ -151,3 +151,9 @@ def test_a_round_the_host_took_is_left_out_of_both_cells_and_capacities_and_a_ce
     every_round = cell(verdict_repeat.cells(run(), flipped.assign(host="the host took the pass")), "requests waiting on a slow downstream")
     assert every_round["B"].startswith("no winner can be named: the host took some pass of every round")
     assert every_round["repeated"] == "no: no round left to judge in B"
+    engine = cell(verdict_repeat.cells(run(), flipped.assign(host="the host took the pass")), "requests waiting on a slow downstream: the engine")
+    assert engine["B"].startswith("no winner can be named: the host took some pass of every round")
+    assert engine["repeated"] == "no: no round left to judge in B"
+    left = verdict_repeat.capacities(run(), flipped.assign(host="the host took the pass")).set_index(["server", "figure"])
+    assert left.loc[("Jetty 12, virtual threads", perpass.DASHBOARD_CAPACITY.label), "B"] == verdict_repeat.NO_ROUND_LEFT
+    assert left.loc[("Jetty 12, virtual threads", perpass.DASHBOARD_CAPACITY.label), "repeated"] == "no: no round left to judge in B"

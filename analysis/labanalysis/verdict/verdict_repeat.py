@@ -32,7 +32,7 @@ def cells(a: pd.DataFrame, b: pd.DataFrame) -> pd.DataFrame:
     for va, vb in zip(verdict.verdicts(a), verdict.verdicts(b), strict=True):
         judged_on = (va.figure or vb.figure).label if (va.figure or vb.figure) else ""
         rows.append({"work": va.work, "judged on": judged_on, **_model_cell(va, vb)})
-        rows.append({"work": f"{va.work}: the engine", "judged on": judged_on, **_engine_cell(va.engine_effect, vb.engine_effect)})
+        rows.append({"work": f"{va.work}: the engine", "judged on": judged_on, **_engine_cell(va, vb)})
     return pd.DataFrame(rows, columns=CELL_COLUMNS)
 
 
@@ -40,8 +40,8 @@ def _model_cell(a: verdict.Verdict, b: verdict.Verdict) -> dict:
     said = {"A": _pick(a), "B": _pick(b)}
     if a.figure is None or b.figure is None or a.figure != b.figure:
         return {**said, "B / A": "", "repeated": "no: not judged on the same figure" if (a.figure or b.figure) else "not measured in either"}
-    if not a.best or not b.best:
-        return {**said, "B / A": "", "repeated": "no: no round left to judge in " + " or ".join(s for s, v in (("A", a), ("B", b)) if not v.best)}
+    if _no_round_left(a, b):
+        return {**said, "B / A": "", "repeated": _no_round_left(a, b)}
     if set(a.picks) != set(b.picks):
         return {**said, "B / A": "", "repeated": "no: another model named" if a.picks and b.picks else "no: a model named in one run only"}
     if not a.picks:
@@ -57,8 +57,18 @@ def _claimed_order(v: verdict.Verdict) -> tuple[str, ...]:
     return (v.runner_up,) if len(v.picks) > 1 else (v.leader, v.runner_up)
 
 
-def _engine_cell(a: engine_verdict.EngineEffect | None, b: engine_verdict.EngineEffect | None) -> dict:
-    said = {"A": _engine(a), "B": _engine(b)}
+def _no_round_left(a: verdict.Verdict, b: verdict.Verdict) -> str:
+    """Why a cell judged on a figure both runs measured did not repeat where the host took every round of it in one run or both
+    (perpass.judged); empty where each run had a round to judge."""
+    left = [side for side, v in (("A", a), ("B", b)) if v.figure is not None and not v.best]
+    return f"no: no round left to judge in {' or '.join(left)}" if left else ""
+
+
+def _engine_cell(va: verdict.Verdict, vb: verdict.Verdict) -> dict:
+    a, b = va.engine_effect, vb.engine_effect
+    said = {"A": _engine(a) if va.best or va.figure is None else _pick(va), "B": _engine(b) if vb.best or vb.figure is None else _pick(vb)}
+    if _no_round_left(va, vb):
+        return {**said, "B / A": "", "repeated": _no_round_left(va, vb)}
     if a is None or b is None:
         return {**said, "B / A": "", "repeated": "not measured in either" if a is None and b is None else "no: measured in one run only"}
     if a.named != b.named:
@@ -112,9 +122,14 @@ def _engine(e: engine_verdict.EngineEffect | None) -> str:
     return f"{named}, {verdict_words.factor(e.advantage, e.first_floor)} over {catalogue.engine_label(e.second)}" if e.advantage.passes else named
 
 
+# A run's capacity where the host took every round (perpass.judged): measured, and left out.
+NO_ROUND_LEFT = "the host took every round"
+
+
 def capacities(a: pd.DataFrame, b: pd.DataFrame) -> pd.DataFrame:
     """Each server's capacity per CPU on each endpoint in runs A and B, median [range] over the passes the verdict judges
     (perpass.for_verdict), B's over A's, and whether it repeated (CAPACITY_COLUMNS); servers in A's order, then any only B ran."""
+    taken = {side: perpass.rounds_host_took(p) for side, p in (("A", a), ("B", b))}
     a, b = perpass.for_verdict(a), perpass.for_verdict(b)
     servers = list(dict.fromkeys([*a["server"], *b["server"]]))
     rows = []
@@ -123,14 +138,16 @@ def capacities(a: pd.DataFrame, b: pd.DataFrame) -> pd.DataFrame:
             rows_a, rows_b = (p[(p["server"] == server) & (p["figure"] == figure.key)] for p in (a, b))
             in_a, in_b = stats.across(rows_a["value"]), stats.across(rows_b["value"])
             found = stats.repeated(in_a, in_b)
+            # Where the host took every round of a run, its figure was measured and left out, not missing.
+            left = [side for side, found_in in (("A", in_a), ("B", in_b)) if found_in.passes == 0 and taken[side]]
             rows.append(
                 {
                     "server": catalogue.label(server),
                     "figure": figure.label,
-                    "A": shown(in_a),
-                    "B": shown(in_b),
+                    "A": NO_ROUND_LEFT if "A" in left else shown(in_a),
+                    "B": NO_ROUND_LEFT if "B" in left else shown(in_b),
                     "B / A": "" if math.isnan(found.ratio) else f"{found.ratio:.2f}x",
-                    "repeated": _said(found) + _floors_said(rows_a, rows_b),
+                    "repeated": f"no: no round left to judge in {' or '.join(left)}" if left else _said(found) + _floors_said(rows_a, rows_b),
                 }
             )
     return pd.DataFrame(rows, columns=CAPACITY_COLUMNS)
