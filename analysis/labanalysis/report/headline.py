@@ -75,7 +75,8 @@ def of_run(runs: list[Run]) -> str:
     """The whole Markdown of one run (pooled with `runs[1:]` as repeats, as `make report ALSO=` does)."""
     parts = [provenance.source(r) for r in runs] + [host(r) for r in runs]
     per_pass = perpass.table(runs)
-    parts += [note for note in [perpass.left_out(per_pass)] if note]
+    if note := perpass.left_out(per_pass):
+        parts.append(note)
     for title, table in tables(runs, per_pass):
         parts += [f"### {title}", markdown(table, index=title.startswith("/"))]
     return "\n\n".join(parts) + "\n"

@@ -40,8 +40,8 @@ def _model_cell(a: verdict.Verdict, b: verdict.Verdict) -> dict:
     said = {"A": _pick(a), "B": _pick(b)}
     if a.figure is None or b.figure is None or a.figure != b.figure:
         return {**said, "B / A": "", "repeated": "no: not judged on the same figure" if (a.figure or b.figure) else "not measured in either"}
-    if _no_round_left(a, b):
-        return {**said, "B / A": "", "repeated": _no_round_left(a, b)}
+    if left := _no_round_left(a, b):
+        return {**said, "B / A": "", "repeated": left}
     if set(a.picks) != set(b.picks):
         return {**said, "B / A": "", "repeated": "no: another model named" if a.picks and b.picks else "no: a model named in one run only"}
     if not a.picks:
@@ -66,9 +66,9 @@ def _no_round_left(a: verdict.Verdict, b: verdict.Verdict) -> str:
 
 def _engine_cell(va: verdict.Verdict, vb: verdict.Verdict) -> dict:
     a, b = va.engine_effect, vb.engine_effect
-    said = {"A": _engine(a) if va.best or va.figure is None else _pick(va), "B": _engine(b) if vb.best or vb.figure is None else _pick(vb)}
-    if _no_round_left(va, vb):
-        return {**said, "B / A": "", "repeated": _no_round_left(va, vb)}
+    said = {"A": _engine_said(va), "B": _engine_said(vb)}
+    if left := _no_round_left(va, vb):
+        return {**said, "B / A": "", "repeated": left}
     if a is None or b is None:
         return {**said, "B / A": "", "repeated": "not measured in either" if a is None and b is None else "no: measured in one run only"}
     if a.named != b.named:
@@ -112,6 +112,11 @@ def _pick(v: verdict.Verdict) -> str:
     first = MODEL_WORDS.get(v.best, v.best)
     named = " or ".join(MODEL_WORDS.get(m, m) for m in v.picks) if v.picks else f"no winner ({first} first)"
     return f"{named}, {v.leader_words}{verdict_words.factor(v.ratio, v.at_least)} over {v.runner_up}" if v.ratio.passes else named
+
+
+def _engine_said(v: verdict.Verdict) -> str:
+    """A cell's engine in words: the model's reason where the host took every round of it, else its engine effect."""
+    return _pick(v) if v.figure is not None and not v.best else _engine(v.engine_effect)
 
 
 def _engine(e: engine_verdict.EngineEffect | None) -> str:
