@@ -150,3 +150,42 @@ def test_the_line_and_the_phase_agree_on_cpu_where_every_pass_puts_them_within_t
     assert advise.cpu_agrees(line, pass_cores([0.159, 0.170], [0.004, 0.004])) == (
         "no: within 1.96 standard errors of their difference in 1 of 2 passes"
     )
+
+
+class _Cores:
+    """A CPU line that gives `cores` at any rate."""
+
+    def __init__(self, cores: float):
+        self.cores = cores
+
+    def cores_at(self, rate: float) -> float:
+        return self.cores
+
+    def stderr_cores_at(self, rate: float) -> float:
+        return 0.001
+
+
+def test_the_cpu_leaves_out_a_round_the_host_took_and_the_counts_at_rest_keep_it(run, monkeypatch):
+    # Round 2 needs three times the cores, as a pass does whose host took its CPU; the host marked its vthread pass only, and the
+    # whole round goes, as in the verdict.
+    cores = {1: 0.30, 2: 0.90, 3: 0.32}
+    monkeypatch.setattr(advise.cpu, "whole_cpu_fit", lambda server, endpoint: _Cores(cores[server.repeat]))
+    monkeypatch.setattr(advise.cpu, "host_took", lambda server, cpus: "the host took the pass" if server.name == "vthread-r2" else None)
+    passes = advise.per_pass([run], advise.Workload(400, 20, 0))
+    table = advise.of_passes(passes)
+
+    assert need(table, "vthread", "CPU (cores)") == need(table, "platform", "CPU (cores)") == "0.310 [0.300, 0.320]"
+    assert need(table, "platform", "threads") == "440 [440, 440]"  # three passes, round 2's among them
+    assert advise.host_note(passes) == (
+        "The CPU leaves out the rounds the host took; the memory, threads and files keep them: round 2 of "
+        f"`{run.folder.name}` (vthread-r2: the host took the pass)."
+    )
+
+
+def test_a_cpu_the_host_took_in_every_round_says_so(run, monkeypatch):
+    monkeypatch.setattr(advise.cpu, "whole_cpu_fit", lambda server, endpoint: _Cores(0.3))
+    monkeypatch.setattr(advise.cpu, "host_took", lambda server, cpus: "the host took the pass")
+    table = advise.table([run], advise.Workload(400, 20, 0))
+
+    assert need(table, "vthread", "CPU (cores)") == advise.HOST_TOOK_EVERY_ROUND
+    assert need(table, "vthread", "threads") != advise.HOST_TOOK_EVERY_ROUND

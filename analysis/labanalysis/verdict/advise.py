@@ -38,7 +38,8 @@ from ..folder.sweepfolder import SweepFolderError, SweepRun
 from ..folder.sweepfolder import load as load_sweep
 from ..markdown import markdown
 from ..sweep import sweepmemory
-from . import compare
+from . import compare, perpass
+from .verdict_words import HOST_TOOK_EVERY_ROUND
 
 MIB = 1 << 20
 
@@ -90,8 +91,14 @@ class Limit:
     whose: str = "here"
 
 
+# The needs read off a pass's seconds under load, which the host's other tenants move: the CPU. The rest are read off its memory
+# snapshots and counts at rest, which they do not (perpass.UNTIMED).
+TIMED = ("CPU (cores)",)
+
+
 def per_pass(runs: list[Run], workload: Workload, sweep: SweepRun | None = None) -> pd.DataFrame:
-    """One row per compared pass (repeats.each_pass, arms left out): each of NEEDS for `workload`, and each need over its limit."""
+    """One row per compared pass (repeats.each_pass, arms left out): each of NEEDS for `workload`, and each need over its limit;
+    the pass's round, and why the host took it (cpu.host_took; empty where it did not)."""
     in_flight = _per_request_in_flight(sweep)
     rows = []
     for run, server, base in repeats.each_pass(runs):
@@ -114,7 +121,18 @@ def per_pass(runs: list[Run], workload: Workload, sweep: SweepRun | None = None)
         }
         limits = _limits(run, server)
         shares = {f"{n} of its limit": needs[n] / limits[n].most if limits[n].most else math.nan for n in NEEDS}
-        rows.append({**base, **needs, **shares, LIMITS: limits, CPU_STDERR: cores.stderr_cores_at(workload.rate_per_s)})
+        host = cpu.host_took(server, cpu.host_cpus(run)) or ""
+        rows.append(
+            {
+                **base,
+                "round": server.repeat,
+                "host": host,
+                **needs,
+                **shares,
+                LIMITS: limits,
+                CPU_STDERR: cores.stderr_cores_at(workload.rate_per_s),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -125,20 +143,38 @@ def _whole(count: float) -> float:
 
 
 def table(runs: list[Run], workload: Workload, sweep: SweepRun | None = None) -> pd.DataFrame:
-    """Per server: each need as the median across passes with its range, and the first limit it would hit (COLUMNS)."""
-    passes = per_pass(runs, workload, sweep)
+    """Per server: each need as the median across passes with its range, and the first limit it would hit (COLUMNS). A TIMED need
+    leaves out the rounds the host took, as the verdict does (perpass.judged), and says so where it took them all."""
+    return of_passes(per_pass(runs, workload, sweep))
+
+
+def of_passes(passes: pd.DataFrame) -> pd.DataFrame:
+    """table, from per_pass's rows."""
     if passes.empty:
         return pd.DataFrame(columns=COLUMNS)
+    taken = perpass.rounds_host_took(passes)
     rows = []
     for (server, label), group in passes.groupby(["server", "label"], sort=False):
+        kept = group[[(folder, int(r)) not in taken for folder, r in zip(group["run folder"], group["round"], strict=True)]]
         row = {"server": server, "label": label}
+        shares = {}
         for need in NEEDS:
-            row[need] = _shown(stats.across(group[need]))
-        shares = {need: stats.across(group[f"{need} of its limit"]).median for need in NEEDS}
+            counted = kept if need in TIMED else group
+            row[need] = _shown(stats.across(counted[need])) if len(counted) else HOST_TOOK_EVERY_ROUND
+            shares[need] = stats.across(counted[f"{need} of its limit"]).median if len(counted) else math.nan
         # A server's limits are its first pass's: they are the host's, the same for the run's every pass.
         row["the first limit it would hit"] = _first_limit(shares, group[LIMITS].iloc[0])
         rows.append(row)
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def host_note(passes: pd.DataFrame) -> str:
+    """The rounds a TIMED need leaves out (per_pass's rows), in a sentence; empty where it leaves none."""
+    taken = perpass.rounds_host_took(passes)
+    if not taken:
+        return ""
+    rounds = "; ".join(f"round {r} of `{folder}` ({', '.join(why)})" for (folder, r), why in taken.items())
+    return f"The CPU leaves out the rounds the host took; the memory, threads and files keep them: {rounds}."
 
 
 # The needs a run measured itself at its own shape, in its steady /json phase (cpu.PHASE): the server's mean cores (cpu.csv) less
@@ -338,7 +374,11 @@ def main(argv: list[str]) -> int:
     if sweep is None and workload.in_flight > 0:
         print("No make sweep folder was given (SWEEP=): what each request in flight holds (memory, threads) is left out.")
     print()
-    print(markdown(table(runs, workload, sweep)))
+    passes = per_pass(runs, workload, sweep)
+    print(markdown(of_passes(passes)))
+    if note := host_note(passes):
+        print()
+        print(note)
     held = checked(runs)
     if not held.empty:
         print()
