@@ -1,0 +1,121 @@
+#!/bin/bash
+# Whether a server's JIT settles under a steady /dashboard load, and if not, why its compiled code is thrown away: each of SERVERS
+# (default ktor-coroutine,jetty-coroutine) alone on CPU 1 with the bench's heap and collector (FLAGS adds JVM flags: a cause
+# knocked out, such as -XX:PerMethodTrapLimit=0), its stub answering each downstream call after DELAY_MS (20, as the bench's),
+# wrk's closed loop on IN_FLIGHT connections (100) from CPU 0, the stub's CPU too. WARMUP_S (30) of load, then WINDOWS (9) windows
+# of 10 s, one after another, each a wrk of its own, so that each has its rate.
+#
+# The JVM logs every compilation and every method made not entrant, with the reason JDK 25 gives for it (-Xlog:jit+compilation).
+# One line a window: requests a second, the server's CPU a request (µs, /proc), its compilers' share of the window, methods
+# compiled, methods made not entrant by reason. A server whose JIT settled compiles and throws away next to nothing in its last
+# windows; "not used" is tiered compilation replacing a method's C1 code by C2's, "uncommon trap" a speculation that failed,
+# "marked for deoptimization" a class that loaded and broke an assumption the code was compiled on.
+#
+# Run as root, after `make build`, on a quiet host, never beside a bench; it leaves its files in a folder it names. Everything
+# listens on loopback; the server and the stub are stopped on exit or Ctrl-C.
+#
+#   loadtests/probes/jit-churn.sh [SERVERS=ktor-coroutine,...] [IN_FLIGHT=100] [DELAY_MS=20] [WARMUP_S=30] [WINDOWS=9] [FLAGS=...]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+java="$("$root/setup/jdk.sh" 25)/bin/java"
+python="$("$root/setup/python.sh")"
+wrk=$("$root/setup/wrk.sh")
+servers=${SERVERS:-ktor-coroutine,jetty-coroutine} in_flight=${IN_FLIGHT:-100} delay_ms=${DELAY_MS:-20}
+warmup_s=${WARMUP_S:-30} windows=${WINDOWS:-9}
+for n in "$in_flight" "$delay_ms" "$warmup_s" "$windows"; do
+  [[ "$n" =~ ^[1-9][0-9]*$ ]] || { echo "jit-churn.sh: give IN_FLIGHT, DELAY_MS, WARMUP_S and WINDOWS as whole numbers from 1" >&2; exit 2; }
+done
+work=$(mktemp -d /tmp/jit-churn.XXXX) && echo "files in $work"
+ticks_per_s=$(getconf CLK_TCK)
+pids=()
+stop() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  pids=()
+}
+trap stop EXIT
+trap 'exit 130' INT TERM
+
+# Starts a program (so that `stop` knows its pid) and sets `url` to the URL its READY line announces, within 60 s.
+start() {
+  local log="$1"; shift
+  "$@" >"$log" 2>&1 &
+  pids+=("$!")
+  url=""
+  for _ in $(seq 600); do
+    url="$(sed -n 's/^READY .*url=\([^ ]*\).*/\1/p' "$log" | head -1)"
+    [ -n "$url" ] && return
+    kill -0 "${pids[-1]}" 2>/dev/null || break
+    sleep 0.1
+  done
+  echo "jit-churn.sh: $1 did not say it was ready; its log: $log" >&2
+  exit 1
+}
+
+# Seconds since process $1 started, as its JVM's log counts them (its `uptime` decorator), to within the JVM's own start.
+jvm_uptime() { awk -v start="$(sed 's/.*) //' /proc/$1/stat | awk '{ print $20 }')" -v hz="$ticks_per_s" '{ printf "%.2f", $1 - start / hz }' /proc/uptime; }
+# The CPU ticks of the whole process $1, user and system, threads that have ended included.
+process_ticks() { sed 's/.*) //' /proc/$1/stat | awk '{ print $12 + $13 }'; }
+# The CPU ticks of every live compiler thread of $1.
+jit_ticks() { { cat /proc/$1/task/*/stat 2>/dev/null || true; } | awk '{ match($0, /\(.*\)/); n = substr($0, RSTART + 1, RLENGTH - 2); if (n ~ /^C[12] Comp/) { sub(/.*\) /, ""); t += $12 + $13 } } END { print t + 0 }'; }
+
+for name in ${servers//,/ }; do
+  jar="$root/$(cd "$root" && PYTHONPATH=analysis python3 -m labanalysis.folder.catalogue jar "$name" 2>&1)" \
+    || { echo "jit-churn.sh: SERVERS: $name is not a server of servers.json" >&2; exit 2; }
+  start "$work/stub-$name.log" taskset -c 0 "$java" -jar "$root/stub/target/stub.jar" --port 0 --latency-ms "$delay_ms"
+  stub=$url
+  # shellcheck disable=SC2086 # FLAGS is a list of JVM flags
+  start "$work/server-$name.log" taskset -c 1 "$java" -Xms2048m -Xmx2048m -XX:+UseZGC -XX:ActiveProcessorCount=1 \
+    --enable-native-access=ALL-UNNAMED ${FLAGS:-} \
+    "-Xlog:jit+compilation=debug:file=$work/jit-$name.log:uptime,tags" \
+    -jar "$jar" --host 127.0.0.1 --port 0 --downstream-url "$stub"
+  server=${pids[-1]} target="$url/dashboard/42"
+  taskset -c 0 "$wrk" -t1 -c"$in_flight" -d"${warmup_s}s" --timeout 10s "$target" > "$work/wrk-$name-warmup.log" 2>&1
+  for window in $(seq "$windows"); do
+    from=$(jvm_uptime "$server") all_before=$(process_ticks "$server") jit_before=$(jit_ticks "$server")
+    taskset -c 0 "$wrk" -t1 -c"$in_flight" -d10s --timeout 10s "$target" > "$work/wrk-$name-$window.log" 2>&1
+    to=$(jvm_uptime "$server") all_after=$(process_ticks "$server") jit_after=$(jit_ticks "$server")
+    echo "$name,$window,$from,$to,$((all_after - all_before)),$((jit_after - jit_before)),$ticks_per_s" >> "$work/windows.csv"
+  done
+  stop
+  "$python" - "$work" "$name" <<'PY'
+"""The windows of one server: wrk's rate in each, the server's CPU a request, and what its JIT compiled and threw away meanwhile,
+read off the JVM's log by its uptime."""
+import collections
+import re
+import sys
+from pathlib import Path
+
+work, name = Path(sys.argv[1]), sys.argv[2]
+windows = [line.split(",")[1:] for line in (work / "windows.csv").read_text().splitlines() if line.startswith(f"{name},")]
+uptime = re.compile(r"^\[([\d.]+)s\]")
+log = []
+for line in (work / f"jit-{name}.log").read_text(errors="replace").splitlines():
+    if at := uptime.match(line):
+        log.append((float(at.group(1)), line))
+
+
+def top(counter: collections.Counter) -> str:
+    return ", ".join(f"{what} {n}" for what, n in counter.most_common(3)) or "none"
+
+
+print(name)
+for window, start, end, all_ticks, jit_ticks, hz in windows:
+    text = (work / f"wrk-{name}-{window}.log").read_text()
+    answered = int(re.search(r"(\d+) requests in", text).group(1))
+    compiled, not_entrant = 0, collections.Counter()
+    for t, line in log:
+        if not float(start) <= t < float(end):
+            continue
+        if "made not entrant" in line:
+            not_entrant[line.split("made not entrant", 1)[1].strip(" :") or "(no reason given)"] += 1
+        elif "jit,compilation" in line and "made " not in line:
+            compiled += 1
+    seconds = float(end) - float(start)
+    print(
+        f"  window {window}: {answered / seconds:,.0f} /dashboard a second, {int(all_ticks) / int(hz) * 1e6 / answered:,.0f} µs of CPU a "
+        f"request, compilers {int(jit_ticks) / int(hz) / seconds:.2f} of a CPU, {compiled} compiled, made not entrant "
+        f"{sum(not_entrant.values())} ({top(not_entrant)})"
+    )
+PY
+done
