@@ -1,26 +1,26 @@
 #!/bin/bash
 # Whether a server's JIT settles under a steady /dashboard load, and if not, why its compiled code is thrown away: each of SERVERS
-# (default ktor-coroutine,jetty-coroutine) alone on CPU 1 with the bench's heap and collector (FLAGS adds JVM flags: a cause
+# (default: the coroutine servers of servers.json, one on each engine) alone on CPU 1 with the bench's heap and collector (FLAGS adds JVM flags: a cause
 # knocked out, such as -XX:PerMethodTrapLimit=0), its stub answering each downstream call after DELAY_MS (20, as the bench's),
 # wrk's closed loop on IN_FLIGHT connections (100) from CPU 0, the stub's CPU too. WARMUP_S (30) of load, then WINDOWS (9) windows
 # of 10 s, one after another, each a wrk of its own, so that each has its rate.
 #
 # The JVM logs every compilation and every method made not entrant, with the reason JDK 25 gives for it (-Xlog:jit+compilation).
 # One line a window: requests a second, the server's CPU a request (µs, /proc), its compilers' share of the window, methods
-# compiled, methods made not entrant by reason. A server whose JIT settled compiles and throws away next to nothing in its last
+# compiled, methods made not entrant by reason (requests answered other than 2xx are not counted as answered). A server whose JIT settled compiles and throws away next to nothing in its last
 # windows; "not used" is tiered compilation replacing a method's C1 code by C2's, "uncommon trap" a speculation that failed,
 # "marked for deoptimization" a class that loaded and broke an assumption the code was compiled on.
 #
-# Run as root, after `make build`, on a quiet host, never beside a bench; it leaves its files in a folder it names. Everything
+# Run after `make build`, on a quiet host, never beside a bench; it leaves its files in a folder it names. Everything
 # listens on loopback; the server and the stub are stopped on exit or Ctrl-C.
 #
-#   loadtests/probes/jit-churn.sh [SERVERS=ktor-coroutine,...] [IN_FLIGHT=100] [DELAY_MS=20] [WARMUP_S=30] [WINDOWS=9] [FLAGS=...]
+#   loadtests/probes/jit-churn.sh [SERVERS=<server>,...] [IN_FLIGHT=100] [DELAY_MS=20] [WARMUP_S=30] [WINDOWS=9] [FLAGS=...]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 java="$("$root/setup/jdk.sh" 25)/bin/java"
 python="$("$root/setup/python.sh")"
 wrk=$("$root/setup/wrk.sh")
-servers=${SERVERS:-ktor-coroutine,jetty-coroutine} in_flight=${IN_FLIGHT:-100} delay_ms=${DELAY_MS:-20}
+servers=${SERVERS:-$(cd "$root" && PYTHONPATH=analysis "$python" -m labanalysis.folder.catalogue | awk '$3 == "coroutine" { print $1 }' | paste -sd,)} in_flight=${IN_FLIGHT:-100} delay_ms=${DELAY_MS:-20}
 warmup_s=${WARMUP_S:-30} windows=${WINDOWS:-9}
 for n in "$in_flight" "$delay_ms" "$warmup_s" "$windows"; do
   [[ "$n" =~ ^[1-9][0-9]*$ ]] || { echo "jit-churn.sh: give IN_FLIGHT, DELAY_MS, WARMUP_S and WINDOWS as whole numbers from 1" >&2; exit 2; }
@@ -39,6 +39,7 @@ trap 'exit 130' INT TERM
 # Starts a program (so that `stop` knows its pid) and sets `url` to the URL its READY line announces, within 60 s.
 start() {
   local log="$1"; shift
+  local what="$*"
   "$@" >"$log" 2>&1 &
   pids+=("$!")
   url=""
@@ -48,7 +49,7 @@ start() {
     kill -0 "${pids[-1]}" 2>/dev/null || break
     sleep 0.1
   done
-  echo "jit-churn.sh: $1 did not say it was ready; its log: $log" >&2
+  echo "jit-churn.sh: $what did not say it was ready; its log: $log" >&2
   exit 1
 }
 
@@ -60,7 +61,7 @@ process_ticks() { sed 's/.*) //' /proc/$1/stat | awk '{ print $12 + $13 }'; }
 jit_ticks() { { cat /proc/$1/task/*/stat 2>/dev/null || true; } | awk '{ match($0, /\(.*\)/); n = substr($0, RSTART + 1, RLENGTH - 2); if (n ~ /^C[12] Comp/) { sub(/.*\) /, ""); t += $12 + $13 } } END { print t + 0 }'; }
 
 for name in ${servers//,/ }; do
-  jar="$root/$(cd "$root" && PYTHONPATH=analysis python3 -m labanalysis.folder.catalogue jar "$name" 2>&1)" \
+  jar="$root/$(cd "$root" && PYTHONPATH=analysis "$python" -m labanalysis.folder.catalogue jar "$name")" \
     || { echo "jit-churn.sh: SERVERS: $name is not a server of servers.json" >&2; exit 2; }
   start "$work/stub-$name.log" taskset -c 0 "$java" -jar "$root/stub/target/stub.jar" --port 0 --latency-ms "$delay_ms"
   stub=$url
@@ -74,6 +75,7 @@ for name in ${servers//,/ }; do
   for window in $(seq "$windows"); do
     from=$(jvm_uptime "$server") all_before=$(process_ticks "$server") jit_before=$(jit_ticks "$server")
     taskset -c 0 "$wrk" -t1 -c"$in_flight" -d10s --timeout 10s "$target" > "$work/wrk-$name-$window.log" 2>&1
+    kill -0 "$server" 2>/dev/null || { echo "jit-churn.sh: $name stopped in window $window; its log: $work/server-$name.log" >&2; exit 1; }
     to=$(jvm_uptime "$server") all_after=$(process_ticks "$server") jit_after=$(jit_ticks "$server")
     echo "$name,$window,$from,$to,$((all_after - all_before)),$((jit_after - jit_before)),$ticks_per_s" >> "$work/windows.csv"
   done
@@ -95,14 +97,16 @@ for line in (work / f"jit-{name}.log").read_text(errors="replace").splitlines():
         log.append((float(at.group(1)), line))
 
 
-def top(counter: collections.Counter) -> str:
-    return ", ".join(f"{what} {n}" for what, n in counter.most_common(3)) or "none"
+def every(counter: collections.Counter) -> str:
+    return ", ".join(f"{what} {n}" for what, n in counter.most_common()) or "none"
 
 
 print(name)
 for window, start, end, all_ticks, jit_ticks, hz in windows:
     text = (work / f"wrk-{name}-{window}.log").read_text()
-    answered = int(re.search(r"(\d+) requests in", text).group(1))
+    answered = int(re.search(r"(\d+) requests in", text).group(1)) - int(re.search(r"Non-2xx or 3xx responses: (\d+)", text).group(1) if "Non-2xx" in text else 0)
+    if answered <= 0:
+        sys.exit(f"jit-churn.sh: {name} answered no /dashboard request with a 2xx in window {window}; see {work}/wrk-{name}-{window}.log")
     compiled, not_entrant = 0, collections.Counter()
     for t, line in log:
         if not float(start) <= t < float(end):
@@ -115,7 +119,7 @@ for window, start, end, all_ticks, jit_ticks, hz in windows:
     print(
         f"  window {window}: {answered / seconds:,.0f} /dashboard a second, {int(all_ticks) / int(hz) * 1e6 / answered:,.0f} µs of CPU a "
         f"request, compilers {int(jit_ticks) / int(hz) / seconds:.2f} of a CPU, {compiled} compiled, made not entrant "
-        f"{sum(not_entrant.values())} ({top(not_entrant)})"
+        f"{sum(not_entrant.values())} ({every(not_entrant)})"
     )
 PY
 done

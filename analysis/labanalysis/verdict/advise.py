@@ -38,7 +38,7 @@ from ..folder.sweepfolder import SweepFolderError, SweepRun
 from ..folder.sweepfolder import load as load_sweep
 from ..markdown import markdown
 from ..sweep import sweepmemory
-from . import compare, perpass
+from . import compare
 from .verdict_words import HOST_TOOK_EVERY_ROUND
 
 MIB = 1 << 20
@@ -94,12 +94,19 @@ class Limit:
 # The needs read off a pass's seconds under load, which the host's other tenants move: the CPU. The rest are read off its memory
 # snapshots and counts at rest, which they do not (perpass.UNTIMED).
 TIMED = ("CPU (cores)",)
+# per_pass's column: why the host took some pass of the row's round, empty where it took none.
+HOST_ROUND = "the host took its round"
 
 
 def per_pass(runs: list[Run], workload: Workload, sweep: SweepRun | None = None) -> pd.DataFrame:
     """One row per compared pass (repeats.each_pass, arms left out): each of NEEDS for `workload`, and each need over its limit;
-    the pass's round, and why the host took it (cpu.host_took; empty where it did not)."""
+    the pass's round, and HOST_ROUND: why the host took some pass of that round (cpu.host_took), empty where it took none. An
+    arm's pass counts there as any other, as in the verdict (perpass.for_verdict)."""
     in_flight = _per_request_in_flight(sweep)
+    taken: dict[tuple[str, int], list[str]] = {}
+    for run, server, base in repeats.each_pass(runs):
+        if why := cpu.host_took(server, cpu.host_cpus(run)):
+            taken.setdefault((base["run folder"], server.repeat), []).append(f"{base['pass']}: {why}")
     rows = []
     for run, server, base in repeats.each_pass(runs):
         if catalogue.arm_of(server.server) is not None:
@@ -121,12 +128,11 @@ def per_pass(runs: list[Run], workload: Workload, sweep: SweepRun | None = None)
         }
         limits = _limits(run, server)
         shares = {f"{n} of its limit": needs[n] / limits[n].most if limits[n].most else math.nan for n in NEEDS}
-        host = cpu.host_took(server, cpu.host_cpus(run)) or ""
         rows.append(
             {
                 **base,
                 "round": server.repeat,
-                "host": host,
+                HOST_ROUND: ", ".join(taken.get((base["run folder"], server.repeat), [])),
                 **needs,
                 **shares,
                 LIMITS: limits,
@@ -152,10 +158,9 @@ def of_passes(passes: pd.DataFrame) -> pd.DataFrame:
     """table, from per_pass's rows."""
     if passes.empty:
         return pd.DataFrame(columns=COLUMNS)
-    taken = perpass.rounds_host_took(passes)
     rows = []
     for (server, label), group in passes.groupby(["server", "label"], sort=False):
-        kept = group[[(folder, int(r)) not in taken for folder, r in zip(group["run folder"], group["round"], strict=True)]]
+        kept = group[group[HOST_ROUND] == ""]
         row = {"server": server, "label": label}
         shares = {}
         for need in NEEDS:
@@ -164,16 +169,18 @@ def of_passes(passes: pd.DataFrame) -> pd.DataFrame:
             shares[need] = stats.across(counted[f"{need} of its limit"]).median if len(counted) else math.nan
         # A server's limits are its first pass's: they are the host's, the same for the run's every pass.
         row["the first limit it would hit"] = _first_limit(shares, group[LIMITS].iloc[0])
+        if kept.empty:
+            row["the first limit it would hit"] += f" (its CPU not judged: {HOST_TOOK_EVERY_ROUND})"
         rows.append(row)
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
 def host_note(passes: pd.DataFrame) -> str:
     """The rounds a TIMED need leaves out (per_pass's rows), in a sentence; empty where it leaves none."""
-    taken = perpass.rounds_host_took(passes)
-    if not taken:
+    taken = passes[passes[HOST_ROUND] != ""].drop_duplicates(["run folder", "round"]) if not passes.empty else passes
+    if taken.empty:
         return ""
-    rounds = "; ".join(f"round {r} of `{folder}` ({', '.join(why)})" for (folder, r), why in taken.items())
+    rounds = "; ".join(f"round {r['round']} of `{r['run folder']}` ({r[HOST_ROUND]})" for _, r in taken.iterrows())
     return f"The CPU leaves out the rounds the host took; the memory, threads and files keep them: {rounds}."
 
 
