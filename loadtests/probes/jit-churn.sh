@@ -27,31 +27,10 @@ for n in "$in_flight" "$delay_ms" "$warmup_s" "$windows"; do
 done
 work=$(mktemp -d /tmp/jit-churn.XXXX) && echo "files in $work"
 ticks_per_s=$(getconf CLK_TCK)
-pids=()
-stop() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  pids=()
-}
+# shellcheck source=loadtests/lab-programs.sh
+source "$root/loadtests/lab-programs.sh"
 trap stop EXIT
 trap 'exit 130' INT TERM
-
-# Starts a program (so that `stop` knows its pid) and sets `url` to the URL its READY line announces, within 60 s.
-start() {
-  local log="$1"; shift
-  local what="$*"
-  "$@" >"$log" 2>&1 &
-  pids+=("$!")
-  url=""
-  for _ in $(seq 600); do
-    url="$(sed -n 's/^READY .*url=\([^ ]*\).*/\1/p' "$log" | head -1)"
-    [ -n "$url" ] && return
-    kill -0 "${pids[-1]}" 2>/dev/null || break
-    sleep 0.1
-  done
-  echo "jit-churn.sh: $what did not say it was ready; its log: $log" >&2
-  exit 1
-}
 
 # Seconds since process $1 started, as its JVM's log counts them (its `uptime` decorator), to within the JVM's own start.
 jvm_uptime() { awk -v start="$(sed 's/.*) //' /proc/$1/stat | awk '{ print $20 }')" -v hz="$ticks_per_s" '{ printf "%.2f", $1 - start / hz }' /proc/uptime; }

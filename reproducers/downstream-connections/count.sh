@@ -27,32 +27,10 @@ java="$(setup/jdk.sh 25)/bin/java"
 python="$(setup/python.sh)"
 make --no-print-directory build >/dev/null
 work="$(mktemp -d)"
-pids=()
-stop() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  pids=()
-}
+# shellcheck source=loadtests/lab-programs.sh
+source loadtests/lab-programs.sh
 trap 'stop; rm -rf "$work"' EXIT
 trap 'exit 130' INT TERM
-
-# Starts a program in this shell (so that `stop` knows its pid) and sets `url` to the URL its ready line announces (at most
-# 60 s).
-start() {
-  local log="$1"; shift
-  "$@" >"$log" 2>&1 &
-  pids+=("$!")
-  url=""
-  for _ in $(seq 600); do
-    url="$(sed -n 's/^READY .*url=\([^ ]*\).*/\1/p' "$log" | head -1)"
-    [ -n "$url" ] && return
-    kill -0 "${pids[-1]}" 2>/dev/null || break
-    sleep 0.1
-  done
-  echo "count.sh: $* did not say it was ready; its log: $log" >&2
-  cat "$log" >&2
-  exit 1
-}
 
 echo "server, requests, connections opened, opened a request"
 for server in ${servers//,/ }; do

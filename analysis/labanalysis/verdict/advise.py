@@ -38,7 +38,7 @@ from ..folder.sweepfolder import SweepFolderError, SweepRun
 from ..folder.sweepfolder import load as load_sweep
 from ..markdown import markdown
 from ..sweep import sweepmemory
-from . import compare
+from . import compare, perpass
 from .verdict_words import HOST_TOOK_EVERY_ROUND
 
 MIB = 1 << 20
@@ -103,10 +103,12 @@ def per_pass(runs: list[Run], workload: Workload, sweep: SweepRun | None = None)
     the pass's round, and HOST_ROUND: why the host took some pass of that round (cpu.host_took), empty where it took none. An
     arm's pass counts there as any other, as in the verdict (perpass.for_verdict)."""
     in_flight = _per_request_in_flight(sweep)
-    taken: dict[tuple[str, int], list[str]] = {}
-    for run, server, base in repeats.each_pass(runs):
-        if why := cpu.host_took(server, cpu.host_cpus(run)):
-            taken.setdefault((base["run folder"], server.repeat), []).append(f"{base['pass']}: {why}")
+    taken = perpass.rounds_host_took(
+        pd.DataFrame(
+            [{**base, "round": s.repeat, "host": cpu.host_took(s, cpu.host_cpus(run)) or ""} for run, s, base in repeats.each_pass(runs)],
+            columns=[*repeats.PASS_COLUMNS, "round", "host"],
+        )
+    )
     rows = []
     for run, server, base in repeats.each_pass(runs):
         if catalogue.arm_of(server.server) is not None:
@@ -180,7 +182,7 @@ def host_note(passes: pd.DataFrame) -> str:
     taken = passes[passes[HOST_ROUND] != ""].drop_duplicates(["run folder", "round"]) if not passes.empty else passes
     if taken.empty:
         return ""
-    rounds = "; ".join(f"round {r['round']} of `{r['run folder']}` ({r[HOST_ROUND]})" for _, r in taken.iterrows())
+    rounds = perpass.rounds_said({(r["run folder"], r["round"]): [r[HOST_ROUND]] for _, r in taken.iterrows()})
     return f"The CPU leaves out the rounds the host took; the memory, threads and files keep them: {rounds}."
 
 

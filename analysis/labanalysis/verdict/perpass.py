@@ -235,11 +235,15 @@ def left_out(per_pass: pd.DataFrame) -> str:
     taken = rounds_host_took(per_pass)
     if not taken:
         return ""
-    rounds = "; ".join(f"round {r} of `{folder}` ({', '.join(why)})" for (folder, r), why in taken.items())
     return (
         "Left out of the verdict, who wins what, the grid and a comparison of runs, as rounds the host took, but for the memory a "
-        f"pass counts at rest: {rounds}."
+        f"pass counts at rest: {rounds_said(taken)}."
     )
+
+
+def rounds_said(taken: dict[tuple[str, int], list[str]]) -> str:
+    """rounds_host_took's rounds as a reader sees them: `round 2 of `run` (pass: why)`, each after the last."""
+    return "; ".join(f"round {r} of `{folder}` ({', '.join(why)})" for (folder, r), why in taken.items())
 
 
 def for_verdict(per_pass: pd.DataFrame) -> pd.DataFrame:

@@ -60,7 +60,11 @@ def _claimed_order(v: verdict.Verdict) -> tuple[str, ...]:
 def _no_round_left(a: verdict.Verdict, b: verdict.Verdict) -> str:
     """Why a cell judged on a figure both runs measured did not repeat where the host took every round of it in one run or both
     (perpass.judged); empty where each run had a round to judge."""
-    left = [side for side, v in (("A", a), ("B", b)) if v.figure is not None and not v.best]
+    return _left_said([side for side, v in (("A", a), ("B", b)) if v.figure is not None and not v.best])
+
+
+def _left_said(left: list[str]) -> str:
+    """Whether a cell or a capacity repeated, where the host took every round of it in the runs `left` ("A", "B"); empty for none."""
     return f"no: no round left to judge in {' or '.join(left)}" if left else ""
 
 
@@ -152,7 +156,7 @@ def capacities(a: pd.DataFrame, b: pd.DataFrame) -> pd.DataFrame:
                     "A": NO_ROUND_LEFT if "A" in left else shown(in_a),
                     "B": NO_ROUND_LEFT if "B" in left else shown(in_b),
                     "B / A": "" if math.isnan(found.ratio) else f"{found.ratio:.2f}x",
-                    "repeated": f"no: no round left to judge in {' or '.join(left)}" if left else _said(found) + _floors_said(rows_a, rows_b),
+                    "repeated": _left_said(left) or _said(found) + _floors_said(rows_a, rows_b),
                 }
             )
     return pd.DataFrame(rows, columns=CAPACITY_COLUMNS)
