@@ -40,8 +40,8 @@ process_ticks() { sed 's/.*) //' /proc/$1/stat | awk '{ print $12 + $13 }'; }
 jit_ticks() { { cat /proc/$1/task/*/stat 2>/dev/null || true; } | awk '{ match($0, /\(.*\)/); n = substr($0, RSTART + 1, RLENGTH - 2); if (n ~ /^C[12] Comp/) { sub(/.*\) /, ""); t += $12 + $13 } } END { print t + 0 }'; }
 
 for name in ${servers//,/ }; do
-  jar="$root/$(cd "$root" && PYTHONPATH=analysis "$python" -m labanalysis.folder.catalogue jar "$name")" \
-    || { echo "jit-churn.sh: SERVERS: $name is not a server of servers.json" >&2; exit 2; }
+  jar="$root/$(cd "$root" && PYTHONPATH=analysis "$python" -m labanalysis.folder.catalogue jar "$name" 2>"$work/catalogue.err")" \
+    || { echo "jit-churn.sh: SERVERS: $(cat "$work/catalogue.err")" >&2; exit 2; }
   start "$work/stub-$name.log" taskset -c 0 "$java" -jar "$root/stub/target/stub.jar" --port 0 --latency-ms "$delay_ms"
   stub=$url
   # shellcheck disable=SC2086 # FLAGS is a list of JVM flags
