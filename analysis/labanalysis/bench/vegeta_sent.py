@@ -17,6 +17,11 @@ STALL_TOLERANCE_S = 1.0
 ON_TIME_S = 0.002
 
 
+def attack_rows(server: ServerRun, attack: str) -> pd.DataFrame:
+    """The rows of vegeta's `attack`; none (vegeta's columns, or none where it sent nothing) where it made no such attack."""
+    return server.vegeta_attacks.get(attack, server.vegeta.iloc[0:0])
+
+
 def sent(server: ServerRun, attack: str, rate_per_s: int, from_s: float, to_s: float, settle_from_s: float | None = None) -> dict:
     """vegeta's `attack`, offered at `rate_per_s` from `settle_from_s` (its start; `from_s` where none), counted over [from_s, to_s)
     seconds of load: `sent`, `failed` (no 200, or a /json body not the contract's), `dropped`, `ms`, each request's latency, and
@@ -34,8 +39,7 @@ def sent(server: ServerRun, attack: str, rate_per_s: int, from_s: float, to_s: f
     sent late by less (and by more than ON_TIME_S) is timed from when it was due: its `ms` is vegeta's latency and its lateness, so
     that a wait for a worker is in the load generator's latency, as a wait for a connection is (without it, a stall's requests would
     read as fast as those after it: the coordinated omission wrk2 names)."""
-    rows = server.vegeta
-    rows = rows[rows["attack"] == attack] if not rows.empty else rows
+    rows = attack_rows(server, attack)
     first = rate_per_s * (from_s - (settle_from_s if settle_from_s is not None else from_s))
     due = rate_per_s * (to_s - from_s)
     if rows.empty:
@@ -54,8 +58,7 @@ def sent(server: ServerRun, attack: str, rate_per_s: int, from_s: float, to_s: f
 def timings(server: ServerRun, attack: str) -> pd.DataFrame:
     """Every request of vegeta's `attack`: `timestamp`, the whole epoch second it was sent in (as k6 stamps its samples; NaN where
     the pass recorded no load start), and `duration_ms`, its latency by vegeta's clock. Empty where vegeta offered no such attack."""
-    rows = server.vegeta
-    rows = rows[rows["attack"] == attack] if not rows.empty else rows
+    rows = attack_rows(server, attack)
     start_ms = server.outcome.get("loadStartEpochMs")
     stamps = (start_ms / 1000 + rows["time_s"]) // 1 if start_ms is not None and not rows.empty else math.nan
     return pd.DataFrame({"timestamp": stamps, "duration_ms": rows["ms"].astype(float) if not rows.empty else []}).reset_index(drop=True)

@@ -109,6 +109,13 @@ class ServerRun:
         return self._series("vegeta.csv.gz", required=False)
 
     @cached_property
+    def vegeta_attacks(self) -> dict[str, pd.DataFrame]:
+        """vegeta's rows by attack (`vegeta`'s rows of each, in their order), split once: a pass's attacks are each read many
+        times, and comparing every row's attack each time took most of a report's minute."""
+        frame = self.vegeta
+        return {} if frame.empty else dict(iter(frame.groupby("attack", sort=False)))
+
+    @cached_property
     def closed_loop(self) -> pd.DataFrame:
         """What wrk counted in each full step of the curve (ClosedLoopStep); empty where the profile has none."""
         return self._series("closed-loop.csv", required=False)
