@@ -6,7 +6,7 @@ import json
 import pandas as pd
 import pytest
 
-from labanalysis.folder import provenance
+from labanalysis.folder import provenance, series
 from labanalysis.folder.run import RunFolderError, load_run
 from labanalysis.folder.series import FORMAT_VERSION
 
@@ -121,6 +121,27 @@ def test_a_csv_cut_mid_line_keeps_its_whole_rows(run_folder):
     assert len(server.proc) == len(lines) - 1
     assert server.proc["rss_bytes"].notna().all()
     assert server.problems == ["proc.csv has 1 cut-off line(s), left out"]
+
+
+def test_a_csv_written_whole_reads_as_its_rows_read_one_by_one_do(run_folder):
+    # load.csv: a reader that rounds otherwise than pd.to_numeric reads some of its rates a bit apart
+    text = (run_folder / "ktor-coroutine" / "load.csv").read_text()
+    spec = series.SERIES["load.csv"]
+    cut = text + text.splitlines()[-1][:12]
+
+    whole, dropped, _ = series.whole_rows(text, spec)
+    one_by_one, _, _ = series.whole_rows(cut, spec)  # a cut line sends it to the row-by-row reader
+
+    assert series._every_row_whole(text, len(text.splitlines()[0].split(","))) and dropped == 0
+    pd.testing.assert_frame_equal(whole, one_by_one, check_exact=True)
+
+
+def test_a_quoted_field_or_a_line_of_another_length_is_read_row_by_row():
+    fields = 3
+    assert series._every_row_whole("a,b,c\n1,2,3\n\n4,5,6", fields)
+    assert not series._every_row_whole('a,b,c\n1,"2,5",3\n', fields)
+    assert not series._every_row_whole("a,b,c\n1,2,3\n4,5\n", fields)
+    assert not series._every_row_whole("a,b,c\n1,2,3,4\n", fields)
 
 
 def test_k6_samples_cut_short_keep_the_samples_before_the_cut(run_folder):
