@@ -145,8 +145,8 @@ def wire_durations(server: ServerRun, endpoint: str) -> pd.Series:
 
 def wire_timed(server: ServerRun, endpoint: str) -> pd.DataFrame:
     """`wire_durations` with the whole second of load each request arrived in (timestamp), as `percentile_interval` takes them."""
-    wire = server.wire
-    rows = wire[(wire["endpoint"] == endpoint) & (wire["phase"] == endpoint)]
+    wire = server.wire_in(endpoint)
+    rows = wire[wire["endpoint"] == endpoint]
     return pd.DataFrame({"timestamp": rows["time_s"].astype(float).astype(np.int64).to_numpy(), "duration_ms": rows["ms"].astype(float).to_numpy()})
 
 

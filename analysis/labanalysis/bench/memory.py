@@ -191,7 +191,17 @@ def snapshots(server: ServerRun) -> pd.DataFrame:
     A snapshot is the rows of one reading: in time order, a row starts a new snapshot when its component is already in the current
     one, or when it comes more than SNAPSHOT_GAP_S after the row before. Its time, phase and sockets are its first row's, so that a
     reading that takes a few seconds, and crosses into the next step's phase, is still one snapshot of the step it was taken for.
+
+    Computed once for the pass as loaded (each of its measures' lines reads them); each caller gets its own copy.
     """
+    found = server.__dict__.get("_memory_snapshots")
+    if found is None:
+        found = _snapshots(server)
+        server.__dict__["_memory_snapshots"] = found
+    return found.copy()
+
+
+def _snapshots(server: ServerRun) -> pd.DataFrame:
     frame = server.memory
     if frame.empty:
         return pd.DataFrame(columns=["time_s", "open_sockets"])

@@ -88,7 +88,8 @@ def stalls_table(runs: list[Run], endpoint: str = "json") -> pd.DataFrame:
         wire = server.wire
         if wire.empty or server.jfr.empty:
             continue
-        steady = wire[(wire["endpoint"] == endpoint) & (wire["phase"] == endpoint)]
+        steady = server.wire_in(endpoint)
+        steady = steady[steady["endpoint"] == endpoint]
         if steady.empty:
             continue
         found = wire_during_major(steady, cycles(server))

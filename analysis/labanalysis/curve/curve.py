@@ -165,12 +165,8 @@ def step_row(run: Run, server: ServerRun, step: Step) -> dict:
     figures = {"vegeta": vegeta_figures, "wrk": wrk_figures}.get(step.generator, k6_figures)
     sent = figures(server, step)
     durations, failed = sent["ms"], sent["failed"]
-    wire = server.wire
-    on_wire = (
-        wire.loc[(wire["phase"] == step.phase) & (wire["endpoint"] == step.endpoint), "ms"].astype(float)
-        if not wire.empty
-        else pd.Series(dtype=float)
-    )
+    wire = server.wire_in(step.phase)
+    on_wire = wire.loc[wire["endpoint"] == step.endpoint, "ms"].astype(float) if not server.wire.empty else pd.Series(dtype=float)
     seconds = cpu.in_phase(server, step.phase) if not server.cpu.empty else pd.DataFrame()
     load_cpus = len(run.manifest.get("cpuSplit", {}).get("loadCpus", []))
     row = {
@@ -188,7 +184,7 @@ def step_row(run: Run, server: ServerRun, step: Step) -> dict:
         "load_p99_ms": sent.get("p99_ms", latency.percentile(durations, 99)),
         "wire_p50_ms": latency.percentile(on_wire, 50),
         "wire_p99_ms": latency.percentile(on_wire, 99),
-        "wire_answered_per_s": len(on_wire) / step.seconds if not wire.empty else math.nan,
+        "wire_answered_per_s": len(on_wire) / step.seconds if not server.wire.empty else math.nan,
         "server_cores": mean(seconds, "server"),
         "server_busy": cpu.server_busy(seconds),
         "server_budget_cores": mean(seconds, "server_budget"),

@@ -109,6 +109,17 @@ class ServerRun:
         return self._series("vegeta.csv.gz", required=False)
 
     @cached_property
+    def wire_phases(self) -> dict[str, pd.DataFrame]:
+        """The wire's requests by phase (`wire`'s rows of each, in their order), split once: a pass's wire holds every request, and
+        each step's and phase's figures read them by phase."""
+        frame = self.wire
+        return {} if frame.empty else dict(iter(frame.groupby("phase", sort=False)))
+
+    def wire_in(self, phase: str) -> pd.DataFrame:
+        """The wire's requests in `phase`; none (the wire's columns) where it saw none."""
+        return self.wire_phases.get(phase, self.wire.iloc[0:0])
+
+    @cached_property
     def vegeta_attacks(self) -> dict[str, pd.DataFrame]:
         """vegeta's rows by attack (`vegeta`'s rows of each, in their order), split once: a pass's attacks are each read many
         times, and comparing every row's attack each time took most of a report's minute."""
