@@ -374,11 +374,11 @@ def test_where_memory_csv_exists_the_grid_compares_each_passs_live_heap_and_rss_
     held = passes[passes["figure"] == grid.HELD].set_index("server")["value"] * 1024
     assert sorted(held["vthread"]) == pytest.approx([5750, 5960, 6170])
     assert opening.summary_sentence(passes).startswith(
-        "In memory an idle socket holds, the model costs up to 21.9 KiB: on jetty, platform threads 27.7"
+        "In memory an idle socket holds, the model costs up to 21.88 KiB: on jetty, platform threads 27.71"
     )
     # Without what a socket holds, PSS: platform's median 25,900 B (25.3 KiB) against vthread's 4,900.
     pss_only = passes[passes["figure"] != grid.HELD]
-    assert opening.summary_sentence(pss_only).startswith("In PSS per idle socket, the model costs up to 20.5 KiB: on jetty, platform threads 25.3")
+    assert opening.summary_sentence(pss_only).startswith("In PSS per idle socket, the model costs up to 20.51 KiB: on jetty, platform threads 25.29")
 
 
 def test_the_decomposition_takes_the_live_heap_per_socket_from_memory_csv(repeats_folder):

@@ -35,11 +35,6 @@ def test_with_one_pass_no_comparison_can_be_concluded_however_far_apart():
     assert stats.ONE_PASS == "one pass: no comparison can be concluded"
 
 
-def test_a_figure_is_shown_with_its_range_and_passes_or_as_one_pass():
-    assert repeats.shown(Across(6.0, 5.0, 7.0, 3), lambda x: f"{x:g}") == "6 [5, 7] over 3 passes"
-    assert repeats.shown(Across(6.0, math.nan, math.nan, 1), lambda x: f"{x:g}") == "6 (one pass)"
-
-
 def test_the_passes_compared_are_every_repeat_that_ended_ok(repeats_folder):
     run = load_run(repeats_folder)
 

@@ -101,8 +101,8 @@ def test_the_report_opens_with_one_sentence_on_what_the_model_and_the_engine_cos
     platform, jetty_coroutine, ktor = (_held_per_socket_kib(run_folder, n) for n in ("jetty-platform", "jetty-coroutine", "ktor-coroutine"))
     assert (round(platform, 1), round(jetty_coroutine, 1), round(ktor, 1)) == (108.3, -30.5, 69.6)
     assert (round(platform - jetty_coroutine), round(ktor - jetty_coroutine)) == (139, 100)
-    assert "In memory an idle socket holds, the model costs up to 139 KiB: on jetty, platform threads 108 against coroutines -30.5 KiB" in opening
-    assert "the engine costs 100 KiB: coroutines on ktor-netty 69.6 against on jetty -30.5 KiB" in opening
+    assert "In memory an idle socket holds, the model costs up to 139 KiB: on jetty, platform threads 108 against coroutines -30.50 KiB" in opening
+    assert "the engine costs 100 KiB: coroutines on ktor-netty 69.59 against on jetty -30.50 KiB" in opening
     assert opening.count("one pass each: no interval, so no conclusion") >= 2
 
 

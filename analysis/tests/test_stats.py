@@ -7,7 +7,7 @@ import math
 import pytest
 
 from labanalysis import stats
-from labanalysis.stats import CapacityFit
+from labanalysis.stats import CapacityFit, numbers
 
 
 def test_a_ratio_in_rounds_cancels_a_drift_that_moved_both_servers_alike():
@@ -147,3 +147,18 @@ def test_every_reading_of_apart_is_the_one_judge():
     assert stats.apart(a, b, lower_is_better=True) == "overlap across passes: not resolved"
     assert stats.apart_in_rounds({1: (a.low, a.high)}, {1: (b.low, b.high)}, lower_is_better=False)
     assert not stats.apart_in_rounds({1: (a.low, a.high)}, {1: (b.low, b.high)}, lower_is_better=True)
+
+
+def test_a_figure_is_shown_with_its_range_and_passes_or_as_one_pass():
+    assert numbers.shown(stats.Across(6.0, 5.0, 7.0, 3)) == "6 [5, 7] over 3 passes"
+    assert numbers.shown(stats.Across(6.0, math.nan, math.nan, 1)) == "6 (one pass)"
+    assert numbers.shown(stats.Across(math.nan, math.nan, math.nan, 0)) == "not measured"
+
+
+def test_one_number_format_whole_from_100_two_decimals_from_1_three_digits_below():
+    assert [numbers.number(x) for x in (12345.6, 100.4, 12.345, 1.5, 0.012345, 7.0)] == ["12,346", "100", "12.35", "1.50", "0.0123", "7"]
+    assert numbers.number(math.nan) == ""
+
+
+def test_a_table_in_its_own_unit_shows_a_figure_in_its_own_format():
+    assert numbers.shown(stats.Across(6.0, 5.0, 7.0, 3), lambda x: f"{x:g} B") == "6 B [5 B, 7 B] over 3 passes"

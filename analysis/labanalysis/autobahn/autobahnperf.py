@@ -18,8 +18,9 @@ import pandas as pd
 
 from .. import stats
 from ..bench import runtime
-from ..folder import catalogue, provenance, repeats
+from ..folder import catalogue, provenance
 from ..folder.autobahnfolder import AutobahnRun, short_passes
+from ..stats.numbers import shown
 
 # Autobahn's verdicts on a case's echo, in the order a reader is shown them: the first three pass (make test's conformance).
 BEHAVIORS = ["OK", "NON-STRICT", "INFORMATIONAL", "UNIMPLEMENTED", "FAILED", "WRONG CODE", "UNCLEAN"]
@@ -90,7 +91,7 @@ def summary_table(run: AutobahnRun) -> pd.DataFrame:
         {
             "arm": values["label"],
             "section 9, its cases' durations summed (s)": [
-                repeats.shown(stats.Across(r.median_ms / 1000, r.low_ms / 1000, r.high_ms / 1000, r.passes)) for r in values.itertuples()
+                shown(stats.Across(r.median_ms / 1000, r.low_ms / 1000, r.high_ms / 1000, r.passes)) for r in values.itertuples()
             ],
             "cases": [cases.get(a, 0) for a in values["arm"]],
         }
@@ -146,7 +147,7 @@ def excess_table(run: AutobahnRun, reference: str) -> pd.DataFrame:
     rows = []
     for arm in arm_order(run, [a for a in run.cases["arm"].unique() if a != reference]):
         value = stats.across(excess(run, arm, reference)["excess_ms"])
-        rows.append({"arm": label(run, arm), f"per case, more than {label(run, reference)} (ms)": repeats.shown(value)})
+        rows.append({"arm": label(run, arm), f"per case, more than {label(run, reference)} (ms)": shown(value)})
     return pd.DataFrame(rows)
 
 

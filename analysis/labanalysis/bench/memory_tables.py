@@ -11,6 +11,7 @@ import pandas as pd
 from .. import stats
 from ..folder import repeats
 from ..folder.run import Run
+from ..stats.numbers import shown
 from .memory import COMPONENTS, MEASURES, class_slopes, components_per_server, live_heap_points, per_connection, per_socket_fit, plateaus
 
 
@@ -139,8 +140,8 @@ def extrapolation_table(runs: list[Run], sockets: int = EXTRAPOLATE_TO) -> pd.Da
         rows.append(
             {
                 "server": e["label"],
-                f"live heap at {sockets:,} sockets (MiB)": repeats.shown(_scaled(e["live heap"], 1 / (1 << 20)), _mib),
-                f"RSS at {sockets:,} sockets (MiB)": repeats.shown(_scaled(e["RSS"], 1 / (1 << 20)), _mib),
+                f"live heap at {sockets:,} sockets (MiB)": shown(_scaled(e["live heap"], 1 / (1 << 20)), _mib),
+                f"RSS at {sockets:,} sockets (MiB)": shown(_scaled(e["RSS"], 1 / (1 << 20)), _mib),
                 "heap it ran with (MiB)": _mib(e["heap"] / (1 << 20)),
                 "the heap": e["verdict"],
             }
@@ -158,7 +159,7 @@ def components_table(runs: list[Run]) -> pd.DataFrame:
     out = pd.DataFrame(index=pd.Index([names[c] for c in order], name="bytes per open socket"))
     for label, rows in table.groupby("label", sort=False):
         by = rows.set_index("component")
-        out[label] = [repeats.shown(stats.Across(*by.loc[c, ["median", "low", "high", "passes"]]), _bytes) for c in order]
+        out[label] = [shown(stats.Across(*by.loc[c, ["median", "low", "high", "passes"]]), _bytes) for c in order]
     return out
 
 
@@ -182,7 +183,7 @@ def top_classes_table(runs: list[Run], top: int = TOP_CLASSES) -> pd.DataFrame:
             {
                 "server": c["label"],
                 "class": c["class"],
-                "bytes per socket": repeats.shown(stats.Across(c["median"], c["low"], c["high"], c["passes"]), _bytes),
+                "bytes per socket": shown(stats.Across(c["median"], c["low"], c["high"], c["passes"]), _bytes),
                 "instances per socket (median)": c["instances per socket"],
             }
         )

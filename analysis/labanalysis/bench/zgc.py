@@ -17,6 +17,7 @@ import pandas as pd
 
 from ..folder import repeats
 from ..folder.run import Run, ServerRun
+from ..stats.numbers import number
 from .latency import percentile
 
 MAJOR = "gc_major_cycle_s"
@@ -100,9 +101,9 @@ def stalls_table(runs: list[Run], endpoint: str = "json") -> pd.DataFrame:
                 "major cycle in the phase (s)": round(found["major_s"], 1),
                 "of it ZGC's warm-up (s)": round(warmup_seconds_within(server, steady), 1),
                 "requests during one (%)": round(found["during_percent"], 1),
-                "p99 during one (ms)": repeats.number(found["p99_during_ms"]),
-                "p99 outside them (ms)": repeats.number(found["p99_outside_ms"]),
-                "p99 of the phase (ms)": repeats.number(found["p99_ms"]),
+                "p99 during one (ms)": number(found["p99_during_ms"]),
+                "p99 outside them (ms)": number(found["p99_outside_ms"]),
+                "p99 of the phase (ms)": number(found["p99_ms"]),
             }
         )
     return pd.DataFrame(rows)

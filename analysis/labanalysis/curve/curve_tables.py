@@ -7,6 +7,7 @@ import pandas as pd
 
 from .. import stats
 from ..folder import repeats
+from ..stats.numbers import shown
 from .curve import across_passes, full_steps, ladder_steps
 from .curve_verdicts import cpu_slopes, highest_sustained, served_a_core
 
@@ -28,15 +29,13 @@ def summary(per_step: pd.DataFrame) -> pd.DataFrame:
                 "server": label,
                 "endpoint": f"/{endpoint}",
                 # No judged step failed: the server's limit is above the rate, which is all the curve can say.
-                "highest sustained (req/s)": f"≥ {repeats.shown(rate)}: {middle['lower_bound_because']}"
-                if middle["lower_bound_because"]
-                else repeats.shown(rate),
-                "server CPU per request (µs, slope)": repeats.shown(slope),
-                "fixed part (cores, intercept)": repeats.shown(fixed),
+                "highest sustained (req/s)": f"≥ {shown(rate)}: {middle['lower_bound_because']}" if middle["lower_bound_because"] else shown(rate),
+                "server CPU per request (µs, slope)": shown(slope),
+                "fixed part (cores, intercept)": shown(fixed),
                 # The compared capacity: what a core served where the server's CPU was full (perpass.JSON_CAPACITY says why).
-                "capacity per CPU: served a core with its CPU full (req/s)": repeats.shown(served) + _floors(fits),
+                "capacity per CPU: served a core with its CPU full (req/s)": shown(served) + _floors(fits),
                 # Beside it the line's, which carries the low steps' CPU per request to the top.
-                "the line's capacity per CPU (req/s a core)": repeats.shown(capacity),
+                "the line's capacity per CPU (req/s a core)": shown(capacity),
                 "first step not sustained (median pass)": "" if not middle["why_not"] else f"{middle['first_not_sustained_per_s']:,.0f}/s",
                 "why": middle["why_not"],
                 "CPU full there": middle["ran_out"],
@@ -60,7 +59,7 @@ def table(per_step: pd.DataFrame, endpoint: str, figure: str) -> pd.DataFrame:
     values = values[values["endpoint"] == endpoint]
     if values.empty:
         return pd.DataFrame()
-    values = values.assign(text=[repeats.shown(stats.Across(r.median, r.low, r.high, r.passes)) for r in values.itertuples()])
+    values = values.assign(text=[shown(stats.Across(r.median, r.low, r.high, r.passes)) for r in values.itertuples()])
     wide = values.pivot_table(index="label", columns="offered_per_s", values="text", aggfunc="first", sort=False)
     # Rates in order whatever pass offered them first: a pass that rested a step puts the steps above it first.
     wide = wide[sorted(wide.columns)]
@@ -88,11 +87,11 @@ def full_step(per_step: pd.DataFrame) -> pd.DataFrame:
             {
                 "server": label,
                 "endpoint": f"/{endpoint}",
-                "full step: served a core (req/s)": repeats.shown(stats.across(served_a_core(full))),
-                "the ladder's most a core (req/s)": repeats.shown(stats.across(served_a_core(most))) if not most.empty else "",
-                "load CPU busy, full step (%)": repeats.shown(stats.across(100 * full["load_busy"])),
-                "load CPU busy, that ladder step (%)": repeats.shown(stats.across(100 * most["load_busy"])) if not most.empty else "",
-                "wrk (cores)": repeats.shown(stats.across(full["wrk_cores"])),
+                "full step: served a core (req/s)": shown(stats.across(served_a_core(full))),
+                "the ladder's most a core (req/s)": shown(stats.across(served_a_core(most))) if not most.empty else "",
+                "load CPU busy, full step (%)": shown(stats.across(100 * full["load_busy"])),
+                "load CPU busy, that ladder step (%)": shown(stats.across(100 * most["load_busy"])) if not most.empty else "",
+                "wrk (cores)": shown(stats.across(full["wrk_cores"])),
                 "CPU full in the full step (passes)": ", ".join(f"{side} {n}" for side, n in ran_out.items()),
             }
         )
@@ -120,7 +119,7 @@ def jvm_shares(per_step: pd.DataFrame) -> pd.DataFrame:
                 for _, steps in ladder.groupby("pass", sort=False)
                 if steps["server_cores"].sum() > 0
             ]
-            row[f"{name} (% of the server's CPU)"] = repeats.shown(stats.across(shares))
+            row[f"{name} (% of the server's CPU)"] = shown(stats.across(shares))
         rows.append(row)
     return pd.DataFrame(rows)
 

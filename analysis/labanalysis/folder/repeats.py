@@ -9,35 +9,16 @@ its interval is across passes, and "apart" is decided from those intervals only.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterator
 
 import pandas as pd
 
-from ..stats import Across, across
+from ..stats import across
 from . import catalogue, provenance
 from .run import Run, ServerRun
 
 # The columns that say which pass a per-pass row is of.
 PASS_COLUMNS = ["run folder", "pass", "server", "label", "engine", "model", "jdk"]
-
-
-def number(x: float) -> str:
-    """A figure as the report's tables write it: whole from 100 on, with thousands separated; 2 decimals from 1; 3 digits below."""
-    if math.isnan(x):
-        return ""
-    if float(x).is_integer() or abs(x) >= 100:
-        return f"{x:,.0f}"
-    return f"{x:,.2f}" if abs(x) >= 1 else f"{x:.3g}"
-
-
-def shown(value: Across, number=number) -> str:
-    """`median [lowest, highest] over N passes`, or `median (one pass)`, with `number` formatting each figure."""
-    if value.passes == 0:
-        return "not measured"
-    if not value.has_interval:
-        return f"{number(value.median)} (one pass)"
-    return f"{number(value.median)} [{number(value.low)}, {number(value.high)}] over {value.passes} passes"
 
 
 # ---- which passes are compared --------------------------------------------------------------------

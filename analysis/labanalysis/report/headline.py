@@ -18,9 +18,10 @@ import pandas as pd
 from ..bench import cpu, zgc
 from ..cli import OneLineParser
 from ..curve import curve, curve_tables
-from ..folder import catalogue, provenance, repeats, sweepfolder
+from ..folder import catalogue, provenance, sweepfolder
 from ..folder.run import Run, RunFolderError, load_run
 from ..markdown import markdown
+from ..stats.numbers import shown
 from ..sweep import cpu_profile, sweep
 from ..verdict import arms, compare, grid, perpass, summary, verdict, verdict_repeat
 from . import grid_plots, plots
@@ -36,7 +37,7 @@ def host(run: Run) -> str:
         return f"`{run.folder.name}`: no pass recorded the host's steal time."
     return (
         f"`{run.folder.name}`'s host: the CPU its hypervisor gave to others (steal time), in cores of its {cpu.host_cpus(run)} a "
-        f"pass: {repeats.shown(steal)}. What it takes, the server and the load generator wait for, so the figures of a run it "
+        f"pass: {shown(steal)}. What it takes, the server and the load generator wait for, so the figures of a run it "
         "took much from compare only within the run's rounds."
     )
 

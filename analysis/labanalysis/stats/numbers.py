@@ -1,14 +1,28 @@
-"""A figure as a reader is shown it, in a sentence or a grid's cell."""
+"""A figure as a reader is shown it, in a sentence, a table's cell or a headline: one format, so that the same figure reads the
+same wherever it stands."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+
+from .across import Across
 
 
 def number(value: float) -> str:
-    """A figure in a sentence or a grid cell: three significant digits or so, thousands separated; blank for NaN."""
+    """Whole from 100 on, thousands separated; two decimals from 1; three significant digits below; blank for NaN."""
     if math.isnan(value):
         return ""
-    if abs(value) >= 100 or float(value).is_integer():
+    if float(value).is_integer() or abs(value) >= 100:
         return f"{value:,.0f}"
-    return f"{value:.1f}" if abs(value) >= 10 else f"{value:.2f}" if abs(value) >= 1 else f"{value:.2g}"
+    return f"{value:,.2f}" if abs(value) >= 1 else f"{value:.3g}"
+
+
+def shown(value: Across, number: Callable[[float], str] = number) -> str:
+    """A figure across passes as a reader is shown it: `median [lowest, highest] over N passes`, or `median (one pass)`, each
+    figure in `number`'s format (a table in MiB or bytes gives its own)."""
+    if value.passes == 0:
+        return "not measured"
+    if not value.has_interval:
+        return f"{number(value.median)} (one pass)"
+    return f"{number(value.median)} [{number(value.low)}, {number(value.high)}] over {value.passes} passes"

@@ -22,7 +22,8 @@ from pathlib import Path
 import pandas as pd
 
 from .. import stats
-from ..folder import catalogue, repeats, sweepfolder
+from ..folder import catalogue, sweepfolder
+from ..stats import numbers
 from . import sweep
 
 # JfrProfile's: a sample every 10 ms of a thread's CPU time, and its marker stacks.
@@ -215,7 +216,7 @@ def markdown(run: sweepfolder.SweepRun, profiles: list[StepProfile], top: int) -
         return f"{run.folder}: no step has a CPU profile; make the sweep with JFR_PROFILE=on\n"
 
     def shown(r) -> str:
-        return repeats.shown(stats.Across(r["µs per request"], r["low"], r["high"], int(r["passes"])))
+        return numbers.shown(stats.Across(r["µs per request"], r["low"], r["high"], int(r["passes"])))
 
     whole = sampled_against_whole(profiles).set_index(["server", "workload", "concurrency"])
     parts = [

@@ -24,8 +24,9 @@ import math
 import pandas as pd
 
 from .. import stats
-from ..folder import catalogue, provenance, repeats
+from ..folder import catalogue, provenance
 from ..folder.sweepfolder import SweepRun
+from ..stats.numbers import shown
 
 SWEEP_SUFFIX = "-sweep"
 # A CPU set busy for this share of a step's window had no more to give: the side that ran out.
@@ -118,7 +119,7 @@ def table(run: SweepRun, workload: str, figure: str) -> pd.DataFrame:
     values = values[values["workload"] == workload]
     if values.empty:
         return pd.DataFrame()
-    return wide_by_concurrency(values.assign(text=[repeats.shown(stats.Across(r.median, r.low, r.high, r.passes)) for r in values.itertuples()]))
+    return wide_by_concurrency(values.assign(text=[shown(stats.Across(r.median, r.low, r.high, r.passes)) for r in values.itertuples()]))
 
 
 def measured(run: SweepRun, workload: str, figure: str) -> bool:
@@ -245,7 +246,7 @@ def named_across(values: pd.DataFrame, key: str, named: list[str], rest: str) ->
         for name in named:
             found = group[group[key] == name]
             one = found.iloc[0] if len(found) else None
-            row[name] = "" if one is None else repeats.shown(stats.Across(one["µs per request"], one["low"], one["high"], int(one["passes"])))
+            row[name] = "" if one is None else shown(stats.Across(one["µs per request"], one["low"], one["high"], int(one["passes"])))
         other = group[~group[key].isin(named)]["µs per request"].sum()
         row[rest] = f"{other:,.0f}" if other else ""
         rows.append(row)

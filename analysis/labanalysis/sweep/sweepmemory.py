@@ -11,8 +11,8 @@ from __future__ import annotations
 import pandas as pd
 
 from .. import stats
-from ..folder import repeats
 from ..folder.sweepfolder import SweepRun
+from ..stats.numbers import shown
 from .sweep import wide_by_concurrency
 
 # A snapshot counts only when the server's own count of requests in flight stayed within this share of C.
@@ -47,7 +47,7 @@ def table(run: SweepRun, workload: str, measure: str) -> pd.DataFrame:
     if per.empty:
         return pd.DataFrame()
     rows = [
-        {"server": server, "concurrency": concurrency, "text": repeats.shown(stats.across(group["bytes_per_request"] / 1024))}
+        {"server": server, "concurrency": concurrency, "text": shown(stats.across(group["bytes_per_request"] / 1024))}
         for (server, concurrency), group in per.groupby(["server", "concurrency"], sort=True)
     ]
     return wide_by_concurrency(pd.DataFrame(rows))

@@ -37,6 +37,7 @@ from ..folder.run import Run, RunFolderError, ServerRun, load_run
 from ..folder.sweepfolder import SweepFolderError, SweepRun
 from ..folder.sweepfolder import load as load_sweep
 from ..markdown import markdown
+from ..stats.numbers import number
 from ..sweep import sweepmemory
 from . import compare, perpass
 from .verdict_words import HOST_TOOK_EVERY_ROUND
@@ -332,8 +333,8 @@ def _unit(need: str) -> str:
 def _shown(value: stats.Across) -> str:
     if value.passes == 0:
         return "not measured"
-    interval = f" [{repeats.number(value.low)}, {repeats.number(value.high)}]" if value.has_interval else " (one pass)"
-    return f"{repeats.number(value.median)}{interval}"
+    interval = f" [{number(value.low)}, {number(value.high)}]" if value.has_interval else " (one pass)"
+    return f"{number(value.median)}{interval}"
 
 
 def _per_request_in_flight(sweep: SweepRun | None) -> dict[str, dict[str, float]]:

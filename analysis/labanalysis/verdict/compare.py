@@ -19,6 +19,7 @@ from ..bench import cpu
 from ..folder import catalogue, provenance, repeats
 from ..folder.run import Run
 from ..stats import Across
+from ..stats.numbers import shown
 from . import perpass
 
 
@@ -145,8 +146,8 @@ def table(found: list[Pair]) -> pd.DataFrame:
         {
             "figure": p.figure.label,
             "server": p.label,
-            "A": repeats.shown(p.a),
-            "B": repeats.shown(p.b),
+            "A": shown(p.a),
+            "B": shown(p.b),
             "B / A": times(p.ratio),
             "B against A": p.verdict,
         }
@@ -172,7 +173,7 @@ def host_speed_sentence(a: Run, b: Run) -> str:
         return "The host's speed cannot be compared: k6 offered one run's /json phase and vegeta the other's, whose CPU per request differ."
     return (
         f"The host's speed, from {generators.pop()}'s CPU per /json request (the load generator does the same work for every server at "
-        f"one rate, so it moves with the host): A {repeats.shown(speed_a)} µs, B {repeats.shown(speed_b)} µs, B / A {times(ratio(speed_a, speed_b))} "
+        f"one rate, so it moves with the host): A {shown(speed_a)} µs, B {shown(speed_b)} µs, B / A {times(ratio(speed_a, speed_b))} "
         f"({stats.separated(speed_a, speed_b)}). A timing that moved by about as much may have moved with the host."
     )
 

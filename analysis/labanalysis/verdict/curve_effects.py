@@ -13,6 +13,7 @@ import pandas as pd
 
 from ..curve import curve
 from ..folder import repeats
+from ..stats.numbers import number
 from . import arms, grid
 
 
@@ -58,7 +59,7 @@ def cell(effect: pd.Series) -> str:
     pair of passes is on that side, `overlap` when they straddle, `one pass` without an interval."""
     if math.isnan(effect["A median"]) or math.isnan(effect["B median"]):
         return "not measured"
-    factor = f"{repeats.number(effect['ratio'])}x" if not math.isnan(effect["ratio"]) else f"{repeats.number(effect['difference'])} apart"
+    factor = f"{number(effect['ratio'])}x" if not math.isnan(effect["ratio"]) else f"{number(effect['difference'])} apart"
     if math.isnan(effect["low"]):
         return f"{factor}, one pass"
     side = "higher" if effect["low"] > 0 else "lower" if effect["high"] < 0 else "overlap"

@@ -25,9 +25,8 @@ import pandas as pd
 
 from .. import stats
 from ..folder import catalogue
-from ..folder.repeats import shown
 from ..folder.run import Run
-from ..stats.numbers import number
+from ..stats.numbers import number, shown
 from . import perpass
 
 KIB = 1 << 10
@@ -123,7 +122,7 @@ def _empty(engine: str, model: str) -> str:
 
 
 def _cell(row: pd.Series) -> str:
-    return shown(stats.Across(row["median"], row["low"], row["high"], int(row["passes"])), number=number)
+    return shown(stats.Across(row["median"], row["low"], row["high"], int(row["passes"])))
 
 
 # ---- effects ---------------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from .. import stats
 from ..bench import cpu, latency
 from ..folder import repeats
 from ..folder.run import Run, ServerRun
+from ..stats.numbers import shown
 from . import perpass
 
 WITH, WITHOUT = "with the JFR stream", "without it"
@@ -59,8 +60,8 @@ def table(run: Run) -> pd.DataFrame:
             {
                 "server": label,
                 "figure": perpass.label(figure),
-                WITH: repeats.shown(with_),
-                WITHOUT: repeats.shown(without),
+                WITH: shown(with_),
+                WITHOUT: shown(without),
                 "with / without": with_.median / without.median if without.median else float("nan"),
                 "apart?": _verdict(with_, without),
             }

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from .. import stats
-from ..folder import repeats
 from ..stats import Across
+from ..stats.numbers import number, shown
 from . import perpass
 
 
@@ -66,7 +66,7 @@ def figures(per_pass: pd.DataFrame) -> list[Figure]:
 
 def values_table(figs: list[Figure]) -> pd.DataFrame:
     """Figures as rows, servers as columns: the median across passes, and the range in brackets where there are two passes or more."""
-    return pd.DataFrame({perpass.label(fig.key): {name: repeats.shown(v) for name, v in fig.values.items()} for fig in figs}).T
+    return pd.DataFrame({perpass.label(fig.key): {name: shown(v) for name, v in fig.values.items()} for fig in figs}).T
 
 
 def winners(figs: list[Figure]) -> pd.DataFrame:
@@ -85,7 +85,7 @@ def winners(figs: list[Figure]) -> pd.DataFrame:
                 {
                     "figure": perpass.label(fig.key),
                     "best": "all equal",
-                    "value": repeats.number(best_value),
+                    "value": number(best_value),
                     "runner-up": "",
                     "runner-up value": "",
                     "by how much": "tie",
@@ -121,9 +121,9 @@ def winners(figs: list[Figure]) -> pd.DataFrame:
             {
                 "figure": perpass.label(fig.key),
                 "best": " = ".join(best),
-                "value": repeats.number(best_value),
+                "value": number(best_value),
                 "runner-up": second,
-                "runner-up value": repeats.number(r.median),
+                "runner-up value": number(r.median),
                 "by how much": ("at least " if fig.floors.get(best[0]) else "") + _how_much(fig, best[0], second, best_value, r.median),
                 "how sure": sure,
             }
@@ -156,7 +156,7 @@ def by_how_much(best: float, runner_up: float) -> str:
         return "tie"
     low, high = sorted([abs(best), abs(runner_up)])
     if low == 0:
-        return f"{repeats.number(best)} against {repeats.number(runner_up)}"
+        return f"{number(best)} against {number(runner_up)}"
     return f"{high / low:.2f}x"
 
 

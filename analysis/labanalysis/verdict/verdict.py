@@ -26,7 +26,7 @@ import pandas as pd
 
 from .. import stats
 from ..folder import catalogue
-from ..folder.repeats import number
+from ..stats.numbers import number
 from . import perpass
 from .engine_verdict import EngineEffect, advantage_in_rounds, engine_cell, engine_effect
 from .grid import MODEL_WORDS

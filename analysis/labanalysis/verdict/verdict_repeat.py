@@ -16,7 +16,7 @@ import pandas as pd
 
 from .. import stats
 from ..folder import catalogue
-from ..folder.repeats import shown
+from ..stats.numbers import shown
 from . import engine_verdict, perpass, verdict, verdict_words
 from .grid import MODEL_WORDS
 
