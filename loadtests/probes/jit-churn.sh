@@ -11,17 +11,22 @@
 # windows; "not used" is tiered compilation replacing a method's C1 code by C2's, "uncommon trap" a speculation that failed,
 # "marked for deoptimization" a class that loaded and broke an assumption the code was compiled on.
 #
+# COMPILERS_CPU moves the JVM's compiler threads off the server's CPU onto that one (0: the load's), once it is ready and again
+# before each window (the JVM starts and stops compiler threads as its queue asks): whether its JIT is starved on one CPU. A
+# window's "less the compilers" is then the server's CPU a request without theirs.
+#
 # Run after `make build`, on a quiet host, never beside a bench; it leaves its files in a folder it names. Everything
 # listens on loopback; the server and the stub are stopped on exit or Ctrl-C.
 #
-#   loadtests/probes/jit-churn.sh [SERVERS=<server>,...] [IN_FLIGHT=100] [DELAY_MS=20] [WARMUP_S=30] [WINDOWS=9] [FLAGS=...]
+#   loadtests/probes/jit-churn.sh [SERVERS=<server>,...] [IN_FLIGHT=100] [DELAY_MS=20] [WARMUP_S=30] [WINDOWS=9] [FLAGS=...] [COMPILERS_CPU=0]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 java="$("$root/setup/jdk.sh" 25)/bin/java"
 python="$("$root/setup/python.sh")"
 wrk=$("$root/setup/wrk.sh")
 servers=${SERVERS:-$(cd "$root" && PYTHONPATH=analysis "$python" -m labanalysis.folder.catalogue | awk '$3 == "coroutine" { print $1 }' | paste -sd,)} in_flight=${IN_FLIGHT:-100} delay_ms=${DELAY_MS:-20}
-warmup_s=${WARMUP_S:-30} windows=${WINDOWS:-9}
+warmup_s=${WARMUP_S:-30} windows=${WINDOWS:-9} compilers_cpu=${COMPILERS_CPU:-}
+[[ -z "$compilers_cpu" || "$compilers_cpu" =~ ^[01]$ ]] || { echo "jit-churn.sh: give COMPILERS_CPU as 0 or 1, a CPU of this host's two" >&2; exit 2; }
 for n in "$in_flight" "$delay_ms" "$warmup_s" "$windows"; do
   [[ "$n" =~ ^[1-9][0-9]*$ ]] || { echo "jit-churn.sh: give IN_FLIGHT, DELAY_MS, WARMUP_S and WINDOWS as whole numbers from 1" >&2; exit 2; }
 done
@@ -37,6 +42,14 @@ jvm_uptime() { awk -v start="$(sed 's/.*) //' /proc/$1/stat | awk '{ print $20 }
 # The CPU ticks of the whole process $1, user and system, threads that have ended included.
 process_ticks() { sed 's/.*) //' /proc/$1/stat | awk '{ print $12 + $13 }'; }
 # The CPU ticks of every live compiler thread of $1.
+# Moves every compiler thread of $1 onto COMPILERS_CPU, where one is given.
+move_compilers() {
+  [ -n "$compilers_cpu" ] || return 0
+  local task
+  for task in "/proc/$1/task/"*; do
+    if grep -q '^C[12] Comp' "$task/comm" 2>/dev/null; then taskset -p -c "$compilers_cpu" "${task##*/}" > /dev/null 2>&1 || true; fi
+  done
+}
 jit_ticks() { { cat /proc/$1/task/*/stat 2>/dev/null || true; } | awk '{ match($0, /\(.*\)/); n = substr($0, RSTART + 1, RLENGTH - 2); if (n ~ /^C[12] Comp/) { sub(/.*\) /, ""); t += $12 + $13 } } END { print t + 0 }'; }
 
 for name in ${servers//,/ }; do
@@ -50,8 +63,10 @@ for name in ${servers//,/ }; do
     "-Xlog:jit+compilation=debug:file=$work/jit-$name.log:uptime,tags" \
     -jar "$jar" --host 127.0.0.1 --port 0 --downstream-url "$stub"
   server=${pids[-1]} target="$url/dashboard/42"
+  move_compilers "$server"
   taskset -c 0 "$wrk" -t1 -c"$in_flight" -d"${warmup_s}s" --timeout 10s "$target" > "$work/wrk-$name-warmup.log" 2>&1
   for window in $(seq "$windows"); do
+    move_compilers "$server"
     from=$(jvm_uptime "$server") all_before=$(process_ticks "$server") jit_before=$(jit_ticks "$server")
     taskset -c 0 "$wrk" -t1 -c"$in_flight" -d10s --timeout 10s "$target" > "$work/wrk-$name-$window.log" 2>&1
     kill -0 "$server" 2>/dev/null || { echo "jit-churn.sh: $name stopped in window $window; its log: $work/server-$name.log" >&2; exit 1; }
@@ -97,7 +112,8 @@ for window, start, end, all_ticks, jit_ticks, hz in windows:
     seconds = float(end) - float(start)
     print(
         f"  window {window}: {answered / seconds:,.0f} /dashboard a second, {int(all_ticks) / int(hz) * 1e6 / answered:,.0f} µs of CPU a "
-        f"request, compilers {int(jit_ticks) / int(hz) / seconds:.2f} of a CPU, {compiled} compiled, made not entrant "
+        f"request ({(int(all_ticks) - int(jit_ticks)) / int(hz) * 1e6 / answered:,.0f} less the compilers), compilers "
+        f"{int(jit_ticks) / int(hz) / seconds:.2f} of a CPU, {compiled} compiled, made not entrant "
         f"{sum(not_entrant.values())} ({every(not_entrant)})"
     )
 PY
