@@ -137,7 +137,7 @@ WAIT_MS ?=
 SWEEP ?= $(lastword $(sort $(wildcard results/*-sweep)))
 advise: ## what a workload would take on each server (heap, RSS, CPU, threads, files) and the first limit it would hit: make advise [SOCKETS=50000] [RATE=2000] [WAIT_MS=100] [CONNECTIONS=0] [RUN=results/<run>] [SWEEP=results/<run>-sweep]
 	@[ -f "$(RUN)/manifest.json" ] || { echo "make advise: $(RUN) is not a run folder (no manifest.json); run make bench, or pass RUN=results/<run>" >&2; exit 2; }
-	@cd analysis && "$$(../setup/python.sh)" -m labanalysis.verdict.advise "$(abspath $(RUN))" $(if $(SOCKETS),--sockets $(SOCKETS),) \
+	@cd analysis && "$$(../setup/python.sh)" -m labanalysis.verdict.advise_command "$(abspath $(RUN))" $(if $(SOCKETS),--sockets $(SOCKETS),) \
 	  $(if $(RATE),--rate $(RATE),) $(if $(WAIT_MS),--wait-ms $(WAIT_MS),) $(if $(CONNECTIONS),--connections $(CONNECTIONS),) \
 	  $(if $(SWEEP),--sweep "$(abspath $(SWEEP))",)
 

@@ -9,7 +9,7 @@ import pytest
 
 from labanalysis.bench import memory
 from labanalysis.folder.run import load_run
-from labanalysis.verdict import advise
+from labanalysis.verdict import advise, advise_check, advise_command
 
 MIB = 1 << 20
 
@@ -91,22 +91,22 @@ def test_a_run_without_a_curve_says_its_cpu_is_not_measured(run):
 
 
 def test_a_negative_count_is_refused_in_one_line(capsys):
-    assert advise.main(["tests/fixtures/repeats-run", "--sockets", "-5"]) == 2
+    assert advise_command.main(["tests/fixtures/repeats-run", "--sockets", "-5"]) == 2
     assert "give each as 0 or more" in capsys.readouterr().err
 
 
 def test_a_folder_that_is_no_run_is_refused_in_one_line(tmp_path, capsys):
-    assert advise.main([str(tmp_path)]) == 2
+    assert advise_command.main([str(tmp_path)]) == 2
     assert capsys.readouterr().err.startswith("make advise: ")
 
 
 def test_advise_at_the_runs_own_shape_agrees_with_what_its_steady_phase_measured_where_the_lines_are_known(run):
     # The fixture's threads and open files follow their lines in every phase: advise at the run's 400 sockets gives what the /json
     # phase counted.
-    held = advise.checked([run]).set_index(["server", "need"])
+    held = advise_check.checked([run]).set_index(["server", "need"])
 
     # The 4 connections are k6's, counted from its samples, not read off the phase's open files.
-    assert advise.own_shape(run) == advise.Workload(400, 20, 0, connections=4)
+    assert advise_check.own_shape(run) == advise.Workload(400, 20, 0, connections=4)
     assert held.loc[("vthread", "open files"), "make advise"] == "424 [424, 424]"
     assert held.loc[("vthread", "open files"), "measured"] == "424 [424, 424]"
     assert held.loc[("platform", "threads"), "make advise"] == "440 [440, 440]"
@@ -129,10 +129,10 @@ def test_threads_and_open_files_are_whole_counts_so_a_line_a_fraction_of_a_file_
 
 
 def test_a_line_that_misses_what_the_phase_measured_is_said_to_disagree(run, monkeypatch):
-    measured = advise.measured_at_own_shape([run])
+    measured = advise_check.measured_at_own_shape([run])
     # As a pool of clients' connections would: 2,000 more open files in the phase than the idle sockets' line holds.
-    monkeypatch.setattr(advise, "measured_at_own_shape", lambda runs: measured.assign(**{"open files": measured["open files"] + 2_000}))
-    held = advise.checked([run]).set_index(["server", "need"])
+    monkeypatch.setattr(advise_check, "measured_at_own_shape", lambda runs: measured.assign(**{"open files": measured["open files"] + 2_000}))
+    held = advise_check.checked([run]).set_index(["server", "need"])
 
     assert held.loc[("vthread", "open files"), "measured over advise"] == "5.72x"
     assert held.loc[("vthread", "open files"), "agrees"] == "no: the ranges across passes are apart"
@@ -146,8 +146,8 @@ def test_the_line_and_the_phase_agree_on_cpu_where_every_pass_puts_them_within_t
     # Standard errors of 0.003 and 0.004 cores make their difference's 0.005: 1.96 of it is 0.0098 cores.
     line = pass_cores([0.150, 0.160], [0.003, 0.003])
 
-    assert advise.cpu_agrees(line, pass_cores([0.159, 0.151], [0.004, 0.004])).startswith("yes: ")
-    assert advise.cpu_agrees(line, pass_cores([0.159, 0.170], [0.004, 0.004])) == (
+    assert advise_check.cpu_agrees(line, pass_cores([0.159, 0.151], [0.004, 0.004])).startswith("yes: ")
+    assert advise_check.cpu_agrees(line, pass_cores([0.159, 0.170], [0.004, 0.004])) == (
         "no: within 1.96 standard errors of their difference in 1 of 2 passes"
     )
 
@@ -177,7 +177,7 @@ def test_the_cpu_leaves_out_a_round_the_host_took_and_the_counts_at_rest_keep_it
     assert need(table, "vthread", "CPU (cores)") == need(table, "platform", "CPU (cores)") == "0.31 [0.3, 0.32]"
     # Memory at rest keeps round 2: vthread's three passes hold 1,900, 2,000 and 2,100 B a socket, and its range spans all three.
     vthread = passes[passes["server"] == "vthread"]
-    assert need(table, "vthread", "live heap (MiB)") == advise._shown(advise.stats.across(vthread["live heap (MiB)"]))
+    assert need(table, "vthread", "live heap (MiB)") == advise.need_shown(advise.stats.across(vthread["live heap (MiB)"]))
     assert advise.stats.across(vthread["live heap (MiB)"]).passes == 3
     assert advise.host_note(passes) == (
         "The CPU leaves out the rounds the host took; the memory, threads and files keep them: round 2 of "

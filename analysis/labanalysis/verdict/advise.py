@@ -23,7 +23,6 @@ nothing changes on the way: read it as where the measured slopes lead.
 from __future__ import annotations
 
 import math
-import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,15 +30,12 @@ import pandas as pd
 
 from .. import stats
 from ..bench import cpu, memory
-from ..cli import OneLineParser
-from ..folder import catalogue, provenance, repeats
-from ..folder.run import Run, RunFolderError, ServerRun, load_run
-from ..folder.sweepfolder import SweepFolderError, SweepRun
-from ..folder.sweepfolder import load as load_sweep
-from ..markdown import markdown
+from ..folder import catalogue, repeats
+from ..folder.run import Run, ServerRun
+from ..folder.sweepfolder import SweepRun
 from ..stats.numbers import number
 from ..sweep import sweepmemory
-from . import compare, perpass
+from . import perpass
 from .verdict_words import HOST_TOOK_EVERY_ROUND
 
 MIB = 1 << 20
@@ -97,6 +93,8 @@ class Limit:
 TIMED = ("CPU (cores)",)
 # per_pass's column: why the host took some pass of the row's round, empty where it took none.
 HOST_ROUND = "the host took its round"
+# The standard error of a pass's CPU need: of advise's line at the rate (stats.CapacityFit.stderr_cores_at).
+CPU_STDERR = "CPU (cores) stderr"
 
 
 def per_pass(runs: list[Run], workload: Workload, sweep: SweepRun | None = None) -> pd.DataFrame:
@@ -168,7 +166,7 @@ def of_passes(passes: pd.DataFrame) -> pd.DataFrame:
         shares = {}
         for need in NEEDS:
             counted = kept if need in TIMED else group
-            row[need] = _shown(stats.across(counted[need])) if len(counted) else HOST_TOOK_EVERY_ROUND
+            row[need] = need_shown(stats.across(counted[need])) if len(counted) else HOST_TOOK_EVERY_ROUND
             shares[need] = stats.across(counted[f"{need} of its limit"]).median if len(counted) else math.nan
         # A server's limits are its first pass's: they are the host's, the same for the run's every pass.
         row["the first limit it would hit"] = _first_limit(shares, group[LIMITS].iloc[0])
@@ -185,117 +183,6 @@ def host_note(passes: pd.DataFrame) -> str:
         return ""
     rounds = perpass.rounds_said({(r["run folder"], r["round"]): [r[HOST_ROUND]] for _, r in taken.iterrows()})
     return f"The CPU leaves out the rounds the host took; the memory, threads and files keep them: {rounds}."
-
-
-# The needs a run measured itself at its own shape, in its steady /json phase (cpu.PHASE): the server's mean cores (cpu.csv) less
-# its JIT compilers' (which advise's line leaves out, for a server long up), and its threads and open files (proc.csv, the phase's
-# median). Memory is not among them: the phase's RSS and heap hold what the collector has not yet taken back, where advise's lines
-# run through snapshots taken after a full GC.
-CHECKED = ("CPU (cores)", "threads", "open files")
-# The standard error of a pass's CPU need: of advise's line at the rate (stats.CapacityFit.stderr_cores_at), and of the mean of the
-# steady phase's seconds.
-CPU_STDERR = "CPU (cores) stderr"
-# How many standard errors apart a pass's line and its steady phase may be and agree: the two-sided 95% of a normal.
-AGREE_WITHIN_STDERRS = 1.96
-CHECK_COLUMNS = ["server", "label", "need", "make advise", "measured", "measured over advise", "agrees"]
-
-
-def own_shape(run: Run) -> Workload:
-    """The workload `run` itself held in its steady /json phase: its idle sockets, its /json rate with no downstream wait, and the
-    connections k6 opened to /json before it ended (load_connections; the median over the compared passes)."""
-    found = compare.settings(run)
-    opened = [load_connections(server) for server in repeats.compared(run) if catalogue.arm_of(server.server) is None]
-    connections = float(np.median(opened)) if opened else 0
-    return Workload(int(found.get("idleSockets") or 0), float(found.get("jsonRatePerSecond") or 0), 0, connections)
-
-
-def load_connections(server: ServerRun, endpoint: str = "json") -> int:
-    """The connections k6 opened to `endpoint` by the end of its steady phase: its requests of the endpoint's warm-up and steady
-    phase that had to connect (k6's http_req_connecting above 0). k6's VUs keep theirs open, idle, to the pass's end, so the server
-    holds a file for each through the phase; 2,000 in a local run, one a VU of the warm-up's ramp. vegeta's pool is not among
-    them: it opens as the pass's load starts, so the socket steps' line holds it already."""
-    samples = server.k6_samples
-    tags = {f"endpoint={endpoint}-warmup", f"endpoint={endpoint}"}
-    connecting = samples[(samples["metric_name"] == "http_req_connecting") & samples["extra_tags"].isin(tags)]
-    return int((connecting["metric_value"] > 0).sum())
-
-
-def measured_at_own_shape(runs: list[Run]) -> pd.DataFrame:
-    """One row per compared pass (arms left out): each of CHECKED as the pass measured it in its steady /json phase."""
-    rows = []
-    for _, server, base in repeats.each_pass(runs):
-        if catalogue.arm_of(server.server) is not None:
-            continue
-        cores = cpu.server_less_jit(cpu.in_phase(server)).dropna() if not server.cpu.empty else pd.Series(dtype=float)
-        proc = server.proc[server.proc["phase"] == cpu.PHASE] if not server.proc.empty else server.proc
-        rows.append(
-            {
-                **base,
-                "CPU (cores)": float(cores.mean()) if len(cores) else math.nan,
-                CPU_STDERR: float(cores.std() / math.sqrt(len(cores))) if len(cores) > 1 else math.nan,
-                "threads": float(proc["threads"].median()) if len(proc) else math.nan,
-                "open files": float(proc["fds"].median()) if len(proc) else math.nan,
-            }
-        )
-    return pd.DataFrame(rows)
-
-
-def checked(runs: list[Run]) -> pd.DataFrame:
-    """make advise held to a known truth: its needs for the first run's own shape (own_shape), pass by pass along the lines, against
-    what the passes measured at that shape (CHECK_COLUMNS). Threads and open files agree where the two ranges across passes overlap
-    (stats.separated). The CPU is judged pass by pass (cpu_agrees): its line and the phase's mean are two estimates from one pass's
-    seconds, each a few thousandths of a core precise, so it is their difference that says whether the line runs through the
-    phase, where the range across passes is the host's drift from pass to pass. Empty where the run has no steady /json phase to
-    check against."""
-    shape = own_shape(runs[0])
-    predicted, measured = per_pass(runs, shape), measured_at_own_shape(runs)
-    if predicted.empty or measured.empty or not shape.rate_per_s:
-        return pd.DataFrame(columns=CHECK_COLUMNS)
-    rows = []
-    for (server, label), group in predicted.groupby(["server", "label"], sort=False):
-        there = measured[measured["server"] == server]
-        for need in CHECKED:
-            said, found = stats.across(group[need]), stats.across(there[need])
-            ratio = found.median / said.median if said.passes and found.passes and said.median else math.nan
-            if not (said.passes and found.passes):
-                agrees = "not measured"
-            elif need == "CPU (cores)":
-                agrees = cpu_agrees(group, there)
-            else:
-                agrees = _agrees(stats.separated(said, found))
-            rows.append(
-                {
-                    "server": server,
-                    "label": label,
-                    "need": need,
-                    "make advise": _shown(said),
-                    "measured": _shown(found),
-                    "measured over advise": "" if math.isnan(ratio) else f"{ratio:.2f}x",
-                    "agrees": agrees,
-                }
-            )
-    return pd.DataFrame(rows, columns=CHECK_COLUMNS)
-
-
-def cpu_agrees(predicted: pd.DataFrame, measured: pd.DataFrame) -> str:
-    """Whether, in every pass, advise's line at the rate and the steady phase's mean cores lie within AGREE_WITHIN_STDERRS of the
-    standard error of their difference (the two errors in quadrature), in words with the passes that did."""
-    both = predicted.merge(measured, on="pass", suffixes=(" said", " found"))
-    difference = (both["CPU (cores) found"] - both["CPU (cores) said"]).abs()
-    stderr = np.sqrt(both[f"{CPU_STDERR} said"] ** 2 + both[f"{CPU_STDERR} found"] ** 2)
-    judged = stderr.notna() & difference.notna()
-    within = int((difference[judged] <= AGREE_WITHIN_STDERRS * stderr[judged]).sum())
-    if not judged.any():
-        return "not measured"
-    band = f"within {AGREE_WITHIN_STDERRS} standard errors of their difference in {within} of {int(judged.sum())} passes"
-    return f"yes: {band}" if within == judged.sum() else f"no: {band}"
-
-
-def _agrees(separated: str) -> str:
-    """stats.separated's words as an answer to whether advise agrees with the measurement."""
-    if separated == stats.ONE_PASS:
-        return "one pass: cannot tell"
-    return "no: the ranges across passes are apart" if separated.startswith("apart") else "yes: the ranges across passes overlap"
 
 
 def _limits(run: Run, server: ServerRun) -> dict[str, Limit]:
@@ -330,7 +217,7 @@ def _unit(need: str) -> str:
     return need.split("(")[1].rstrip(")") if "(" in need else need
 
 
-def _shown(value: stats.Across) -> str:
+def need_shown(value: stats.Across) -> str:
     if value.passes == 0:
         return "not measured"
     interval = f" [{number(value.low)}, {number(value.high)}]" if value.has_interval else " (one pass)"
@@ -354,49 +241,3 @@ def _per_request_in_flight(sweep: SweepRun | None) -> dict[str, dict[str, float]
         if group["concurrency"].nunique() >= 2:
             found.setdefault(server, {})["threads"] = float(np.polyfit(group["concurrency"], group["threads_peak"], 1)[0])
     return found
-
-
-def main(argv: list[str]) -> int:
-    parser = OneLineParser(
-        "make advise",
-        "make advise [SOCKETS=50000] [RATE=2000] [WAIT_MS=100] [CONNECTIONS=0] [RUN=results/<run>] [SWEEP=results/<run>-sweep]",
-        description="What a workload would take on each server, from a run's measured slopes.",
-    )
-    parser.add_argument("run", help="a bench or curve run folder")
-    parser.add_argument("--sockets", type=int, default=MISSION.sockets)
-    parser.add_argument("--rate", type=float, default=MISSION.rate_per_s)
-    parser.add_argument("--wait-ms", type=float, default=MISSION.wait_ms)
-    parser.add_argument("--connections", type=float, default=MISSION.connections, help="request connections the clients keep open")
-    parser.add_argument("--sweep", help="a make sweep folder, for what each request in flight holds")
-    args = parser.parse(argv)
-    if isinstance(args, int):
-        return args
-    if args.sockets < 0 or args.rate < 0 or args.wait_ms < 0 or args.connections < 0:
-        return parser.mistake("SOCKETS, RATE, WAIT_MS and CONNECTIONS are counts and times: give each as 0 or more")
-    workload = Workload(args.sockets, args.rate, args.wait_ms, args.connections)
-    try:
-        runs = [load_run(args.run)]
-        sweep = load_sweep(args.sweep) if args.sweep else None
-    except (RunFolderError, SweepFolderError) as e:
-        print(f"make advise: {e}", file=sys.stderr)
-        return 2
-    print(f"What {workload} would take on each server. {provenance.source(runs[0])}")
-    if sweep is None and workload.in_flight > 0:
-        print("No make sweep folder was given (SWEEP=): what each request in flight holds (memory, threads) is left out.")
-    print()
-    passes = per_pass(runs, workload, sweep)
-    print(markdown(of_passes(passes)))
-    if note := host_note(passes):
-        print()
-        print(note)
-    held = checked(runs)
-    if not held.empty:
-        print()
-        print(f"The same lines at this run's own shape, {own_shape(runs[0])}, against what its steady /json phase measured:")
-        print()
-        print(markdown(held.drop(columns="server")))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
