@@ -1,5 +1,5 @@
 # Sourced by the probes and reproducers that start lab programs themselves (a server, the stub): `start` runs one in the
-# background and waits for its READY line, `stop` stops every one started. A script sets its own traps, so that Ctrl-C or its
+# background and waits for its READY line, `stop` stops every one started, `process_ticks` reads the CPU one used. A script sets its own traps, so that Ctrl-C or its
 # end stops them: `trap stop EXIT` and `trap 'exit 130' INT TERM`.
 pids=()
 
@@ -28,3 +28,6 @@ start() {
   cat "$log" >&2
   exit 1
 }
+
+# The CPU ticks, user and system, of the whole process $1 (a program `start` started), threads that have ended included.
+process_ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'; }

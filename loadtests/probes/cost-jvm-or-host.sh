@@ -30,8 +30,6 @@ source "$root/loadtests/lab-programs.sh"
 trap stop EXIT
 trap 'exit 130' INT TERM
 
-# The CPU ticks of the whole process $1, user and system, threads that have ended included.
-process_ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'; }
 
 jar="$root/$(cd "$root" && PYTHONPATH=analysis "$python" -m labanalysis.folder.catalogue jar "$name" 2>"$work/catalogue.err")" \
   || { echo "cost-jvm-or-host.sh: SERVER: $(cat "$work/catalogue.err")" >&2; exit 2; }

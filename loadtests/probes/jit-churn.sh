@@ -39,8 +39,6 @@ trap 'exit 130' INT TERM
 
 # Seconds since process $1 started, as its JVM's log counts them (its `uptime` decorator), to within the JVM's own start.
 jvm_uptime() { awk -v start="$(sed 's/.*) //' /proc/$1/stat | awk '{ print $20 }')" -v hz="$ticks_per_s" '{ printf "%.2f", $1 - start / hz }' /proc/uptime; }
-# The CPU ticks of the whole process $1, user and system, threads that have ended included.
-process_ticks() { sed 's/.*) //' /proc/$1/stat | awk '{ print $12 + $13 }'; }
 # The CPU ticks of every live compiler thread of $1.
 # Moves every compiler thread of $1 onto COMPILERS_CPU, where one is given.
 move_compilers() {
