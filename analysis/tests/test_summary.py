@@ -10,13 +10,13 @@ import pytest
 from labanalysis.folder.run import load_run
 from labanalysis.stats import Across
 from labanalysis.verdict import perpass, summary
-from labanalysis.verdict.summary import Figure
+from labanalysis.verdict.summary import ServersOnFigure
 
 ONE = math.nan  # no low or high: one pass
 
 
 def test_lower_is_better_picks_the_smallest_median_and_the_factor_to_the_runner_up():
-    fig = Figure("p99", True, {"a": Across(10, 9, 11, 3), "b": Across(25, 20, 30, 3), "c": Across(40, 35, 45, 3)})
+    fig = ServersOnFigure("p99", True, {"a": Across(10, 9, 11, 3), "b": Across(25, 20, 30, 3), "c": Across(40, 35, 45, 3)})
 
     row = summary.winners([fig]).iloc[0]
 
@@ -25,7 +25,7 @@ def test_lower_is_better_picks_the_smallest_median_and_the_factor_to_the_runner_
 
 
 def test_higher_is_better_picks_the_largest_and_a_tie_for_best_is_named():
-    fig = Figure("req/s", False, {"a": Across(1833, 1800, 1850, 3), "b": Across(2000, 1990, 2000, 3), "c": Across(2000, 1995, 2000, 3)})
+    fig = ServersOnFigure("req/s", False, {"a": Across(1833, 1800, 1850, 3), "b": Across(2000, 1990, 2000, 3), "c": Across(2000, 1995, 2000, 3)})
 
     row = summary.winners([fig]).iloc[0]
 
@@ -34,7 +34,7 @@ def test_higher_is_better_picks_the_largest_and_a_tie_for_best_is_named():
 
 
 def test_all_equal_is_a_tie():
-    fig = Figure("dropped", True, {"a": Across(0, 0, 0, 3), "b": Across(0, 0, 0, 3)})
+    fig = ServersOnFigure("dropped", True, {"a": Across(0, 0, 0, 3), "b": Across(0, 0, 0, 3)})
 
     row = summary.winners([fig]).iloc[0]
 
@@ -42,13 +42,13 @@ def test_all_equal_is_a_tie():
 
 
 def test_overlapping_ranges_across_passes_do_not_resolve_a_winner():
-    fig = Figure("p99", True, {"a": Across(6, 5, 21, 3), "b": Across(22, 20, 25, 3)})
+    fig = ServersOnFigure("p99", True, {"a": Across(6, 5, 21, 3), "b": Across(22, 20, 25, 3)})
 
     assert summary.winners([fig]).iloc[0]["how sure"] == "overlap across passes: not resolved"
 
 
 def test_with_one_pass_per_server_no_comparison_is_concluded_however_far_apart():
-    fig = Figure("p99", True, {"a": Across(5.9, ONE, ONE, 1), "b": Across(182, ONE, ONE, 1)})
+    fig = ServersOnFigure("p99", True, {"a": Across(5.9, ONE, ONE, 1), "b": Across(182, ONE, ONE, 1)})
 
     row = summary.winners([fig]).iloc[0]
 
@@ -57,7 +57,7 @@ def test_with_one_pass_per_server_no_comparison_is_concluded_however_far_apart()
 
 
 def test_a_zero_best_is_said_in_words_not_as_an_infinite_factor():
-    fig = Figure("dropped", True, {"a": Across(0, 0, 0, 3), "b": Across(12254, 12000, 13000, 3)})
+    fig = ServersOnFigure("dropped", True, {"a": Across(0, 0, 0, 3), "b": Across(12254, 12000, 13000, 3)})
 
     assert summary.winners([fig]).iloc[0]["by how much"] == "0 against 12,254"
 
@@ -65,7 +65,7 @@ def test_a_zero_best_is_said_in_words_not_as_an_infinite_factor():
 def test_a_winner_ahead_in_every_round_is_named_though_the_hosts_drift_made_the_ranges_overlap():
     # Round by round, the host slowed both alike (x1.0, x1.3, x0.8): b was 1.2 times a in each.
     a, b = {("run", 1): 10.0, ("run", 2): 13.0, ("run", 3): 8.0}, {("run", 1): 12.0, ("run", 2): 15.6, ("run", 3): 9.6}
-    fig = Figure("pss", True, {"a": Across(10, 8, 13, 3), "b": Across(12, 9.6, 15.6, 3)}, rounds={"a": a, "b": b})
+    fig = ServersOnFigure("pss", True, {"a": Across(10, 8, 13, 3), "b": Across(12, 9.6, 15.6, 3)}, rounds={"a": a, "b": b})
 
     assert summary.winners([fig]).iloc[0]["how sure"] == "ahead in every round"
 
@@ -73,7 +73,7 @@ def test_a_winner_ahead_in_every_round_is_named_though_the_hosts_drift_made_the_
 def test_with_rounds_the_table_names_the_server_the_rounds_favour_as_the_verdict_does_and_its_factor_is_theirs():
     # b's median is the lower, from a round in which the host was fast for b alone; round by round a was lower in two of three.
     a, b = {("run", 1): 10.0, ("run", 2): 10.0, ("run", 3): 20.0}, {("run", 1): 11.0, ("run", 2): 9.5, ("run", 3): 22.0}
-    fig = Figure("pss", True, {"a": Across(10, 10, 20, 3), "b": Across(9.5, 9.5, 22, 3)}, rounds={"a": a, "b": b})
+    fig = ServersOnFigure("pss", True, {"a": Across(10, 10, 20, 3), "b": Across(9.5, 9.5, 22, 3)}, rounds={"a": a, "b": b})
     # Over the round's geometric mean: a 0.953, 1.026, 0.953 (median 0.953); b 1.049, 0.975, 1.049 (median 1.049).
 
     row = summary.winners([fig]).iloc[0]
@@ -85,7 +85,7 @@ def test_with_rounds_the_table_names_the_server_the_rounds_favour_as_the_verdict
 
 
 def test_a_figure_measured_for_one_server_only_has_no_winner():
-    fig = Figure("p99", True, {"a": Across(10, 9, 11, 3), "b": Across(math.nan, math.nan, math.nan, 0)})
+    fig = ServersOnFigure("p99", True, {"a": Across(10, 9, 11, 3), "b": Across(math.nan, math.nan, math.nan, 0)})
 
     assert summary.winners([fig]).empty
 
@@ -153,7 +153,7 @@ def test_a_lead_that_held_in_every_round_but_inside_the_passes_own_intervals_in_
     loose = {"a": {r: (v * 0.5, v * 1.5) for r, v in rounds["a"].items()}, "b": {r: (v * 0.5, v * 1.5) for r, v in rounds["b"].items()}}
 
     def sure(intervals) -> str:
-        return summary.winners([Figure("json_wire_p99_ms", True, values, rounds=rounds, intervals=intervals)]).iloc[0]["how sure"]
+        return summary.winners([ServersOnFigure("json_wire_p99_ms", True, values, rounds=rounds, intervals=intervals)]).iloc[0]["how sure"]
 
     assert sure(precise) == "ahead in every round"
     assert sure(loose) == "ahead in every round, inside the passes' own intervals in some: not resolved"
@@ -164,7 +164,7 @@ def test_a_capacity_that_is_only_a_floor_is_led_by_at_least_its_factor_and_a_lea
     values = {"a": Across(6000, 5800, 6200, 3), "b": Across(1500, 1450, 1550, 3)}
 
     def winner(floors) -> pd.Series:
-        return summary.winners([Figure("dashboard_capacity_per_cpu", False, values, rounds=rounds, floors=floors)]).iloc[0]
+        return summary.winners([ServersOnFigure("dashboard_capacity_per_cpu", False, values, rounds=rounds, floors=floors)]).iloc[0]
 
     assert (winner({})["by how much"], winner({})["how sure"]) == ("4.00x [4.00, 4.00]", "ahead in every round")
     assert (winner({"a": {("run", 3)}})["by how much"], winner({"a": {("run", 3)}})["how sure"]) == (

@@ -18,11 +18,13 @@ def number(value: float) -> str:
     return f"{value:,.2f}" if abs(value) >= 1 else f"{value:.3g}"
 
 
-def shown(value: Across, number: Callable[[float], str] = number) -> str:
+def shown(value: Across, number: Callable[[float], str] = number, passes: bool = True) -> str:
     """A figure across passes as a reader is shown it: `median [lowest, highest] over N passes`, or `median (one pass)`, each
-    figure in `number`'s format (a table in MiB or bytes gives its own)."""
+    figure in `number`'s format (a table in MiB or bytes gives its own); without `passes`, where a table says how many passes
+    once, `median [lowest, highest]`."""
     if value.passes == 0:
         return "not measured"
     if not value.has_interval:
         return f"{number(value.median)} (one pass)"
-    return f"{number(value.median)} [{number(value.low)}, {number(value.high)}] over {value.passes} passes"
+    over = f" over {value.passes} passes" if passes else ""
+    return f"{number(value.median)} [{number(value.low)}, {number(value.high)}]{over}"

@@ -33,7 +33,7 @@ from ..bench import cpu, memory
 from ..folder import catalogue, repeats
 from ..folder.run import Run, ServerRun
 from ..folder.sweepfolder import SweepRun
-from ..stats.numbers import number
+from ..stats.numbers import shown
 from ..sweep import sweepmemory
 from . import perpass
 from .verdict_words import HOST_TOOK_EVERY_ROUND
@@ -189,16 +189,15 @@ def _limits(run: Run, server: ServerRun) -> dict[str, Limit]:
     """Each need's limit for `server`: the run's heap, the server's CPUs, open files, and for threads the smaller of pid_max and
     threads-max. A bounded pool's bound is not one: the harness sizes it to each run's sockets and load (Preflight.poolThreads),
     as it would for this shape."""
-    limits = run.manifest.get("limits", {})
-    host_threads = [limits[k] for k in ("pidMax", "threadsMax") if limits.get(k)]
-    threads = Limit(float(min(host_threads)) if host_threads else math.nan)
-    cpus = len((run.manifest.get("cpuSplit") or {}).get("serverCpus", []))
+    limits = run.limits
+    threads = Limit(float(min(limits.pid_max, limits.threads_max)) if limits else math.nan)
+    cpus = len(run.cpu_split.server_cpus) if run.cpu_split else 0
     return {
         "live heap (MiB)": Limit(run.heap_bytes / MIB if not math.isnan(run.heap_bytes) else math.nan),
         "RSS (MiB)": Limit(math.nan),  # the host's memory is not a run's limit: RSS is shown, not judged
         "CPU (cores)": Limit(float(cpus) if cpus else math.nan),
         "threads": threads,
-        "open files": Limit(float(limits["openFilesHard"]) if limits.get("openFilesHard") else math.nan),
+        "open files": Limit(float(limits.open_files_hard) if limits else math.nan),
     }
 
 
@@ -218,10 +217,8 @@ def _unit(need: str) -> str:
 
 
 def need_shown(value: stats.Across) -> str:
-    if value.passes == 0:
-        return "not measured"
-    interval = f" [{number(value.low)}, {number(value.high)}]" if value.has_interval else " (one pass)"
-    return f"{number(value.median)}{interval}"
+    """A need as the table shows it, whose heading says over how many passes: `median [lowest, highest]`."""
+    return shown(value, passes=False)
 
 
 def _per_request_in_flight(sweep: SweepRun | None) -> dict[str, dict[str, float]]:

@@ -25,7 +25,9 @@ from . import perpass
 
 
 @dataclass(frozen=True)
-class Figure:
+class ServersOnFigure:
+    """One figure (a perpass.Figure, by its key) with each server's value of it across passes, and what marks them."""
+
     key: str  # perpass.Figure.key; a table shows its label
     lower_is_better: bool
     values: dict[str, Across]  # by server
@@ -41,7 +43,7 @@ class Figure:
     floors: dict[str, set[tuple[str, int]]] = field(default_factory=dict)
 
 
-def figures(per_pass: pd.DataFrame) -> list[Figure]:
+def figures(per_pass: pd.DataFrame) -> list[ServersOnFigure]:
     """The headline figures (perpass.FIGURES), each server's median across its passes with their range, from the rows the verdict
     compares (perpass.for_verdict)."""
     summary = perpass.per_server(per_pass)
@@ -60,16 +62,18 @@ def figures(per_pass: pd.DataFrame) -> list[Figure]:
         rounds = {s: perpass.by_round(g) for s, g in by_server} if "round" in passes.columns else {}
         intervals = {s: perpass.intervals_by_round(g) for s, g in by_server} if "round" in passes.columns else {}
         floors = {s: perpass.floors_by_round(g) for s, g in by_server} if "round" in passes.columns else {}
-        found.append(Figure(figure.key, figure.lower_is_better, values, marked["bottleneck"], marked["saturated"], rounds, intervals, floors))
+        found.append(
+            ServersOnFigure(figure.key, figure.lower_is_better, values, marked["bottleneck"], marked["saturated"], rounds, intervals, floors)
+        )
     return found
 
 
-def values_table(figs: list[Figure]) -> pd.DataFrame:
+def values_table(figs: list[ServersOnFigure]) -> pd.DataFrame:
     """Figures as rows, servers as columns: the median across passes, and the range in brackets where there are two passes or more."""
     return pd.DataFrame({perpass.label(fig.key): {name: shown(v) for name, v in fig.values.items()} for fig in figs}).T
 
 
-def winners(figs: list[Figure]) -> pd.DataFrame:
+def winners(figs: list[ServersOnFigure]) -> pd.DataFrame:
     """For each figure: the best server, the runner-up, by how much, and whether the ranges across passes say it is so."""
     rows = []
     for fig in figs:
@@ -131,7 +135,7 @@ def winners(figs: list[Figure]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _order(fig: Figure, measured: dict[str, Across]) -> list[str]:
+def _order(fig: ServersOnFigure, measured: dict[str, Across]) -> list[str]:
     """The servers best first: as the verdict orders models (stats.ranked_in_rounds) where every one has rounds, so that the table
     and the verdict agree; by the median across passes where the passes carry no rounds."""
     if fig.rounds and all(fig.rounds.get(name) for name in measured):
@@ -139,7 +143,7 @@ def _order(fig: Figure, measured: dict[str, Across]) -> list[str]:
     return [name for name, _ in sorted(measured.items(), key=lambda item: item[1].median, reverse=not fig.lower_is_better)]
 
 
-def _how_much(fig: Figure, best: str, runner_up: str, best_value: float, runner_up_value: float) -> str:
+def _how_much(fig: ServersOnFigure, best: str, runner_up: str, best_value: float, runner_up_value: float) -> str:
     """The best server's advantage over the runner-up as the verdict gives it: the median across rounds of the ratio within each
     (over 1 where the best did better), with its range, so that a round that put the runner-up ahead shows below 1; the ratio of the
     medians (by_how_much) where the two share no round."""
