@@ -4,6 +4,8 @@ would need, each need set against this host's limit for it. The repeats-run fixt
 platform; 20 open files plus one a socket for both, and 4 more from the /json warm-up on, the connections k6 opened there and kept;
 a 160 MiB heap and 20,000 open files."""
 
+import dataclasses
+
 import pandas as pd
 import pytest
 
@@ -67,7 +69,7 @@ def bounded(run, monkeypatch, server: str, threads_max: int) -> None:
     """`server`'s passes as a server whose READY line gave its pool's bound: a fact of the run, which advise does not read."""
     for passed in run.servers:
         if passed.server == server:
-            monkeypatch.setitem(passed.outcome, "poolThreadsMax", threads_max)
+            monkeypatch.setattr(passed, "outcome", dataclasses.replace(passed.outcome, pool_threads_max=threads_max))
 
 
 def test_a_bounded_pool_is_sized_to_its_run_so_its_bound_is_no_limit_for_another_shape(run, monkeypatch):

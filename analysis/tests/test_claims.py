@@ -2,6 +2,7 @@
 model's floor from make floor; held within a quarter, unresolved when the interval reaches the claim, otherwise not; and the
 seed's comparison inside Ktor, which Ktor's lack of a virtual-thread mode makes impossible to repeat, said so."""
 
+import dataclasses
 import json
 
 import pandas as pd
@@ -56,7 +57,7 @@ def test_limits_at_50k_from_the_measured_threads_files_and_maps_per_socket(repea
 def test_a_bounded_pool_is_sized_to_its_run_so_its_bound_is_no_limit_at_another_count(repeats_folder, monkeypatch):
     run = load_run(repeats_folder)
     platform = run.server("platform")
-    monkeypatch.setitem(platform.outcome, "poolThreadsMax", 16_000)
+    monkeypatch.setattr(platform, "outcome", dataclasses.replace(platform.outcome, pool_threads_max=16_000))
 
     assert claims.limits_at(run, platform, 50_000).startswith("open files (ulimit -n): needs ~50,020, limit 20,000; kernel.pid_max")
     assert "pool" not in claims.limits_at(run, platform, 50_000)

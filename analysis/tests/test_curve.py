@@ -9,8 +9,14 @@ import pytest
 from labanalysis.bench import k6gc, latency
 from labanalysis.curve import curve, curve_sent, curve_step, curve_tables, curve_verdicts
 from labanalysis.folder import repeats, run
+from labanalysis.folder.outcome import PassOutcome
 
 FIXTURE = ("curve-run", "20261127-002232-smoke")
+
+
+def ended(**facts) -> PassOutcome:
+    """A pass that ran to its end, with the facts the harness recorded of it."""
+    return PassOutcome(server="jetty-virtual", status="ok", seconds=600.0, **facts)
 
 
 def _step(offered: int, **values) -> dict:
@@ -212,7 +218,7 @@ def test_the_full_step_is_read_from_what_wrk_counted_over_its_measured_seconds(t
         "json-full,json,256,4.02,60300,3,1,0,16.5,41.25\n"
     )
     ran = run.Run(folder=tmp_path, manifest={"timeline": timeline})
-    server = run.ServerRun(folder=tmp_path, outcome={})
+    server = run.ServerRun(folder=tmp_path, outcome=ended())
 
     full = curve.steps(ran, server)[-1]
     figures = curve_sent.wrk_figures(server, full)
@@ -264,7 +270,7 @@ def test_the_jvm_threads_share_is_of_the_servers_cpu_over_the_ladder_pass_by_pas
 
 
 def test_a_steps_whole_seconds_leave_out_the_seconds_it_shares_with_the_phases_either_side():
-    server = run.ServerRun(folder=None, outcome={"loadStartEpochMs": 1_000_500})
+    server = run.ServerRun(folder=None, outcome=ended(load_start_epoch_ms=1_000_500))
     step = curve_step.Step("json-at-500", "json", 500, from_s=10, to_s=18)
 
     assert curve_sent.whole_seconds(server, step) == (1011, 1018)
@@ -289,7 +295,7 @@ def test_a_search_slot_is_the_step_its_pass_chose_a_rate_for_and_counts_for_that
         "56.1,json-to-search-2,json,json-search-2,0,,\n"
     )
     ran = run.Run(folder=tmp_path, manifest={"timeline": timeline})
-    searching = run.ServerRun(folder=tmp_path, outcome={})
+    searching = run.ServerRun(folder=tmp_path, outcome=ended())
 
     assert [(s.phase, s.rate_per_s, s.searched) for s in curve.steps(ran, searching)] == [
         ("json-at-7000", 7000, False),
@@ -318,7 +324,7 @@ def test_a_ladder_step_the_search_did_not_offer_is_no_step_of_that_pass(tmp_path
     )
     ran = run.Run(folder=tmp_path, manifest={"timeline": timeline})
 
-    assert [s.phase for s in curve.steps(ran, run.ServerRun(folder=tmp_path, outcome={}))] == ["json-at-2000"]
+    assert [s.phase for s in curve.steps(ran, run.ServerRun(folder=tmp_path, outcome=ended()))] == ["json-at-2000"]
 
 
 def test_a_real_short_curve_reads_each_step_from_the_timeline_and_counts_each_request_once(fixture_copy):
@@ -406,7 +412,7 @@ def test_k6s_collections_are_put_on_the_loads_timeline_and_a_step_they_fall_in_s
         'time="..." level=info msg="..."\n'
         "gc 1 @82.157s 2%: 0.15+3009+0.026 ms clock, 0.15+1483/761/0+0.026 ms cpu, 5263->5315->1264 MB, 5255 MB goal, 1 P\n"
     )
-    server = run.ServerRun(folder=tmp_path, outcome={"k6StartEpochMs": 1_000_000, "loadStartEpochMs": 1_002_000})
+    server = run.ServerRun(folder=tmp_path, outcome=ended(k6_start_epoch_ms=1_000_000, load_start_epoch_ms=1_002_000))
 
     found = k6gc.collections(server)
 
@@ -466,7 +472,7 @@ def _vegeta_attack(folder, rate: int, seconds: int, late_from_seq: int | None = 
         passed = 0 if seq in failed_seqs else 1
         lines.append(f"{at:.4f},{phase},json-at-{rate},{seq},json,{200 if passed else 500},1.5,{passed},")
     (folder / "vegeta.csv.gz").write_bytes(gzip.compress(("\n".join(lines) + "\n").encode()))
-    return run.ServerRun(folder=folder, outcome={})
+    return run.ServerRun(folder=folder, outcome=ended())
 
 
 def test_a_vegeta_step_counts_what_was_due_in_it_and_drops_what_went_out_over_a_second_late_or_never(tmp_path):
@@ -494,7 +500,7 @@ def test_what_a_vegeta_step_served_is_what_went_out_in_its_seconds_where_the_ser
         at = 100 + seq / 50
         lines.append(f"{at:.4f},{'json-to-100' if at < 102 else 'json-at-100'},json-at-100,{seq},json,200,1.5,1,")
     (tmp_path / "vegeta.csv.gz").write_bytes(gzip.compress(("\n".join(lines) + "\n").encode()))
-    sent = curve_sent.vegeta_figures(run.ServerRun(folder=tmp_path, outcome={}), step)
+    sent = curve_sent.vegeta_figures(run.ServerRun(folder=tmp_path, outcome=ended()), step)
     # The step's 8 s had 800 due; 300 of them went out, and every one over a second late. In its 8 s the server answered 400.
     assert sent["sent"] == 300 and sent["dropped"] == 800
     assert sent["answered"] / step.seconds == 50
@@ -507,7 +513,7 @@ def test_a_vegeta_request_sent_late_is_timed_from_when_it_was_due(tmp_path):
     for seq in range(1000):
         lines.append(f"{100 + seq / 100 + (0.4 if seq >= 500 else 0):.4f},json-at-100,json-at-100,{seq},json,200,1.5,1,")
     (tmp_path / "vegeta.csv.gz").write_bytes(gzip.compress(("\n".join(lines) + "\n").encode()))
-    timed = curve_sent.vegeta_figures(run.ServerRun(folder=tmp_path, outcome={}), step)
+    timed = curve_sent.vegeta_figures(run.ServerRun(folder=tmp_path, outcome=ended()), step)
     assert timed["dropped"] == 0
     assert sorted(set(timed["ms"].round(6))) == [1.5, 401.5]
     assert (timed["ms"] > 400).sum() == 500
@@ -523,7 +529,7 @@ def test_the_steady_phases_dropped_iterations_stop_where_its_scenario_goes_on_to
     lines = ["metric_name,timestamp,metric_value,scenario,extra_tags", "dropped_iterations,1010,2,json,", "dropped_iterations,1017,40,json,"]
     with gzip.open(tmp_path / "k6-metrics.csv.gz", "wt") as out:
         out.write("\n".join(lines) + "\n")
-    server = run.ServerRun(folder=tmp_path, outcome={"loadStartEpochMs": 1_000_000, "jsonSteadyFromEpochSecond": 1005})
+    server = run.ServerRun(folder=tmp_path, outcome=ended(load_start_epoch_ms=1_000_000, json_steady_from_epoch_second=1005))
     ran = run.Run(tmp_path, {"timeline": timeline}, [server])
 
     assert latency.steady_until(ran, server, "json") == 1015

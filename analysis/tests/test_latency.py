@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 from labanalysis.bench import latency
+from labanalysis.folder.outcome import PassOutcome
 from labanalysis.folder.run import Run, ServerRun, load_run
 from labanalysis.verdict import perpass
 
@@ -180,7 +181,9 @@ DROPPED = Path(__file__).parent / "fixtures" / "dropped-iterations"
 @pytest.mark.parametrize("scenario", ["json", "dashboard", "pin_traps"])
 def test_dropped_iterations_count_the_steady_json_phase_and_whole_other_scenarios(scenario):
     expected = json.loads((DROPPED / "expected.json").read_text())
-    server = ServerRun(DROPPED, {"server": "any", "jsonSteadyFromEpochSecond": expected["jsonSteadyFromEpochSecond"]})
+    server = ServerRun(
+        DROPPED, PassOutcome(server="any", status="ok", seconds=600.0, json_steady_from_epoch_second=expected["jsonSteadyFromEpochSecond"])
+    )
 
     assert latency.dropped_iterations(server, scenario) == expected["dropped"][scenario]
 
@@ -253,7 +256,7 @@ def test_where_vegeta_offered_the_steady_json_phase_its_figures_are_vegetas_by_t
         at = 10 + seq / 100 + (1.5 if seq == 51 else 0)
         lines.append(f"{at:.3f},json,json,{seq},json,{500 if seq == 100 else 200},{2 + seq / 1000},{0 if seq == 100 else 1},")
     (folder / "vegeta.csv.gz").write_bytes(gzip.compress(("\n".join(lines) + "\n").encode()))
-    server = ServerRun(folder=folder, outcome={"server": "jetty-virtual", "loadStartEpochMs": 1_000_000})
+    server = ServerRun(folder=folder, outcome=PassOutcome(server="jetty-virtual", status="ok", seconds=600.0, load_start_epoch_ms=1_000_000))
     timeline = [
         {"name": "json-warmup", "fromSeconds": 0, "toSeconds": 10, "endpoint": "json", "ratePerSecond": 100, "ramp": True},
         {"name": "json", "fromSeconds": 10, "toSeconds": 14, "endpoint": "json", "ratePerSecond": 100, "generator": "vegeta"},

@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 from labanalysis.folder import provenance, series
+from labanalysis.folder.bench_manifest import CpuSplit
 from labanalysis.folder.run import RunFolderError, load_run
 from labanalysis.folder.series import FORMAT_VERSION
 
@@ -20,8 +21,8 @@ def test_a_whole_run_has_its_four_servers_and_no_problems(run_folder):
     assert all(s.ok for s in run.servers)
     assert run.complete
     # Every file read whole: the only problems are the harness's own marks (the host was busy during three of the passes).
-    marks = [f"{s.name}: {m}" for s in run.servers for m in s.outcome.get("marks", [])]
-    assert run.all_problems() == marks and not run.server("ktor-coroutine").outcome.get("marks")
+    marks = [f"{s.name}: {m}" for s in run.servers for m in s.outcome.marks]
+    assert run.all_problems() == marks and not run.server("ktor-coroutine").outcome.marks
 
 
 def test_a_folder_without_a_manifest_is_one_line_saying_what_to_pass(tmp_path):
@@ -205,7 +206,7 @@ def test_the_manifest_says_the_pass_order_its_seed_the_cpu_split_the_rate_choice
 
     assert run.pass_order == ["vthread", "platform", "platform-r2", "vthread-r2", "vthread-r3", "platform-r3"]
     assert run.pass_seed == 7
-    assert run.cpu_split == {"serverCpus": [1], "loadCpus": [0]}
+    assert run.cpu_split == CpuSplit(server_cpus=(1,), load_cpus=(0,))
     assert run.json_rate_choice == "fixed at 20/s by the profile, the same for every pass"
     assert run.kernel_memory_source == "cgroup-v1"
     assert run.heap_bytes == 160 * (1 << 20)

@@ -205,14 +205,14 @@ def limits_at(run: Run, server: ServerRun, sockets: int) -> str:
     pool's bound is not one: the harness sizes it to each run, Preflight.poolThreads). The
     platform-thread server needs a thread (and two maps: stack and guard) per socket.
     """
-    limits = run.manifest.get("limits", {})
+    limits = run.limits
     points = memory.plateaus(server)
     found = []
     for column, limit, what in [
-        ("fds", limits.get("openFilesHard"), "open files (ulimit -n)"),
-        ("threads", limits.get("pidMax"), "kernel.pid_max"),
-        ("threads", limits.get("threadsMax"), "kernel.threads-max"),
-        ("maps", limits.get("maxMapCount"), "vm.max_map_count"),
+        ("fds", limits and limits.open_files_hard, "open files (ulimit -n)"),
+        ("threads", limits and limits.pid_max, "kernel.pid_max"),
+        ("threads", limits and limits.threads_max, "kernel.threads-max"),
+        ("maps", limits and limits.max_map_count, "vm.max_map_count"),
     ]:
         fit = memory.per_connection(points, column)
         if limit is None or fit.points < 2 or math.isnan(fit.slope):

@@ -108,8 +108,7 @@ def host_took(server: ServerRun, host_cpus: int) -> str | None:
 
 def server_cpu_count(run: Run) -> int | None:
     """How many CPUs the server had to itself (the manifest's cpuSplit); None without a CPU split."""
-    split = run.cpu_split
-    return len(split["serverCpus"]) if split and split.get("serverCpus") else None
+    return len(run.cpu_split.server_cpus) if run.cpu_split and run.cpu_split.server_cpus else None
 
 
 def saturated(server: ServerRun, server_cpus: int | None) -> str | None:
@@ -180,7 +179,7 @@ def _per_request(cores: pd.Series, requests_per_second: float) -> float:
 
 def offered_by(run: Run) -> str:
     """The load generator that offered the /json phase: vegeta where the profile gave it the phase (jsonGenerator), k6 otherwise."""
-    return "vegeta" if vegeta_sent.steady_phase(run.manifest, PHASE) is not None else "k6"
+    return "vegeta" if vegeta_sent.steady_phase(run, PHASE) is not None else "k6"
 
 
 def load_cpu_per_request(server: ServerRun, requests_per_second: float, generator: str = "k6") -> float:
@@ -212,8 +211,8 @@ def steal_cores(run: Run) -> stats.Across:
 def host_cpus(run: Run) -> int:
     """The host's online CPUs, as its first host check read them, else the CPUs the run split between server and load."""
     checks = run.manifest.get("hostChecks") or [{}]
-    split = run.manifest.get("cpuSplit") or {}
-    return checks[0].get("reading", {}).get("onlineCpus") or len(split.get("serverCpus", [])) + len(split.get("loadCpus", []))
+    split = run.cpu_split
+    return checks[0].get("reading", {}).get("onlineCpus") or (len(split.server_cpus) + len(split.load_cpus) if split else 0)
 
 
 def phase_table(runs: list[Run]) -> pd.DataFrame:

@@ -25,7 +25,7 @@ def collections(server: ServerRun) -> pd.DataFrame:
     """Each collection k6 made in this pass (COLUMNS): when, in seconds since the load started (the harness's clock, on which the
     phases are), and for how long. Empty where k6.log has none, or the pass did not record when k6 started."""
     path = server.folder / "k6.log"
-    k6_start, load_start = server.outcome.get("k6StartEpochMs"), server.outcome.get("loadStartEpochMs")
+    k6_start, load_start = server.outcome.k6_start_epoch_ms, server.outcome.load_start_epoch_ms
     if not path.is_file() or k6_start is None or load_start is None:
         return pd.DataFrame(columns=COLUMNS)
     rows = []

@@ -38,10 +38,10 @@ def endpoint_table(run: Run, endpoint: str) -> pd.DataFrame:
     """
     profile = run.manifest.get("profile", {})
     seconds = profile.get("jsonSeconds" if endpoint == "json" else "dashboardSeconds", 0)
-    by_vegeta = vegeta_sent.steady_phase(run.manifest, endpoint)
+    by_vegeta = vegeta_sent.steady_phase(run, endpoint)
     rows = []
     for server in run.servers:
-        row = {"run": server.name, "server": server.server, "status": server.outcome.get("status")}
+        row = {"run": server.name, "server": server.server, "status": server.outcome.status}
         if by_vegeta is not None:
             offered = vegeta_sent.steady(server, by_vegeta)
             row.update({name: _vegeta_percentile(offered["ms"], name) for name in PERCENTILES})
@@ -83,7 +83,7 @@ def dropped_iterations(server: ServerRun, scenario: str, until: int | None = Non
     """
     since = None
     if scenario in ("json", "dashboard"):
-        since = server.outcome.get(f"{scenario}SteadyFromEpochSecond")
+        since = server.outcome.steady_from_epoch_second(scenario)
         if since is None and scenario == "json":
             return math.nan
     samples = server.k6_samples
@@ -106,17 +106,17 @@ def whole_seconds(load_start_ms: float, from_s: float, to_s: float) -> tuple[int
 def phase_window(run: Run, server: ServerRun, phase: str) -> tuple[int, int] | None:
     """`whole_seconds` of the phase named `phase` in the run's timeline (the manifest's, LoadTimeline); None for a phase the
     timeline does not have, or a pass with no load start."""
-    start_ms = server.outcome.get("loadStartEpochMs")
-    found = next((p for p in run.manifest.get("timeline", []) if p["name"] == phase), None)
+    start_ms = server.outcome.load_start_epoch_ms
+    found = next((p for p in run.timeline if p.name == phase), None)
     if start_ms is None or found is None:
         return None
-    return whole_seconds(start_ms, found["fromSeconds"], found["toSeconds"])
+    return whole_seconds(start_ms, found.from_seconds, found.to_seconds)
 
 
 def steady_until(run: Run, server: ServerRun, endpoint: str) -> int | None:
     """Where the steady phase of `endpoint` ends, for dropped_iterations, where its scenario goes on to the curve; None otherwise."""
     window = phase_window(run, server, endpoint)
-    goes_on = any(p["name"].startswith(f"{endpoint}-to-") for p in run.manifest.get("timeline", []))
+    goes_on = any(p.name.startswith(f"{endpoint}-to-") for p in run.timeline)
     return window[1] if window is not None and goes_on else None
 
 

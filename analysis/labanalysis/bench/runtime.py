@@ -7,6 +7,7 @@ import math
 import pandas as pd
 
 from ..folder import provenance
+from ..folder.declared import facts
 from ..folder.run import Run
 
 
@@ -97,7 +98,7 @@ def run_facts(run: Run) -> dict[str, str]:
         "idle sockets": f"{preflight.get('idleSockets', '?')} (the profile asked for {preflight.get('requestedSockets', '?')})",
         "preflight notes": "; ".join(preflight.get("notes", [])) or "none",
         **({"stopped because": m["reason"]} if m.get("reason") else {}),
-        "host limits read by the preflight": ", ".join(f"{k} {v:,}" if isinstance(v, int) else f"{k} {v}" for k, v in m.get("limits", {}).items()),
+        "host limits read by the preflight": ", ".join(f"{k} {v:,}" for k, v in (facts(run.limits) if run.limits else {}).items()),
     }
 
 
@@ -143,8 +144,13 @@ OUTCOME_FACTS = [
 
 def outcomes(run: Run) -> pd.DataFrame:
     """The facts of each server run's outcome, one row each (blank where the harness had none: a reason for a pass that ran)."""
-    rows = [dict(server.outcome, run=server.name) for server in run.servers]
+    rows = [dict(_shown(server.outcome.facts()), run=server.name) for server in run.servers]
     return pd.DataFrame(rows).reindex(columns=["run", *OUTCOME_FACTS])
+
+
+def _shown(facts: dict) -> dict:
+    """An outcome's facts as a table shows them: a list as a list, and none (no marks) blank."""
+    return {name: (list(value) or None) if isinstance(value, tuple) else value for name, value in facts.items()}
 
 
 KERNEL_SOURCES = {
@@ -164,5 +170,5 @@ def cpu_split(run: Run) -> str:
     split = run.cpu_split
     if not split:
         return "none: the server and the load shared the host's CPUs"
-    server, load = split.get("serverCpus", []), split.get("loadCpus", [])
+    server, load = split.server_cpus, split.load_cpus
     return f"server on CPU {', '.join(map(str, server))} (its JVM sized to {len(server)}); k6, stub and harness on CPU {', '.join(map(str, load))}"

@@ -8,7 +8,8 @@ import math
 
 import pandas as pd
 
-from ..folder.run import ServerRun
+from ..folder.bench_manifest import LoadPhase
+from ..folder.run import Run, ServerRun
 
 # How late a request may start before an open model counts it as dropped: k6's VUs hold a second's worth (K6Plan.STALL_TOLERANCE_MS).
 STALL_TOLERANCE_S = 1.0
@@ -59,18 +60,18 @@ def timings(server: ServerRun, attack: str) -> pd.DataFrame:
     """Every request of vegeta's `attack`: `timestamp`, the whole epoch second it was sent in (as k6 stamps its samples; NaN where
     the pass recorded no load start), and `duration_ms`, its latency by vegeta's clock. Empty where vegeta offered no such attack."""
     rows = attack_rows(server, attack)
-    start_ms = server.outcome.get("loadStartEpochMs")
+    start_ms = server.outcome.load_start_epoch_ms
     stamps = (start_ms / 1000 + rows["time_s"]) // 1 if start_ms is not None and not rows.empty else math.nan
     return pd.DataFrame({"timestamp": stamps, "duration_ms": rows["ms"].astype(float) if not rows.empty else []}).reset_index(drop=True)
 
 
-def steady_phase(manifest: dict, endpoint: str) -> dict | None:
+def steady_phase(run: Run, endpoint: str) -> LoadPhase | None:
     """The run's steady phase of `endpoint` (named for it, LoadTimeline) where vegeta offered it (the profile's jsonGenerator); None
     where k6 did, or the timeline has no such phase."""
-    found = next((p for p in manifest.get("timeline", []) if p["name"] == endpoint), None)
-    return found if found is not None and found.get("generator") == "vegeta" else None
+    found = next((p for p in run.timeline if p.name == endpoint), None)
+    return found if found is not None and found.generator == "vegeta" else None
 
 
-def steady(server: ServerRun, phase: dict) -> dict:
+def steady(server: ServerRun, phase: LoadPhase) -> dict:
     """`sent` for the steady phase vegeta offered (`steady_phase`): its attack starts with the phase, at its rate."""
-    return sent(server, phase["name"], phase["ratePerSecond"], phase["fromSeconds"], phase["toSeconds"])
+    return sent(server, phase.name, phase.rate_per_second, phase.from_seconds, phase.to_seconds)

@@ -101,42 +101,39 @@ def steps(run: Run, server: ServerRun | None = None) -> list[Step]:
     `server`, that pass's own: its searched steps (from its curve-search.csv) are in, and the ladder's steps its search did not offer
     (the server resting, past its limit) and the search slots it offered nothing in are out."""
     found = []
-    timeline = run.manifest.get("timeline", [])
-    settles = {p["name"]: p["fromSeconds"] for p in timeline}
+    settles = {p.name: p.from_seconds for p in run.timeline}
     chosen = _chosen_rates(server)
-    for phase in timeline:
-        match = STEP_PHASE.match(phase["name"])
-        slot = SEARCH_SLOT.match(phase["name"])
-        full = FULL_STEP.match(phase["name"])
-        if full and phase.get("endpoint") == full["endpoint"]:
+    for phase in run.timeline:
+        match = STEP_PHASE.match(phase.name)
+        slot = SEARCH_SLOT.match(phase.name)
+        full = FULL_STEP.match(phase.name)
+        if full and phase.endpoint == full["endpoint"]:
             settle = settles.get(f"{full['endpoint']}-to-full")
-            found.append(
-                Step(phase["name"], full["endpoint"], 0, phase["fromSeconds"], phase["toSeconds"], phase["generator"], settle, closed_loop=True)
-            )
-        elif slot and phase.get("endpoint") == slot["endpoint"] and chosen.get(phase["name"], 0) > 0:
-            rate = chosen[phase["name"]]
+            found.append(Step(phase.name, full["endpoint"], 0, phase.from_seconds, phase.to_seconds, phase.generator, settle, closed_loop=True))
+        elif slot and phase.endpoint == slot["endpoint"] and chosen.get(phase.name, 0) > 0:
+            rate = chosen[phase.name]
             found.append(
                 Step(
                     f"{slot['endpoint']}-at-{rate}",
                     slot["endpoint"],
                     rate,
-                    phase["fromSeconds"],
-                    phase["toSeconds"],
-                    phase.get("generator", "k6"),
+                    phase.from_seconds,
+                    phase.to_seconds,
+                    phase.generator,
                     settles.get(f"{slot['endpoint']}-to-search-{slot['slot']}"),
                     searched=True,
                 )
             )
-        elif match and phase.get("endpoint") == match["endpoint"] and chosen.get(phase["name"], 1) > 0:
+        elif match and phase.endpoint == match["endpoint"] and chosen.get(phase.name, 1) > 0:
             settle = settles.get(f"{match['endpoint']}-to-{match['rate']}")
             found.append(
                 Step(
-                    phase["name"],
+                    phase.name,
                     match["endpoint"],
                     int(match["rate"]),
-                    phase["fromSeconds"],
-                    phase["toSeconds"],
-                    phase.get("generator", "k6"),
+                    phase.from_seconds,
+                    phase.to_seconds,
+                    phase.generator,
                     settle,
                 )
             )
@@ -168,7 +165,7 @@ def step_row(run: Run, server: ServerRun, step: Step) -> dict:
     wire = server.wire_in(step.phase)
     on_wire = wire.loc[wire["endpoint"] == step.endpoint, "ms"].astype(float) if not server.wire.empty else pd.Series(dtype=float)
     seconds = cpu.in_phase(server, step.phase) if not server.cpu.empty else pd.DataFrame()
-    load_cpus = len(run.manifest.get("cpuSplit", {}).get("loadCpus", []))
+    load_cpus = len(run.cpu_split.load_cpus) if run.cpu_split else 0
     row = {
         "endpoint": step.endpoint,
         # A closed loop offers no rate: it sends as the answers come.
@@ -204,7 +201,7 @@ def step_row(run: Run, server: ServerRun, step: Step) -> dict:
         "load_others_cores": others_on_load(seconds, load_cpus),
         "load_steal_cores": steal_on_load(seconds, load_cpus),
         "server_files_max": files_max(server, step),
-        "files_limit": float(run.manifest.get("limits", {}).get("openFilesHard", math.nan)),
+        "files_limit": float(run.limits.open_files_hard) if run.limits else math.nan,
         # k6 collecting its heap stops its requests: a step it fell in measures k6 as much as the server (k6gc).
         "k6_gc_ms": k6gc.wall_ms_within(server, step.from_s, step.to_s),
         # A major ZGC cycle in the step ran on the server's budget: its own cost, named beside a failed step's reasons (zgc).
@@ -218,7 +215,7 @@ def step_row(run: Run, server: ServerRun, step: Step) -> dict:
 
 def _cpu_cores(run: Run, seconds: pd.DataFrame) -> float:
     budget = mean(seconds, "server_budget")
-    return budget if not math.isnan(budget) else float(len((run.manifest.get("cpuSplit") or {}).get("serverCpus", []))) or math.nan
+    return budget if not math.isnan(budget) else float(len(run.cpu_split.server_cpus)) if run.cpu_split else math.nan
 
 
 def files_max(server: ServerRun, step: Step) -> float:
@@ -276,7 +273,7 @@ def host_on_load_per_pass(runs: list[Run]) -> pd.DataFrame:
     second by second (Pearson's r). Where r is high and the first is about the second, the other program was the hypervisor."""
     rows = []
     for run, server, base in repeats.each_pass(runs):
-        load_cpus = len(run.manifest.get("cpuSplit", {}).get("loadCpus", []))
+        load_cpus = len(run.cpu_split.load_cpus) if run.cpu_split else 0
         seconds = server.cpu
         if not load_cpus or seconds.empty or "load_cpus_busy" not in seconds.columns:
             continue

@@ -17,7 +17,7 @@ from .curve_step import Step
 def whole_seconds(server: ServerRun, step: Step) -> tuple[int, int] | None:
     """latency.whole_seconds of the step: the epoch seconds of k6's samples wholly inside it, [first, until); None without the
     load's start time. A step measured for L seconds has L - 1 of them where the load did not start on a whole second."""
-    start_ms = server.outcome.get("loadStartEpochMs")
+    start_ms = server.outcome.load_start_epoch_ms
     return None if start_ms is None else latency.whole_seconds(start_ms, step.from_s, step.to_s)
 
 

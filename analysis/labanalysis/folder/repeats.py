@@ -77,7 +77,7 @@ def left_out(runs: list[Run]) -> list[str]:
             continue
         for s in run.servers:
             if s.jfr_streaming and not s.ok:
-                notes.append(f"{run.folder.name}/{s.name}: {s.outcome.get('status', 'failed')}; its figures are not compared")
+                notes.append(f"{run.folder.name}/{s.name}: {s.outcome.status}; its figures are not compared")
     return notes
 
 

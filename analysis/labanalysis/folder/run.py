@@ -17,6 +17,9 @@ from pathlib import Path
 import pandas as pd
 
 from . import provenance
+from .bench_manifest import CpuSplit, HostLimits, LoadPhase
+from .declared import DeclaredError, read_as
+from .outcome import PassOutcome
 from .series import SERIES, gunzip_what_is_there, read_k6_samples, refused_version, whole_rows
 
 
@@ -33,7 +36,7 @@ class ServerRun:
     """One server's folder in a run: `ktor-coroutine`, `jetty-virtual-without-jfr`, `jetty-platform-r2`, ..."""
 
     folder: Path
-    outcome: dict
+    outcome: PassOutcome
     problems: list[str] = field(default_factory=list)
 
     @property
@@ -42,19 +45,19 @@ class ServerRun:
 
     @property
     def server(self) -> str:
-        return self.outcome["server"]
+        return self.outcome.server
 
     @property
     def ok(self) -> bool:
-        return self.outcome.get("status") == "ok"
+        return self.outcome.ok
 
     @property
     def jfr_streaming(self) -> bool:
-        return self.outcome.get("jfrStreaming", True)
+        return self.outcome.jfr_streaming
 
     @property
     def repeat(self) -> int:
-        return self.outcome.get("repeat", 1)
+        return self.outcome.repeat
 
     @property
     def k6_dashboards(self) -> list[Path]:
@@ -225,10 +228,22 @@ class Run:
     def pass_seed(self) -> int | None:
         return self.manifest.get("passSeed")
 
-    @property
-    def cpu_split(self) -> dict | None:
-        """{"serverCpus": [1], "loadCpus": [0]}: the CPUs the server ran on and those the load (k6, stub, harness) ran on; None without."""
-        return self.manifest.get("cpuSplit")
+    @cached_property
+    def cpu_split(self) -> CpuSplit | None:
+        """The CPUs the server ran on and those the load (k6, stub, harness) ran on; None where they shared every CPU."""
+        split = self.manifest.get("cpuSplit")
+        return read_as(CpuSplit, split, "the manifest's cpuSplit") if split else None
+
+    @cached_property
+    def limits(self) -> HostLimits | None:
+        """The host's limits as the preflight read them; None in a manifest without them."""
+        limits = self.manifest.get("limits")
+        return read_as(HostLimits, limits, "the manifest's limits") if limits else None
+
+    @cached_property
+    def timeline(self) -> tuple[LoadPhase, ...]:
+        """Every pass's load phases in order, in seconds since its k6 started (each outcome's load_start_epoch_ms puts them on the clock)."""
+        return tuple(read_as(LoadPhase, phase, "a phase of the manifest's timeline") for phase in self.manifest.get("timeline", []))
 
     @property
     def json_rate_choice(self) -> str | None:
@@ -270,29 +285,44 @@ def load_run(folder: str | Path) -> Run:
     if refused := refused_version(folder, manifest):
         raise RunFolderError(refused)
     run = Run(folder, manifest)
+    try:
+        run.cpu_split, run.limits, run.timeline  # noqa: B018 (read once, here, so that a manifest not the harness's is no run)
+    except DeclaredError as e:
+        raise RunFolderError(f"{manifest_path}: {e}") from e
     status = provenance.status(manifest)
     if status != "complete":
         run.problems.append(f"the run is {status or 'of unknown status'}: it stopped before every server had run")
     finished = set()
-    for outcome in manifest.get("outcomes", []):
-        server = ServerRun(folder / outcome["folder"], outcome)
+    for outcome in _outcomes(manifest_path, manifest):
+        server = ServerRun(folder / outcome.folder, outcome)
         finished.add(server.server)
         if not server.folder.is_dir():
             server.problems.append("its folder is missing: nothing of it can be shown")
         elif not server.ok:
-            server.problems.append(f"{outcome.get('status', 'failed')}: {outcome.get('reason', 'no reason recorded')}")
+            server.problems.append(f"{outcome.status}: {outcome.reason or 'no reason recorded'}")
         # A pass that ran to the end with k6 checks failed or sockets never opened: its figures are not the profile's.
-        server.problems.extend(outcome.get("marks", []))
+        server.problems.extend(outcome.marks)
         run.servers.append(server)
     for name in manifest.get("servers", []):
         if name in finished:
             continue
         # The harness writes an outcome when a server's run ends; a server without one was
         # running when the harness stopped (its folder holds what it got to), or never started.
-        partial = ServerRun(folder / name, {"server": name, "status": "incomplete"})
+        partial = ServerRun(folder / name, PassOutcome.incomplete(name))
         if partial.folder.is_dir():
             partial.problems.append("incomplete: the harness stopped during its run; what it recorded is shown")
             run.servers.append(partial)
         else:
             run.problems.append(f"{name} never ran: the harness stopped before it")
     return run
+
+
+def _outcomes(manifest_path: Path, manifest: dict) -> list[PassOutcome]:
+    """The passes' outcomes the manifest recorded, each with the folder it was written to."""
+    try:
+        outcomes = [PassOutcome.read(recorded) for recorded in manifest.get("outcomes", [])]
+    except DeclaredError as e:
+        raise RunFolderError(f"{manifest_path}: {e}") from e
+    if unplaced := [o.server for o in outcomes if not o.folder]:
+        raise RunFolderError(f"{manifest_path}: the outcomes of {', '.join(unplaced)} name no folder; its run predates the run-folder format")
+    return outcomes

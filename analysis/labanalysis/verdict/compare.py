@@ -115,7 +115,7 @@ def not_measured(run: Run, server: str) -> str:
     failed = [s for s in passes if not s.ok]
     if passes and len(failed) == len(passes):
         first = failed[0].outcome
-        return f"{server} failed in every pass ({first.get('status', 'failed')}: {first.get('reason', 'no reason recorded')})"
+        return f"{server} failed in every pass ({first.status}: {first.reason or 'no reason recorded'})"
     return "not measured"
 
 
@@ -197,14 +197,14 @@ def facts(run: Run) -> dict[str, str]:
     m = run.manifest
     header = provenance.of(m)
     host, jdk = header["host"], header["jdk"]
-    split = m.get("cpuSplit") or {}
+    split = run.cpu_split
     ran = settings(run)
     return {
         "JDK": " ".join(str(x) for x in (jdk.get("version"), jdk.get("vendor")) if x) or "?",
         "JVM flags": " ".join(m.get("jvmFlags", [])),
         "host": f"{host.get('hostname', '?')}, kernel {host.get('kernel', '?')}",
         "CPUs": f"{host.get('cpus', '?')} ({host.get('cpuModel', '?')})",
-        "CPU split": f"server on {split.get('serverCpus')}, load on {split.get('loadCpus')}" if split else "none: shared",
+        "CPU split": f"server on {list(split.server_cpus)}, load on {list(split.load_cpus)}" if split else "none: shared",
         "profile": str(m.get("profileName", "?")),
         "/json rate": f"{ran.get('jsonRatePerSecond')}/s",
         "/dashboard rate": f"{ran.get('dashboardRatePerSecond')}/s",
