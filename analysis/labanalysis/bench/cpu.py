@@ -108,7 +108,7 @@ def host_took(server: ServerRun, host_cpus: int) -> str | None:
 
 def server_cpu_count(run: Run) -> int | None:
     """How many CPUs the server had to itself (the manifest's cpuSplit); None without a CPU split."""
-    return len(run.cpu_split.server_cpus) if run.cpu_split and run.cpu_split.server_cpus else None
+    return len(run.cpu_split.server_cpus) if run.cpu_split else None
 
 
 def saturated(server: ServerRun, server_cpus: int | None) -> str | None:

@@ -143,7 +143,8 @@ OUTCOME_FACTS = [
 
 
 def outcomes(run: Run) -> pd.DataFrame:
-    """The facts of each server run's outcome, one row each (blank where the harness had none: a reason for a pass that ran)."""
+    """The facts of each server run's outcome, one row each; a fact the harness left out is its default (blank for none: a reason
+    for a pass that ran, no marks)."""
     rows = [dict(_shown(server.outcome.facts()), run=server.name) for server in run.servers]
     return pd.DataFrame(rows).reindex(columns=["run", *OUTCOME_FACTS])
 

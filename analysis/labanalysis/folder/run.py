@@ -287,13 +287,14 @@ def load_run(folder: str | Path) -> Run:
     run = Run(folder, manifest)
     try:
         run.cpu_split, run.limits, run.timeline  # noqa: B018 (read once, here, so that a manifest not the harness's is no run)
+        outcomes = [PassOutcome.read(recorded) for recorded in manifest.get("outcomes", [])]
     except DeclaredError as e:
         raise RunFolderError(f"{manifest_path}: {e}") from e
     status = provenance.status(manifest)
     if status != "complete":
         run.problems.append(f"the run is {status or 'of unknown status'}: it stopped before every server had run")
     finished = set()
-    for outcome in _outcomes(manifest_path, manifest):
+    for outcome in _placed(manifest_path, outcomes):
         server = ServerRun(folder / outcome.folder, outcome)
         finished.add(server.server)
         if not server.folder.is_dir():
@@ -317,12 +318,8 @@ def load_run(folder: str | Path) -> Run:
     return run
 
 
-def _outcomes(manifest_path: Path, manifest: dict) -> list[PassOutcome]:
-    """The passes' outcomes the manifest recorded, each with the folder it was written to."""
-    try:
-        outcomes = [PassOutcome.read(recorded) for recorded in manifest.get("outcomes", [])]
-    except DeclaredError as e:
-        raise RunFolderError(f"{manifest_path}: {e}") from e
+def _placed(manifest_path: Path, outcomes: list[PassOutcome]) -> list[PassOutcome]:
+    """The passes' outcomes, each naming the folder it was written to."""
     if unplaced := [o.server for o in outcomes if not o.folder]:
         raise RunFolderError(f"{manifest_path}: the outcomes of {', '.join(unplaced)} name no folder; its run predates the run-folder format")
     return outcomes
