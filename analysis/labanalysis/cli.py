@@ -40,3 +40,14 @@ def one_line(prog: str, main: Callable[[], object], *mistakes: type[Exception]) 
         print(f"{prog}: {e}", file=sys.stderr)
         return 2
     return 0
+
+
+def run_pairs(prog: str, description: str) -> list[tuple[str, str]]:
+    """The pairs of run folders a script that sets two runs side by side was given, each `A,B` on its command line; a pair
+    without its one comma is said in one line, status 2."""
+    parser = OneLineParser(prog=prog, usage_line=f"{prog} results/<A>,results/<B> ...", description=description)
+    parser.add_argument("pairs", nargs="+", metavar="A,B", help="two run folders of one pair, comma-separated")
+    args = parser.parse_args()
+    if unpaired := [pair for pair in args.pairs if pair.count(",") != 1]:
+        parser.error(f"{unpaired[0]} is not two run folders joined by a comma")
+    return [tuple(pair.split(",")) for pair in args.pairs]

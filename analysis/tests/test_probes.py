@@ -11,6 +11,8 @@ ROOT = Path(__file__).resolve().parents[2]
 PROBES = ROOT / "loadtests" / "probes"
 # The probes that read run folders; idle-sockets.py holds sockets open against a server instead.
 READERS = sorted(p.name for p in PROBES.glob("*.py") if p.name != "idle-sockets.py")
+# The probes that set two runs side by side, each pair of folders joined by a comma.
+PAIRED = ["capacity-estimators.py", "capacity-at-mission-rate.py"]
 
 
 def probe(name: str, *args: str) -> subprocess.CompletedProcess:
@@ -24,7 +26,7 @@ def test_the_probes_that_read_run_folders_are_there():
 
 @pytest.mark.parametrize("name", READERS)
 def test_a_folder_that_is_no_run_is_refused_in_one_line(name, tmp_path):
-    argument = f"{tmp_path},{tmp_path}" if name == "capacity-estimators.py" else str(tmp_path)
+    argument = f"{tmp_path},{tmp_path}" if name in PAIRED else str(tmp_path)
 
     finished = probe(name, argument)
 
@@ -33,9 +35,10 @@ def test_a_folder_that_is_no_run_is_refused_in_one_line(name, tmp_path):
     assert finished.stderr.startswith(f"{name}: {tmp_path} has no manifest.json")
 
 
-def test_a_pair_without_its_comma_is_refused_in_one_line(tmp_path):
-    finished = probe("capacity-estimators.py", str(tmp_path))
+@pytest.mark.parametrize("name", PAIRED)
+def test_a_pair_without_its_comma_is_refused_in_one_line(name, tmp_path):
+    finished = probe(name, str(tmp_path))
 
     assert finished.returncode == 2
     assert finished.stderr.count("\n") == 1
-    assert "is not two run folders joined by a comma; usage: capacity-estimators.py" in finished.stderr
+    assert f"is not two run folders joined by a comma; usage: {name}" in finished.stderr

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from labanalysis.cli import OneLineParser, one_line
+from labanalysis.cli import one_line, run_pairs
 from labanalysis.curve import curve, curve_verdicts
 from labanalysis.folder.run import RunFolderError, load_run
 from labanalysis.markdown import markdown
@@ -56,18 +56,9 @@ def estimates(ladder: pd.DataFrame) -> dict[str, float]:
 
 
 def main() -> None:
-    parser = OneLineParser(
-        prog="capacity-estimators.py",
-        usage_line="capacity-estimators.py results/<A>,results/<B> ...",
-        description="Which capacity-per-CPU estimator repeats best over pairs of runs.",
-    )
-    parser.add_argument("pairs", nargs="+", metavar="A,B", help="two run folders of one pair, comma-separated")
-    args = parser.parse_args()
-    if unpaired := [pair for pair in args.pairs if pair.count(",") != 1]:
-        parser.error(f"{unpaired[0]} is not two run folders joined by a comma")
+    pairs = run_pairs("capacity-estimators.py", "Which capacity-per-CPU estimator repeats best over pairs of runs.")
     rows = []
-    for pair in args.pairs:
-        a, b = pair.split(",")
+    for a, b in pairs:
         for side, folder in (("A", a), ("B", b)):
             steps = curve.per_step([load_run(folder)])
             for (server, endpoint, _pass), ladder in steps.groupby(["server", "endpoint", "pass"]):
