@@ -29,6 +29,11 @@ PORT ?= 8080
 DOWNSTREAM_URL ?= http://127.0.0.1:8090
 # Empty: the newest JDK of 21 or later on the machine. JDK=21 or JDK=25: exactly that one.
 JDK ?=
+# Every server's garbage collector in make bench and make floor: empty or zgc, the lab's; g1, the JDK's default (lab.support.Collector).
+# make bench GCS=zgc,g1 runs once per collector, as JDKS runs once per JDK, then sets the first against each other.
+GC ?=
+GCS ?=
+BENCH_GCS := $(strip $(subst $(comma), ,$(GCS)))
 
 # Resolved afresh by each recipe; the scripts print a path and install only when needed.
 JAVA_HOME_OF := JAVA_HOME="$$(setup/jdk.sh $(JDK))"
@@ -80,22 +85,29 @@ smoke: ## the servers' smoke check: build, start the stub and each server, and h
 # its JFR reader knows the format of every server's recording. The servers run on JDK 25 unless JDK=21.
 # A run in which a server failed (exit code 1) still gets its report; bad input (2) and a
 # preflight refusal (3) have no run to report on.
-bench: build ## run every server under one k6 profile and render its report: make bench [PROFILE=local|smoke|vps] [JDK=21|25 or JDKS=21,25] [ONLY=<server>[:<change>+<change>|:all],...] [RATE=1500] [K6_DASHBOARD=on] [FUTEX_HASH=kernel]
-ifneq ($(BENCH_JDKS),)
+bench: build ## run every server under one k6 profile and render its report: make bench [PROFILE=local|smoke|vps] [JDK=21|25 or JDKS=21,25] [GC=zgc|g1 or GCS=zgc,g1] [ONLY=<server>[:<change>+<change>|:all],...] [RATE=1500] [K6_DASHBOARD=on] [FUTEX_HASH=kernel]
+ifneq ($(and $(BENCH_JDKS),$(BENCH_GCS)),)
+	@echo "make bench: give JDKS or GCS, not both: each runs the bench once per value; run one axis at a time" >&2; exit 2
+else ifneq ($(BENCH_GCS),)
+	@# One run per collector, each with its own report and floor, then the first against each other one.
+	runs=(); for gc in $(BENCH_GCS); do status=0; $(MAKE) --no-print-directory bench GC=$$gc GCS= || status=$$?; \
+	  [ $$status -le 1 ] || exit $$status; runs+=("results/$$(readlink results/latest)"); done; \
+	for other in "$${runs[@]:1}"; do $(MAKE) --no-print-directory compare A="$${runs[0]}" B="$$other"; done
+else ifneq ($(BENCH_JDKS),)
 	@# One run per JDK, each with its own report, then the first against each other one. A run in which a server failed
 	@# is compared too; one refused (2 or 3) stops here.
 	runs=(); for jdk in $(BENCH_JDKS); do status=0; $(MAKE) --no-print-directory bench JDK=$$jdk JDKS= || status=$$?; \
 	  [ $$status -le 1 ] || exit $$status; runs+=("results/$$(readlink results/latest)"); done; \
 	for other in "$${runs[@]:1}"; do $(MAKE) --no-print-directory compare A="$${runs[0]}" B="$$other"; done
 else
-	@# The report splits each socket's memory with its JDK's floor: measured first, once, where results/ has none for this JDK
-	@# (18 JVMs, about half of what make floor takes for two JDKs).
-	@jdk="$(or $(JDK),25)"; if ! PYTHONPATH=analysis python3 -m labanalysis.folder.floor_folders "$$jdk" results >/dev/null; then \
-	  echo "make bench: no make floor folder for JDK $$jdk in results/: measuring it first, once (make floor JDKS=$$jdk, about 2-3 minutes)"; \
-	  $(MAKE) --no-print-directory floor JDKS="$$jdk" || echo "make bench: make floor did not finish; the report says what its split lacks"; fi
+	@# The report splits each socket's memory with its JDK's and collector's floor: measured first, once, where results/ has none
+	@# for them (18 JVMs, about half of what make floor takes for two JDKs).
+	@jdk="$(or $(JDK),25)" gc="$(or $(GC),zgc)"; if ! PYTHONPATH=analysis python3 -m labanalysis.folder.floor_folders "$$jdk" results "$$gc" >/dev/null; then \
+	  echo "make bench: no make floor folder for JDK $$jdk on $$gc in results/: measuring it first, once (make floor JDKS=$$jdk GC=$$gc, about 2-3 minutes)"; \
+	  $(MAKE) --no-print-directory floor JDKS="$$jdk" GC="$$gc" || echo "make bench: make floor did not finish; the report says what its split lacks"; fi
 	status=0; "$$(setup/jdk.sh 25)/bin/java" --enable-native-access=ALL-UNNAMED -jar lab/target/lab.jar --profile $(PROFILE) \
 	  --server-jdk "$$(setup/jdk.sh $(or $(JDK),25))" --k6 "$$(setup/k6.sh)" --vegeta "$$(setup/vegeta-steps.sh)" --wrk "$$(setup/wrk.sh || true)" --pin-threshold-ms $(PIN_THRESHOLD_MS) \
-	  $(if $(ONLY),--servers $(ONLY),) $(if $(RATE),--json-rate $(RATE),) $(if $(K6_DASHBOARD),--k6-dashboard,) $(if $(FUTEX_HASH),--futex-hash $(FUTEX_HASH),) || status=$$?; \
+	  $(if $(GC),--gc $(GC),) $(if $(ONLY),--servers $(ONLY),) $(if $(RATE),--json-rate $(RATE),) $(if $(K6_DASHBOARD),--k6-dashboard,) $(if $(FUTEX_HASH),--futex-hash $(FUTEX_HASH),) || status=$$?; \
 	if [ $$status -le 1 ]; then $(MAKE) --no-print-directory report RUN=results/latest; fi; exit $$status
 endif
 
@@ -189,9 +201,9 @@ io-bench: build ## JMH: a 128 MiB file read and socket write through Ktor and pl
 MODELS ?=
 DEPTHS ?=
 STEPS ?=
-floor: build ## each model's own memory per parked task, no server: make floor [JDKS=21,25] [MODELS=coroutine,virtual] [DEPTHS=0,20] [STEPS=0,2000,4000] [REPEATS=3]
+floor: build ## each model's own memory per parked task, no server: make floor [JDKS=21,25] [GC=zgc|g1] [MODELS=coroutine,virtual] [DEPTHS=0,20] [STEPS=0,2000,4000] [REPEATS=3]
 	status=0; "$$(setup/jdk.sh 25)/bin/java" -cp lab/target/lab.jar lab.floor.FloorMainKt \
-	  $(foreach j,$(subst $(comma), ,$(JDKS)),--jdk "$$(setup/jdk.sh $(j))") $(if $(MODELS),--models $(MODELS),) \
+	  $(foreach j,$(subst $(comma), ,$(JDKS)),--jdk "$$(setup/jdk.sh $(j))") $(if $(GC),--gc $(GC),) $(if $(MODELS),--models $(MODELS),) \
 	  $(if $(DEPTHS),--depths $(DEPTHS),) $(if $(STEPS),--steps $(STEPS),) $(if $(REPEATS),--repeats $(REPEATS),) || status=$$?; \
 	latest="$$(ls -d results/*-floor 2>/dev/null | tail -n 1)"; \
 	if [ $$status -le 1 ] && [ -n "$$latest" ]; then $(MAKE) --no-print-directory experiment-report FOLDER="$$latest"; fi; exit $$status

@@ -1,4 +1,4 @@
-"""`make bench` measures the floor of its JDK first where results/ has no whole `make floor` folder that measured it."""
+"""`make bench` measures the floor of its JDK and collector first where results/ has no whole `make floor` folder that measured it."""
 
 import json
 import shutil
@@ -12,13 +12,18 @@ from labanalysis.folder import floor_folders
 REPO = Path(__file__).resolve().parents[2]
 
 
-def floor_folder(results: Path, name: str, features: list[int], status: str = "complete", with_csv: bool = True) -> Path:
-    """A copy of the real floor fixture, saying it measured `features` and ended `status`."""
+def floor_folder(
+    results: Path, name: str, features: list[int], status: str = "complete", with_csv: bool = True, collector: str | None = None
+) -> Path:
+    """A copy of the real floor fixture, saying it measured `features` on `collector` (none named: as before the collector was an
+    axis) and ended `status`."""
     folder = results / name
     shutil.copytree(FIXTURES / "floor", folder)
     manifest = json.loads((folder / "manifest.json").read_text())
     manifest["provenance"]["status"] = status
     manifest["jdks"] = [j for j in manifest["jdks"] if j["feature"] in features]
+    if collector:
+        manifest["collector"] = collector
     (folder / "manifest.json").write_text(json.dumps(manifest, indent=4))
     if not with_csv:
         (folder / "floor.csv").unlink()
@@ -36,6 +41,15 @@ def test_the_newest_whole_folder_that_measured_the_jdk_is_the_one(tmp_path):
     assert [f.name for f in floor_folders.covering(tmp_path, 21)] == ["20261120-100000-floor", "20261122-100000-floor"]
 
 
+def test_a_floor_is_of_its_collector_and_one_that_names_none_is_zgcs(tmp_path):
+    before = floor_folder(tmp_path, "20261120-100000-floor", [25])
+    g1 = floor_folder(tmp_path, "20261121-100000-floor", [25], collector="g1")
+    zgc = floor_folder(tmp_path, "20261122-100000-floor", [25], collector="zgc")
+
+    assert floor_folders.covering(tmp_path, 25) == [before, zgc]
+    assert floor_folders.covering(tmp_path, 25, "g1") == [g1]
+
+
 def test_make_reads_it_as_a_status_and_a_path():
     def asked(*argv):
         done = subprocess.run(["python3", "-m", "labanalysis.folder.floor_folders", *argv], cwd=REPO / "analysis", capture_output=True, text=True)
@@ -45,3 +59,5 @@ def test_make_reads_it_as_a_status_and_a_path():
     assert asked("25", str(FIXTURES.parent / "nowhere")) == (1, "", "")
     code, _, said = asked("twenty-five", str(FIXTURES))
     assert code == 2 and said.startswith("make bench: argument jdk: invalid int value") and "\n" not in said
+    code, _, said = asked("25", str(FIXTURES), "shenandoah")
+    assert code == 2 and said.startswith("make bench: argument collector: invalid choice") and "\n" not in said

@@ -56,3 +56,14 @@ def test_of_floors_the_newest_that_measured_the_runs_jdk_is_chosen_over_a_newer_
     assert render.siblings(run, ["FLOOR"], jdk_feature=25) == {"FLOOR": str(of_25)}
     (run / render.INPUTS).unlink()
     assert render.siblings(run, ["FLOOR"], jdk_feature=17) == {"FLOOR": str(tmp_path / "20261122-061512-floor")}
+
+
+def test_of_floors_the_newest_of_the_runs_collector_is_chosen(tmp_path):
+    from test_floor_folders import floor_folder
+
+    run = tmp_path / "20261122-044957-local"
+    run.mkdir()
+    of_g1 = floor_folder(tmp_path, "20261122-050000-floor", [25], collector="g1")
+    floor_folder(tmp_path, "20261122-061512-floor", [25])
+
+    assert render.siblings(run, ["FLOOR"], jdk_feature=25, collector="g1") == {"FLOOR": str(of_g1)}

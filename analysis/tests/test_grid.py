@@ -321,6 +321,18 @@ def test_a_failed_pass_and_a_run_on_another_jdk_are_left_out_and_named(run_folde
     ]
 
 
+def test_a_run_on_another_collector_is_left_out_and_named(run_folder, tmp_path):
+    other = tmp_path / "on-g1"
+    shutil.copytree(run_folder, other)
+    other_manifest = json.loads((other / "manifest.json").read_text())
+    other_manifest["collector"] = "g1"
+    (other / "manifest.json").write_text(json.dumps(other_manifest))
+    runs = [load_run(run_folder), load_run(other)]
+
+    assert set(grid.passes(runs)["run folder"]) == {run_folder.name}
+    assert repeats.left_out(runs) == ["on-g1: ran on G1, not ZGC; not pooled with it"]
+
+
 def test_the_fixtures_memory_per_socket_is_the_slope_over_its_memory_csv_snapshots(run_folder):
     run = load_run(run_folder)
 

@@ -1,8 +1,8 @@
 #!/bin/bash
 # Whether a JVM's CPU cost a /json request is the JVM's own or the host's of the moment: JVMS fresh JVMs of SERVER (default
 # jetty-virtual) alive at once, all on CPU 1 with the bench's heap and its collector, ZGC (GC=G1 for G1; FLAGS adds JVM flags), each warmed up by wrk for
-# WARMUP_S (20), then ROUNDS (4) rounds, a round being one window of WINDOW_S (10) on each JVM in turn: wrk's closed loop on 256
-# connections from CPU 0, as the bench's full step. Only the JVM under load works; the others idle beside it.
+# WARMUP_S (20), then ROUNDS (4) rounds, a round being one window of WINDOW_S (10) on each JVM in turn: wrk's closed loop on
+# CONNECTIONS (256, as the bench's full step) from CPU 0. Only the JVM under load works; the others idle beside it.
 #
 # If the cost is the JVM's, each JVM's windows agree with each other and differ from the other JVMs'; if it is the host's,
 # the windows of one round agree, whichever JVM served them. The table gives the server's CPU a request (µs, /proc) of each
@@ -12,16 +12,17 @@
 # Run after `make build`, on a quiet host, never beside a bench; it leaves its files in a folder it names. Everything listens on
 # loopback; the servers are stopped on exit or Ctrl-C.
 #
-#   loadtests/probes/cost-jvm-or-host.sh [SERVER=<server>] [JVMS=3] [ROUNDS=4] [WARMUP_S=20] [WINDOW_S=10] [GC=ZGC|G1] [FLAGS=...]
+#   loadtests/probes/cost-jvm-or-host.sh [SERVER=<server>] [JVMS=3] [ROUNDS=4] [WARMUP_S=20] [WINDOW_S=10] [CONNECTIONS=256] [GC=ZGC|G1] [FLAGS=...]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 java="$("$root/setup/jdk.sh" 25)/bin/java"
 python="$("$root/setup/python.sh")"
 wrk=$("$root/setup/wrk.sh")
 name=${SERVER:-jetty-virtual} jvms=${JVMS:-3} rounds=${ROUNDS:-4} warmup_s=${WARMUP_S:-20} window_s=${WINDOW_S:-10} gc=${GC:-ZGC}
+connections=${CONNECTIONS:-256}
 [[ "$gc" =~ ^(ZGC|G1)$ ]] || { echo "cost-jvm-or-host.sh: give GC as ZGC or G1" >&2; exit 2; }
-for n in "$jvms" "$rounds" "$warmup_s" "$window_s"; do
-  [[ "$n" =~ ^[1-9][0-9]*$ ]] || { echo "cost-jvm-or-host.sh: give JVMS, ROUNDS, WARMUP_S and WINDOW_S as whole numbers from 1" >&2; exit 2; }
+for n in "$jvms" "$rounds" "$warmup_s" "$window_s" "$connections"; do
+  [[ "$n" =~ ^[1-9][0-9]*$ ]] || { echo "cost-jvm-or-host.sh: give JVMS, ROUNDS, WARMUP_S, WINDOW_S and CONNECTIONS as whole numbers from 1" >&2; exit 2; }
 done
 work=$(mktemp -d /tmp/cost-jvm-or-host.XXXX) && echo "files in $work"
 ticks_per_s=$(getconf CLK_TCK)
@@ -48,7 +49,7 @@ for round in $(seq "$rounds"); do
   for jvm in $(seq "$jvms"); do
     server=${servers[jvm - 1]}
     before=$(process_ticks "$server")
-    taskset -c 0 "$wrk" -t1 -c256 -d"${window_s}s" "${urls[jvm - 1]}" > "$work/wrk-$round-$jvm.log" 2>&1
+    taskset -c 0 "$wrk" -t1 -c"$connections" -d"${window_s}s" "${urls[jvm - 1]}" > "$work/wrk-$round-$jvm.log" 2>&1
     kill -0 "$server" 2>/dev/null || { echo "cost-jvm-or-host.sh: JVM $jvm stopped in round $round; its log: $work/server-$jvm.log" >&2; exit 1; }
     after=$(process_ticks "$server")
     requests=$(awk '/requests in/ { print $1 }' "$work/wrk-$round-$jvm.log")

@@ -5,6 +5,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# The collectors a run's servers may run on, by the name the manifest gives (lab.support.Collector's slug), as a reader sees them.
+# A manifest that names none is from before the collector was an axis: its servers ran on ZGC.
+ZGC = "zgc"
+COLLECTORS = {ZGC: "ZGC", "g1": "G1"}
+
 
 @dataclass(frozen=True)
 class LoadPhase:

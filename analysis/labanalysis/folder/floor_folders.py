@@ -1,7 +1,9 @@
-"""Which `make floor` folder of results/ measured a JDK: `make bench` measures the floor first where none did, so
-that a new machine's first report splits each socket's memory without a second command. Standard library only, as make runs it:
+"""Which `make floor` folder of results/ measured a JDK with a collector: `make bench` measures the floor first where none did,
+so that a new machine's first report splits each socket's memory without a second command. Standard library only, as make runs it:
 
-    PYTHONPATH=analysis python3 -m labanalysis.folder.floor_folders 25 results   # the newest such folder; status 1 if there is none
+    PYTHONPATH=analysis python3 -m labanalysis.folder.floor_folders 25 results [g1]   # the newest such folder; status 1 if none
+
+A floor's manifest that names no collector is from before the collector was an axis: ZGC's.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import sys
 from pathlib import Path
 
 from ..cli import OneLineParser
+from .bench_manifest import COLLECTORS, ZGC
 
 # The run-folder format the analysis reads (series.FORMAT_VERSION, read here without pandas): a floor in another, or in none (one
 # from before run-folder.json), is not one the report can show, so make bench measures a new one.
@@ -19,9 +22,9 @@ FORMAT_VERSION = json.loads((Path(__file__).resolve().parents[3] / "run-folder.j
 FLOOR_SUFFIX = "-floor"
 
 
-def covering(results: Path, jdk_feature: int) -> list[Path]:
+def covering(results: Path, jdk_feature: int, collector: str = ZGC) -> list[Path]:
     """The whole `make floor` folders in `results` (a floor.csv, a manifest that says complete and the run-folder format the analysis
-    reads) that measured JDK `jdk_feature`, oldest first: their names begin with the time they started."""
+    reads) that measured JDK `jdk_feature` on `collector`, oldest first: their names begin with the time they started."""
     found = []
     for folder in sorted(results.glob(f"*{FLOOR_SUFFIX}")):
         try:
@@ -29,19 +32,25 @@ def covering(results: Path, jdk_feature: int) -> list[Path]:
         except (OSError, json.JSONDecodeError):
             continue
         complete = manifest.get("provenance", {}).get("status") == "complete" and manifest.get("runFolderFormat") == FORMAT_VERSION
-        if complete and (folder / "floor.csv").is_file() and any(j.get("feature") == jdk_feature for j in manifest.get("jdks", [])):
+        if (
+            complete
+            and manifest.get("collector", ZGC) == collector
+            and (folder / "floor.csv").is_file()
+            and any(j.get("feature") == jdk_feature for j in manifest.get("jdks", []))
+        ):
             found.append(folder)
     return found
 
 
 def main(argv: list[str]) -> int:
-    cli = OneLineParser("make bench", "floor_folders <JDK feature, e.g. 25> <results folder>")
+    cli = OneLineParser("make bench", f"floor_folders <JDK feature, e.g. 25> <results folder> [{'|'.join(COLLECTORS)}]")
     cli.add_argument("jdk", type=int)
     cli.add_argument("results", type=Path)
+    cli.add_argument("collector", nargs="?", default=ZGC, choices=list(COLLECTORS))
     args = cli.parse(argv)
     if isinstance(args, int):
         return args
-    found = covering(args.results, args.jdk)
+    found = covering(args.results, args.jdk, args.collector)
     if not found:
         return 1
     print(found[-1])

@@ -15,6 +15,7 @@ import pandas as pd
 
 from ..stats import across
 from . import catalogue, provenance
+from .bench_manifest import COLLECTORS
 from .run import Run, ServerRun
 
 # The columns that say which pass a per-pass row is of.
@@ -45,10 +46,10 @@ def feature(version) -> str | None:
 
 def each_pass(runs: list[Run], passes: Callable[[Run], list[ServerRun]] = compared) -> Iterator[tuple[Run, ServerRun, dict]]:
     """Every pass of `runs` that `passes` picks (the compared ones unless told), with the PASS_COLUMNS that say which it is; runs on
-    another JDK than the first's are skipped."""
-    jdk = jdk_of(runs[0]) if runs else None
+    another JDK or collector than the first's are skipped."""
+    jdk, collector = (jdk_of(runs[0]), runs[0].collector) if runs else (None, None)
     for run in runs:
-        if jdk_of(run) != jdk:
+        if jdk_of(run) != jdk or run.collector != collector:
             continue
         labels = {entry["server"]: entry["what it is"] for entry in catalogue.run_servers(run.manifest)}
         for server in passes(run):
@@ -68,12 +69,18 @@ def each_pass(runs: list[Run], passes: Callable[[Run], list[ServerRun]] = compar
 
 
 def left_out(runs: list[Run]) -> list[str]:
-    """What the comparison leaves out of `runs`, one sentence each: runs on another JDK than the first's, and failed passes."""
+    """What the comparison leaves out of `runs`, one sentence each: runs on another JDK or collector than the first's, and failed
+    passes."""
     notes = []
     jdk = jdk_of(runs[0]) if runs else None
+    collector = runs[0].collector if runs else None
     for run in runs:
         if jdk_of(run) != jdk:
             notes.append(f"{run.folder.name}: ran on JDK {jdk_of(run)}, not {jdk}; not pooled with it")
+            continue
+        if run.collector != collector:
+            ran_on, first_on = (COLLECTORS.get(c, c) for c in (run.collector, collector))
+            notes.append(f"{run.folder.name}: ran on {ran_on}, not {first_on}; not pooled with it")
             continue
         for s in run.servers:
             if s.jfr_streaming and not s.ok:

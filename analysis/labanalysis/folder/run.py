@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from . import provenance
-from .bench_manifest import CpuSplit, HostLimits, LoadPhase
+from .bench_manifest import ZGC, CpuSplit, HostLimits, LoadPhase
 from .declared import DeclaredError, read_as
 from .outcome import PassOutcome
 from .series import SERIES, gunzip_what_is_there, read_k6_samples, refused_version, whole_rows
@@ -254,6 +254,12 @@ class Run:
     def kernel_memory_source(self) -> str | None:
         """Where memory.csv's kernel memory came from: `cgroup-v1` (the server's own) or `sockstat-host` (the host's TCP memory)."""
         return self.manifest.get("kernelMemorySource")
+
+    @property
+    def collector(self) -> str:
+        """Every server's garbage collector, as lab.support.Collector names it: `zgc` (the lab's, and every run's before the
+        manifest named it) or `g1`."""
+        return self.manifest.get("collector", ZGC)
 
     @property
     def heap_bytes(self) -> float:

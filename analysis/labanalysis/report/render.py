@@ -29,6 +29,7 @@ from ..cli import OneLineParser
 from ..clients import clients
 from ..floor import floor
 from ..folder import autobahnfolder, floor_folders, provenance, repeats, series, sweepfolder
+from ..folder.bench_manifest import ZGC
 from ..folder.folders import newest_beside
 from ..folder.run import RunFolderError, load_run
 from ..io import iobench
@@ -104,7 +105,7 @@ def render(run_folder: str | Path, also: list[str | Path] = (), notebook: Path =
     others = [load_run(Path(folder).resolve()) for folder in also]
     refuse_to_pool(run, others)
     jdk = provenance.of(run.manifest)["jdk"].get("feature")
-    parameters = {"RUN": str(run.folder), "ALSO": [str(o.folder) for o in others], **siblings(run.folder, BENCH_SIBLINGS, jdk)}
+    parameters = {"RUN": str(run.folder), "ALSO": [str(o.folder) for o in others], **siblings(run.folder, BENCH_SIBLINGS, jdk, run.collector)}
     return _execute(notebook, parameters, run.folder)
 
 
@@ -147,9 +148,9 @@ def compare_folder(a: Path, b: Path) -> Path:
     return b.parent / f"compare-{a.name}-vs-{b.name}"
 
 
-def siblings(folder: Path, wanted: list[str], jdk_feature: int | None = None) -> dict[str, str | None]:
+def siblings(folder: Path, wanted: list[str], jdk_feature: int | None = None, collector: str = ZGC) -> dict[str, str | None]:
     """The sibling folders `folder`'s report shows, by parameter: as its report-inputs.json recorded them, else the newest of each kind now
-    (of floors, the newest that measured `jdk_feature`, the run's JDK, where one did).
+    (of floors, the newest that measured `jdk_feature`, the run's JDK, on its `collector`, where one did).
 
     What is chosen is recorded, so rendering the same folder again shows the same siblings even
     after newer ones appear; a kind with none beside it is recorded as None.
@@ -158,7 +159,7 @@ def siblings(folder: Path, wanted: list[str], jdk_feature: int | None = None) ->
     chosen = json.loads(recorded.read_text()) if recorded.is_file() else {}
     for parameter in wanted:
         if parameter not in chosen:
-            of_jdk = floor_folders.covering(folder.resolve().parent, jdk_feature) if parameter == "FLOOR" and jdk_feature else []
+            of_jdk = floor_folders.covering(folder.resolve().parent, jdk_feature, collector) if parameter == "FLOOR" and jdk_feature else []
             readable = _in_run_folder_format if parameter in IN_RUN_FOLDER_FORMAT else (lambda _: True)
             found = of_jdk[-1] if of_jdk else newest_beside(folder, *SIBLINGS[parameter], readable=readable)
             chosen[parameter] = found.name if found else None

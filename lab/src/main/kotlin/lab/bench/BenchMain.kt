@@ -33,6 +33,7 @@ import lab.bench.load.Wrk
 import lab.handlers.Limits
 import lab.support.BuiltJars
 import lab.support.Catalogue
+import lab.support.Collector
 import lab.support.FutexHash
 import lab.support.JvmFlags
 import lab.support.LabMain
@@ -73,6 +74,8 @@ private class BenchCommand : CliktCommand(name = "bench") {
     ).int().restrictTo(0..(64 shl 20)).default(0)
     private val ballastKind by option("--socket-ballast", help = "where the ballast lives: heap or direct").choice("heap", "direct")
         .default("heap")
+    private val collector by option("--gc", help = "every server's garbage collector: zgc (the lab's) or g1 (the JDK's default)")
+        .choice(Collector.entries.associateBy { it.slug }).default(Collector.ZGC)
     private val futexHash by option("--futex-hash", help = "where every server's threads wait: global or kernel (lab.support.FutexHash)")
         .choice(FutexHash.Choice.entries.associateBy { it.slug }).default(FutexHash.Choice.GLOBAL)
     private val k6Dashboard by option(
@@ -168,7 +171,9 @@ private class BenchCommand : CliktCommand(name = "bench") {
                 System.err.println("stopped: ${runDir.path} is marked incomplete")
             }
         RunFolder.linkLatest(resultsDir, runDir)
-        progress.say("run ${runDir.path}: profile $profileName, ${decision.idleSockets} idle sockets, JDK ${jdk.version}")
+        progress.say(
+            "run ${runDir.path}: profile $profileName, ${decision.idleSockets} idle sockets, JDK ${jdk.version}, ${collector.label}",
+        )
         decision.notes.forEach { progress.say("preflight: $it") }
         fullStepLeftOut?.let { progress.say("the full step is left out: $it") }
         host.reasons.forEach { progress.say("host: $it") }
@@ -187,6 +192,7 @@ private class BenchCommand : CliktCommand(name = "bench") {
                 holdIn = holdIn,
                 vegeta = vegeta.takeIf { profile.offersVegeta },
                 wrk = wrk?.takeIf { profile.offersWrk }?.let { Wrk(it, File(repo.absoluteFile, Wrk.SCRIPT)) },
+                collector = collector,
             )
             val rate = jsonRate(declared, File(runDir, "calibration"), manifest, progress)
             runPasses(declared.copy(profile = profile.copy(jsonRatePerSecond = rate)), runDir, manifest, progress)
@@ -218,7 +224,8 @@ private class BenchCommand : CliktCommand(name = "bench") {
         preflight = decision,
         limits = limits,
         harnessJdk = Runtime.version().toString(),
-        jvmFlags = JvmFlags.forServer(profile.heapMb, jdk.feature) + listOfNotNull(split?.activeProcessorCountFlag),
+        jvmFlags = JvmFlags.forServer(profile.heapMb, jdk.feature, collector) + listOfNotNull(split?.activeProcessorCountFlag),
+        collector = collector.slug,
         cpuSplit = split,
         serverArgs = serverArgs,
         k6Version = RunFolder.commandText(k6.path, "version").lineSequence().first(),

@@ -33,6 +33,8 @@ data class Manifest(
     val harnessJdk: String,
     /** Every server's flags, the same for all. */
     val jvmFlags: List<String>,
+    /** Every server's garbage collector, as [lab.support.Collector] names it: one of [jvmFlags], named for the reader and the analysis. */
+    val collector: String = "zgc",
     /** What a pass that streamed JFR ran with besides [jvmFlags]: its recording, in the pass's folder, and the run's `lab.jfc`. */
     val jfrFlags: List<String> = emptyList(),
     val k6Version: String,

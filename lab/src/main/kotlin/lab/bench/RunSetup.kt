@@ -6,6 +6,7 @@ import lab.bench.host.Preflight
 import lab.bench.load.LoadGenerators
 import lab.bench.load.Profile
 import lab.bench.load.Wrk
+import lab.support.Collector
 import lab.support.JvmFlags
 import java.io.File
 
@@ -47,10 +48,12 @@ data class RunSetup(
     val vegeta: File? = null,
     /** wrk, where the profile has a full step (Profile.jsonFullStepSeconds); null otherwise. */
     val wrk: Wrk? = null,
+    /** Every server's garbage collector (`--gc`). */
+    val collector: Collector = Collector.ZGC,
 ) {
     /** The run's flags, the same for every server: [Manifest.jvmFlags], and [Manifest.jfrFlags] for a pass that streams JFR. */
     fun serverFlags(streamJfr: Boolean): List<String> =
-        JvmFlags.forServer(profile.heapMb, jdkFeature) + listOfNotNull(cpuSplit?.activeProcessorCountFlag) +
+        JvmFlags.forServer(profile.heapMb, jdkFeature, collector) + listOfNotNull(cpuSplit?.activeProcessorCountFlag) +
             (if (streamJfr) jfr.jvmOptions else emptyList())
 
     /** What the server's `java` command goes after: a CPU set of its own, where the run has one. */

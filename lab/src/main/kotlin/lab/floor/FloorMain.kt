@@ -8,6 +8,7 @@ import com.github.ajalt.clikt.parameters.options.multiple
 import com.github.ajalt.clikt.parameters.options.option
 import com.github.ajalt.clikt.parameters.options.split
 import com.github.ajalt.clikt.parameters.options.validate
+import com.github.ajalt.clikt.parameters.types.choice
 import com.github.ajalt.clikt.parameters.types.file
 import com.github.ajalt.clikt.parameters.types.int
 import com.github.ajalt.clikt.parameters.types.long
@@ -22,6 +23,7 @@ import lab.floor.tasks.TaskShape
 import lab.floor.tasks.ballastOption
 import lab.floor.tasks.modelsOption
 import lab.floor.tasks.stepsOption
+import lab.support.Collector
 import lab.support.JvmFlags
 import lab.support.LabMain
 import lab.support.ManifestFile
@@ -58,6 +60,8 @@ private class FloorCommand(private val argv: List<String>) : CliktCommand(name =
     private val cellTimeoutSeconds by option("--cell-timeout-seconds", help = "how long one JVM may take").long()
         .restrictTo(10L..3_600L).default(300)
     private val ballastBytes by ballastOption()
+    private val collector by option("--gc", help = "the collector every floor JVM runs: zgc (the bench's) or g1 (the JDK's default)")
+        .choice(Collector.entries.associateBy { it.slug }).default(Collector.ZGC)
 
     override fun run() {
         val runtimes = mutableMapOf<String, JdkRuntime>()
@@ -79,7 +83,7 @@ private class FloorCommand(private val argv: List<String>) : CliktCommand(name =
         val jar = File(repo, JAR)
         if (!jar.isFile) throw UsageError("${jar.path} is missing; run `make build` first")
         val heapMb = Profile.load(File(repo, "loadtests/profiles"), BENCH_PROFILE).heapMb
-        val flags = jdks.associate { "${it.feature}" to JvmFlags.common(heapMb, it.feature) + NMT }
+        val flags = jdks.associate { "${it.feature}" to JvmFlags.common(heapMb, it.feature, collector) + NMT }
 
         val dir = RunFolder.create(resultsDir, "floor")
         val manifest = ManifestFile(File(dir, "manifest.json"), FloorManifest.serializer(), firstManifest(jdks, runtimes, flags, heapMb)) {
@@ -126,6 +130,7 @@ private class FloorCommand(private val argv: List<String>) : CliktCommand(name =
         jdks = jdks,
         jdkRuntimes = runtimes,
         jvmFlags = flags,
+        collector = collector.slug,
         settings = FloorManifest.Settings(
             models = models.map { it.slug },
             depths = depths,

@@ -21,6 +21,8 @@ data class FloorManifest(
     val jdkRuntimes: Map<String, JdkRuntime>,
     /** By JDK feature version ("21", "25"): every flag the floor JVMs started with, before `-jar`. */
     val jvmFlags: Map<String, List<String>>,
+    /** Every floor JVM's garbage collector, as [lab.support.Collector] names it: a bench run's floor is one of its collector. */
+    val collector: String = "zgc",
     val settings: Settings,
     /** What each model's task waits on, for the report. */
     val models: Map<String, String>,

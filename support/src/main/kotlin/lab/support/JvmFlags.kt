@@ -7,18 +7,16 @@ package lab.support
  * [forCheck].
  */
 object JvmFlags {
-    fun forServer(heapMb: Int, jdkFeature: Int): List<String> =
+    fun forServer(heapMb: Int, jdkFeature: Int, collector: Collector = Collector.ZGC): List<String> =
         // NMT's summary is how the memory snapshots split native memory by category (threads, GC, class, code, direct buffers).
-        common(heapMb, jdkFeature) + "-XX:NativeMemoryTracking=summary"
+        common(heapMb, jdkFeature, collector) + "-XX:NativeMemoryTracking=summary"
 
     /** The heap, collector and access flags: also what the client experiments start their JVMs with. */
-    fun common(heapMb: Int, jdkFeature: Int): List<String> = buildList {
+    fun common(heapMb: Int, jdkFeature: Int, collector: Collector = Collector.ZGC): List<String> = buildList {
         // A fixed heap: memory figures then show what the model costs, not heap resizing.
         add("-Xms${heapMb}m")
         add("-Xmx${heapMb}m")
-        add("-XX:+UseZGC")
-        // JDK 21 has both ZGC modes and defaults to the old one; 23 and later have only the generational one.
-        if (jdkFeature in 21..22) add("-XX:+ZGenerational")
+        addAll(collector.flags(jdkFeature))
         add(NATIVE_ACCESS)
     }
 

@@ -79,17 +79,21 @@ class JfrCollector(chunks: File, dir: File, private val clock: RunClock) : AutoC
 
         /**
          * The series' metrics for a collection named [gcName] for [cause] (jdk.GarbageCollection's `name` and `cause`):
-         * generational ZGC, the lab's collector ([lab.support.JvmFlags]), names its cycles "ZGC Major" and "ZGC Minor". A
+         * generational ZGC, the lab's collector ([lab.support.Collector]), names its cycles "ZGC Major" and "ZGC Minor"; G1 its
+         * young collections "G1New", its concurrent cycles of the whole heap "G1Old" and a full collection "G1Full". A
          * major cycle of ZGC's warm-up rule is also `gc_major_warmup_cycle_s`: ZGC runs one as the heap in use first passes
          * 10%, 20% and 30% of its soft maximum, three in all, and when the last falls depends on how fast the server's heap
          * fills, not on its load at that moment, so a reader must see which phase it fell in (docs/JOURNAL.md, "The steady
          * phase's major cycles are ZGC's warm-up rule").
          */
         fun cycleMetrics(gcName: String?, cause: String?): List<String> = when {
-            !gcName.orEmpty().contains("Major") -> listOf("gc_minor_cycle_s")
+            MAJOR_NAMES.none { gcName.orEmpty().contains(it) } -> listOf("gc_minor_cycle_s")
             cause == ZGC_WARMUP_CAUSE -> listOf("gc_major_cycle_s", "gc_major_warmup_cycle_s")
             else -> listOf("gc_major_cycle_s")
         }
+
+        /** What names a collection of the whole heap, in ZGC's cycles' names and in G1's. */
+        private val MAJOR_NAMES = listOf("Major", "G1Old", "G1Full")
 
         /** The cause JFR gives a cycle of ZGC's warm-up rule (HotSpot's GCCause::_z_warmup). */
         const val ZGC_WARMUP_CAUSE = "Warmup"
