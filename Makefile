@@ -39,6 +39,14 @@ BENCH_GCS := $(strip $(subst $(comma), ,$(GCS)))
 JAVA_HOME_OF := JAVA_HOME="$$(setup/jdk.sh $(JDK))"
 MVN := env $(JAVA_HOME_OF) "$$(setup/maven.sh)" --batch-mode --no-transfer-progress
 
+# make bench along an axis, $(1) (JDK or GC) taking each of $(2) in turn: one run each, with its own report (and floor), then
+# the first against each other one. A run in which a server failed is compared too; one refused (2 or 3) stops here.
+define BENCH_EACH
+runs=(); for value in $(2); do status=0; $(MAKE) --no-print-directory bench $(1)=$$value $(1)S= || status=$$?; \
+  [ $$status -le 1 ] || exit $$status; runs+=("results/$$(readlink results/latest)"); done; \
+for other in "$${runs[@]:1}"; do $(MAKE) --no-print-directory compare A="$${runs[0]}" B="$$other"; done
+endef
+
 # The runnable jars are rebuilt only when a main source or a pom changed, so `make stub` and
 # `make serve` in two terminals do not both run Maven; flock (where there is one) serialises
 # the builds that do start together.
@@ -89,16 +97,9 @@ bench: build ## run every server under one k6 profile and render its report: mak
 ifneq ($(and $(BENCH_JDKS),$(BENCH_GCS)),)
 	@echo "make bench: give JDKS or GCS, not both: each runs the bench once per value; run one axis at a time" >&2; exit 2
 else ifneq ($(BENCH_GCS),)
-	@# One run per collector, each with its own report and floor, then the first against each other one.
-	runs=(); for gc in $(BENCH_GCS); do status=0; $(MAKE) --no-print-directory bench GC=$$gc GCS= || status=$$?; \
-	  [ $$status -le 1 ] || exit $$status; runs+=("results/$$(readlink results/latest)"); done; \
-	for other in "$${runs[@]:1}"; do $(MAKE) --no-print-directory compare A="$${runs[0]}" B="$$other"; done
+	$(call BENCH_EACH,GC,$(BENCH_GCS))
 else ifneq ($(BENCH_JDKS),)
-	@# One run per JDK, each with its own report, then the first against each other one. A run in which a server failed
-	@# is compared too; one refused (2 or 3) stops here.
-	runs=(); for jdk in $(BENCH_JDKS); do status=0; $(MAKE) --no-print-directory bench JDK=$$jdk JDKS= || status=$$?; \
-	  [ $$status -le 1 ] || exit $$status; runs+=("results/$$(readlink results/latest)"); done; \
-	for other in "$${runs[@]:1}"; do $(MAKE) --no-print-directory compare A="$${runs[0]}" B="$$other"; done
+	$(call BENCH_EACH,JDK,$(BENCH_JDKS))
 else
 	@# The report splits each socket's memory with its JDK's and collector's floor: measured first, once, where results/ has none
 	@# for them (18 JVMs, about half of what make floor takes for two JDKs).

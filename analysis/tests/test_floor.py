@@ -175,7 +175,7 @@ def test_a_floor_run_renders_its_report_with_the_table_the_claims_and_the_plots_
     # Per task by model, depth and JDK; then the live heap and RSS at every step.
     assert html.count("data:image/png;base64,") >= 3
     assert "Traceback" not in html and 'data-mime-type="application/vnd.jupyter.stderr"' not in html
-    assert "1.21 [1.21-1.21]" in html and "20261122-075000-clients" in html
+    assert "1.21 [1.21, 1.21]" in html and "20261122-075000-clients" in html
 
 
 def test_the_pick_is_the_model_holding_least_heap_and_thread_memory_a_task_with_any_within_15_percent_beside_it(run):

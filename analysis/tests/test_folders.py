@@ -67,3 +67,13 @@ def test_of_floors_the_newest_of_the_runs_collector_is_chosen(tmp_path):
     floor_folder(tmp_path, "20261122-061512-floor", [25])
 
     assert render.siblings(run, ["FLOOR"], jdk_feature=25, collector="g1") == {"FLOOR": str(of_g1)}
+
+
+def test_a_floor_of_another_collector_is_never_chosen(tmp_path):
+    from test_floor_folders import floor_folder
+
+    run = tmp_path / "20261122-044957-local"
+    run.mkdir()
+    floor_folder(tmp_path, "20261122-050000-floor", [25], collector="g1")
+
+    assert render.siblings(run, ["FLOOR"], jdk_feature=25) == {"FLOOR": None}

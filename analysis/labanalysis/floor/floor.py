@@ -23,6 +23,7 @@ import pandas as pd
 
 from ..bench import memory
 from ..folder import catalogue, provenance, series
+from ..stats import Across, numbers
 
 # The measures, by the name per_task gives them, and floor.csv's column for each.
 MEASURES = {
@@ -37,7 +38,7 @@ CSV = series.EXPERIMENTS["floor"]["floor.csv"]
 CSV_COLUMNS = list(CSV.columns)
 CELL = ["jdk", "model", "depth"]
 PER_TASK_COLUMNS = [*CELL, "measure", "median", "low", "high", "repeats"]
-# Below this many repeats the report shows a median and no range: two values are not a spread.
+# Below this many repeats a claim is judged on the median alone: two values are not a spread to resolve it with (floor_verdicts).
 MIN_REPEATS_FOR_RANGE = 3
 # How far a JVM's live heap per task may move between its steps before the report says so.
 UNEVEN_PERCENT = 10
@@ -152,11 +153,11 @@ def per_task(frame_or_folder) -> pd.DataFrame:
 
 
 def kib_range(median: float, low: float, high: float, repeats: int) -> str:
-    """A per-task figure in KiB for a reader: `1.22 [1.21-1.23]`, the range only from MIN_REPEATS_FOR_RANGE repeats."""
+    """A per-task figure in KiB for a reader, shown as every figure across passes is (stats.numbers.shown, a repeat being a
+    pass): `1.22 [1.21, 1.23]`; blank where none was measured."""
     if math.isnan(median):
         return ""
-    text = f"{median / KIB:,.2f}"
-    return text + (f" [{low / KIB:,.2f}-{high / KIB:,.2f}]" if repeats >= MIN_REPEATS_FOR_RANGE else "")
+    return numbers.shown(Across(median / KIB, low / KIB, high / KIB, repeats), passes=False)
 
 
 def table(run: FloorRun, measures: tuple[str, ...] = ("live heap", "RSS", "PSS", "NMT thread committed")) -> pd.DataFrame:

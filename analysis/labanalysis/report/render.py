@@ -150,7 +150,8 @@ def compare_folder(a: Path, b: Path) -> Path:
 
 def siblings(folder: Path, wanted: list[str], jdk_feature: int | None = None, collector: str = ZGC) -> dict[str, str | None]:
     """The sibling folders `folder`'s report shows, by parameter: as its report-inputs.json recorded them, else the newest of each kind now
-    (of floors, the newest that measured `jdk_feature`, the run's JDK, on its `collector`, where one did).
+    (of floors, the newest that measured `jdk_feature`, the run's JDK, on its `collector`, where one did; never one of another
+    collector, whose heap lays a task out otherwise).
 
     What is chosen is recorded, so rendering the same folder again shows the same siblings even
     after newer ones appear; a kind with none beside it is recorded as None.
@@ -161,10 +162,22 @@ def siblings(folder: Path, wanted: list[str], jdk_feature: int | None = None, co
         if parameter not in chosen:
             of_jdk = floor_folders.covering(folder.resolve().parent, jdk_feature, collector) if parameter == "FLOOR" and jdk_feature else []
             readable = _in_run_folder_format if parameter in IN_RUN_FOLDER_FORMAT else (lambda _: True)
+            if parameter == "FLOOR":
+                readable = _of_collector(collector, readable)
             found = of_jdk[-1] if of_jdk else newest_beside(folder, *SIBLINGS[parameter], readable=readable)
             chosen[parameter] = found.name if found else None
     recorded.write_text(json.dumps(chosen, indent=1, sort_keys=True) + "\n")
     return {parameter: str(folder.parent / chosen[parameter]) if chosen[parameter] else None for parameter in wanted}
+
+
+def _of_collector(collector: str, readable: Callable[[Path], bool]) -> Callable[[Path], bool]:
+    """`readable`, and of a run on `collector` (a manifest that names none: ZGC)."""
+
+    def of_it(folder: Path) -> bool:
+        manifest = folder / "manifest.json"
+        return readable(folder) and manifest.is_file() and json.loads(manifest.read_text()).get("collector", ZGC) == collector
+
+    return of_it
 
 
 def _in_run_folder_format(folder: Path) -> bool:
