@@ -42,6 +42,14 @@ def one_line(prog: str, main: Callable[[], object], *mistakes: type[Exception]) 
     return 0
 
 
+def runs_parser(prog: str, description: str, options: str = "") -> OneLineParser:
+    """The parser of a script that reads bench run folders, given after its `options` (how the usage line shows them): it has
+    `runs` already; the script adds its options."""
+    parser = OneLineParser(prog=prog, usage_line=" ".join(filter(None, [prog, options, "results/<run> ..."])), description=description)
+    parser.add_argument("runs", nargs="+", help="bench run folders")
+    return parser
+
+
 def run_pairs(prog: str, description: str) -> list[tuple[str, str]]:
     """The pairs of run folders a script that sets two runs side by side was given, each `A,B` on its command line; a pair
     without its one comma is said in one line, status 2."""

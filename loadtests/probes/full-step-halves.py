@@ -16,7 +16,7 @@ import sys
 
 import pandas as pd
 
-from labanalysis.cli import OneLineParser, one_line
+from labanalysis.cli import one_line, runs_parser
 from labanalysis.folder.run import RunFolderError, load_run
 from labanalysis.markdown import markdown
 
@@ -39,8 +39,7 @@ def per_core(seconds: list[tuple[float, float]]) -> float:
 
 
 def main() -> None:
-    parser = OneLineParser(prog="full-step-halves.py", usage_line="full-step-halves.py results/<run> ...", description=__doc__.splitlines()[0])
-    parser.add_argument("runs", nargs="+")
+    parser = runs_parser("full-step-halves.py", __doc__.splitlines()[0])
     args = parser.parse_args()
     rows = []
     for folder in args.runs:

@@ -13,21 +13,16 @@ import sys
 
 import pandas as pd
 
-from labanalysis.cli import OneLineParser, one_line
+from labanalysis.cli import one_line, runs_parser
 from labanalysis.curve import curve, curve_verdicts
 from labanalysis.folder.run import RunFolderError, load_run
 from labanalysis.markdown import markdown
 
 
 def main() -> None:
-    parser = OneLineParser(
-        prog="full-steps.py",
-        usage_line="full-steps.py [--server NAME] [--endpoint json|dashboard] results/<run> ...",
-        description="The steps that filled each server's CPU budget.",
-    )
+    parser = runs_parser("full-steps.py", "The steps that filled each server's CPU budget.", "[--server NAME] [--endpoint json|dashboard]")
     parser.add_argument("--server", help="one server (its catalogue name); all where omitted")
     parser.add_argument("--endpoint", default="json")
-    parser.add_argument("runs", nargs="+")
     args = parser.parse_args()
     steps = curve.per_step([load_run(folder) for folder in args.runs])
     steps = steps[steps["endpoint"] == args.endpoint]

@@ -4,7 +4,7 @@ table counts a pass's pauses over its whole run, the full collections of the hea
 that fell inside the phase the requests were timed in.
 
 Usage, from the repository's root, with the lab's Python:
-    PYTHONPATH=analysis .tools/venv/bin/python loadtests/probes/gc-pauses-in-phase.py results/<run> ... [--phase json]
+    PYTHONPATH=analysis .tools/venv/bin/python loadtests/probes/gc-pauses-in-phase.py [--phase json] results/<run> ...
 
 Prints one Markdown table: a row per run and server.
 """
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from labanalysis.cli import OneLineParser, one_line
+from labanalysis.cli import one_line, runs_parser
 from labanalysis.folder.repeats import compared
 from labanalysis.folder.run import RunFolderError, load_run
 from labanalysis.markdown import markdown
@@ -22,12 +22,7 @@ from labanalysis.stats import across, numbers
 
 
 def main() -> None:
-    parser = OneLineParser(
-        prog="gc-pauses-in-phase.py",
-        usage_line="gc-pauses-in-phase.py results/<run> ... [--phase json]",
-        description="The collector's pauses inside one load phase, per server.",
-    )
-    parser.add_argument("runs", nargs="+", help="bench run folders")
+    parser = runs_parser("gc-pauses-in-phase.py", "The collector's pauses inside one load phase, per server.", "[--phase json]")
     parser.add_argument("--phase", default="json", help="the load phase (the manifest's timeline), by default the steady /json phase")
     args = parser.parse_args()
     rows = []

@@ -18,7 +18,7 @@ import sys
 
 import pandas as pd
 
-from labanalysis.cli import OneLineParser, one_line
+from labanalysis.cli import one_line, runs_parser
 from labanalysis.curve import curve
 from labanalysis.folder import repeats
 from labanalysis.folder.run import RunFolderError, load_run
@@ -85,13 +85,8 @@ def rank_agreement(rows: pd.DataFrame) -> str:
 
 
 def main() -> None:
-    parser = OneLineParser(
-        prog="gc-under-curve.py",
-        usage_line="gc-under-curve.py [--server NAME] results/<run> ...",
-        description="ZGC's cycles and allocation stalls in each pass's curve.",
-    )
+    parser = runs_parser("gc-under-curve.py", "ZGC's cycles and allocation stalls in each pass's curve.", "[--server NAME]")
     parser.add_argument("--server", help="one server (its catalogue name); all where omitted")
-    parser.add_argument("runs", nargs="+")
     args = parser.parse_args()
     rows = pd.DataFrame([row for folder in args.runs for row in per_pass(folder, args.server)])
     print(markdown(rows))

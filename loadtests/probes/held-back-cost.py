@@ -19,7 +19,7 @@ import sys
 
 import pandas as pd
 
-from labanalysis.cli import OneLineParser, one_line
+from labanalysis.cli import one_line, runs_parser
 from labanalysis.curve import curve, curve_verdicts
 from labanalysis.folder.run import RunFolderError, load_run
 from labanalysis.markdown import markdown
@@ -61,13 +61,10 @@ def table(steps: pd.DataFrame) -> pd.DataFrame:
 
 
 def main() -> None:
-    parser = OneLineParser(
-        prog="held-back-cost.py",
-        usage_line="held-back-cost.py [--endpoint json|dashboard] results/<run> ...",
-        description="A request's CPU in steps the budget held back, against free steps at the same rate.",
+    parser = runs_parser(
+        "held-back-cost.py", "A request's CPU in steps the budget held back, against free steps at the same rate.", "[--endpoint json|dashboard]"
     )
     parser.add_argument("--endpoint", default="dashboard")
-    parser.add_argument("runs", nargs="+")
     args = parser.parse_args()
     steps = curve.per_step([load_run(folder) for folder in args.runs])
     print(markdown(table(steps[steps["endpoint"] == args.endpoint])))

@@ -14,7 +14,7 @@ import sys
 import pandas as pd
 
 from labanalysis.bench import cpu, memory
-from labanalysis.cli import OneLineParser, one_line
+from labanalysis.cli import one_line, runs_parser
 from labanalysis.folder import repeats
 from labanalysis.folder.run import RunFolderError, load_run
 from labanalysis.markdown import markdown
@@ -38,8 +38,7 @@ def rows(runs) -> pd.DataFrame:
 
 
 def main() -> None:
-    parser = OneLineParser(prog="load-threads.py", usage_line="load-threads.py results/<run> ...", description=__doc__.splitlines()[0])
-    parser.add_argument("runs", nargs="+")
+    parser = runs_parser("load-threads.py", __doc__.splitlines()[0])
     args = parser.parse_args()
     print(markdown(rows([load_run(r) for r in args.runs])))
 

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from labanalysis.bench import cpu
-from labanalysis.cli import OneLineParser, one_line
+from labanalysis.cli import one_line, runs_parser
 from labanalysis.folder.run import RunFolderError, load_run
 from labanalysis.markdown import markdown
 from labanalysis.verdict import perpass
@@ -64,12 +64,7 @@ def correlations(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def main() -> None:
-    parser = OneLineParser(
-        prog="steal-against-figures.py",
-        usage_line="steal-against-figures.py results/<run> ...",
-        description="Whether the hypervisor's steal moved a pass's figures.",
-    )
-    parser.add_argument("runs", nargs="+", help="bench run folders")
+    parser = runs_parser("steal-against-figures.py", "Whether the hypervisor's steal moved a pass's figures.")
     args = parser.parse(sys.argv[1:])
     if isinstance(args, int):
         sys.exit(args)

@@ -7,7 +7,7 @@ import math
 import pandas as pd
 
 from ..folder import provenance
-from ..folder.bench_manifest import COLLECTORS
+from ..folder.bench_manifest import collector_label
 from ..folder.declared import facts
 from ..folder.run import Run
 
@@ -85,7 +85,7 @@ def run_facts(run: Run) -> dict[str, str]:
             f"{host.get('memoryBytes', 0) / (1 << 30):.1f} GiB, kernel {host.get('kernel', '?')}"
         ),
         "server JDK": f"{jdk.get('version', '?')} ({jdk.get('home', '?')}); the harness ran on {m.get('harnessJdk', '?')}",
-        "garbage collector (every server)": COLLECTORS.get(run.collector, run.collector),
+        "garbage collector (every server)": collector_label(run.collector),
         "JVM flags (every server)": " ".join(m.get("jvmFlags", [])),
         "what the lab changed in each engine": engine_changes(m),
         "k6": m.get("k6Version", "?"),

@@ -6,9 +6,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 # The collectors a run's servers may run on, by the name the manifest gives (lab.support.Collector's slug), as a reader sees them.
-# A manifest that names none is from before the collector was an axis: its servers ran on ZGC.
 ZGC = "zgc"
 COLLECTORS = {ZGC: "ZGC", "g1": "G1"}
+
+
+def collector_of(manifest: dict) -> str:
+    """The collector a run's (a bench's or a floor's) manifest names; one that names none is from before the collector was an
+    axis, when every JVM ran on ZGC."""
+    return manifest.get("collector", ZGC)
+
+
+def collector_label(collector: str) -> str:
+    """A collector as a reader sees it: `G1` for `g1`."""
+    return COLLECTORS.get(collector, collector)
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from ..cli import OneLineParser
-from .bench_manifest import COLLECTORS, ZGC
+from .bench_manifest import COLLECTORS, ZGC, collector_of
 
 # The run-folder format the analysis reads (series.FORMAT_VERSION, read here without pandas): a floor in another, or in none (one
 # from before run-folder.json), is not one the report can show, so make bench measures a new one.
@@ -34,7 +34,7 @@ def covering(results: Path, jdk_feature: int, collector: str = ZGC) -> list[Path
         complete = manifest.get("provenance", {}).get("status") == "complete" and manifest.get("runFolderFormat") == FORMAT_VERSION
         if (
             complete
-            and manifest.get("collector", ZGC) == collector
+            and collector_of(manifest) == collector
             and (folder / "floor.csv").is_file()
             and any(j.get("feature") == jdk_feature for j in manifest.get("jdks", []))
         ):

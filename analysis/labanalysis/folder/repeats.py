@@ -15,7 +15,7 @@ import pandas as pd
 
 from ..stats import across
 from . import catalogue, provenance
-from .bench_manifest import COLLECTORS
+from .bench_manifest import collector_label
 from .run import Run, ServerRun
 
 # The columns that say which pass a per-pass row is of.
@@ -79,8 +79,7 @@ def left_out(runs: list[Run]) -> list[str]:
             notes.append(f"{run.folder.name}: ran on JDK {jdk_of(run)}, not {jdk}; not pooled with it")
             continue
         if run.collector != collector:
-            ran_on, first_on = (COLLECTORS.get(c, c) for c in (run.collector, collector))
-            notes.append(f"{run.folder.name}: ran on {ran_on}, not {first_on}; not pooled with it")
+            notes.append(f"{run.folder.name}: ran on {collector_label(run.collector)}, not {collector_label(collector)}; not pooled with it")
             continue
         for s in run.servers:
             if s.jfr_streaming and not s.ok:

@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from . import provenance
-from .bench_manifest import ZGC, CpuSplit, HostLimits, LoadPhase
+from .bench_manifest import CpuSplit, HostLimits, LoadPhase, collector_of
 from .declared import DeclaredError, read_as
 from .outcome import PassOutcome
 from .series import SERIES, gunzip_what_is_there, read_k6_samples, refused_version, whole_rows
@@ -259,7 +259,7 @@ class Run:
     def collector(self) -> str:
         """Every server's garbage collector, as lab.support.Collector names it: `zgc` (the lab's, and every run's before the
         manifest named it) or `g1`."""
-        return self.manifest.get("collector", ZGC)
+        return collector_of(self.manifest)
 
     @property
     def heap_bytes(self) -> float:

@@ -29,7 +29,7 @@ from ..cli import OneLineParser
 from ..clients import clients
 from ..floor import floor
 from ..folder import autobahnfolder, floor_folders, provenance, repeats, series, sweepfolder
-from ..folder.bench_manifest import ZGC
+from ..folder.bench_manifest import ZGC, collector_of
 from ..folder.folders import newest_beside
 from ..folder.run import RunFolderError, load_run
 from ..io import iobench
@@ -171,11 +171,11 @@ def siblings(folder: Path, wanted: list[str], jdk_feature: int | None = None, co
 
 
 def _of_collector(collector: str, readable: Callable[[Path], bool]) -> Callable[[Path], bool]:
-    """`readable`, and of a run on `collector` (a manifest that names none: ZGC)."""
+    """`readable`, and of a run on `collector` (bench_manifest.collector_of)."""
 
     def of_it(folder: Path) -> bool:
         manifest = folder / "manifest.json"
-        return readable(folder) and manifest.is_file() and json.loads(manifest.read_text()).get("collector", ZGC) == collector
+        return readable(folder) and manifest.is_file() and collector_of(json.loads(manifest.read_text())) == collector
 
     return of_it
 

@@ -33,7 +33,6 @@ import lab.bench.load.Wrk
 import lab.handlers.Limits
 import lab.support.BuiltJars
 import lab.support.Catalogue
-import lab.support.Collector
 import lab.support.FutexHash
 import lab.support.JvmFlags
 import lab.support.LabMain
@@ -41,6 +40,7 @@ import lab.support.ManifestFile
 import lab.support.NotAJdk
 import lab.support.Provenance
 import lab.support.RunFolder
+import lab.support.collectorOption
 import lab.support.serversOption
 import java.io.File
 import java.util.concurrent.CompletableFuture
@@ -74,8 +74,7 @@ private class BenchCommand : CliktCommand(name = "bench") {
     ).int().restrictTo(0..(64 shl 20)).default(0)
     private val ballastKind by option("--socket-ballast", help = "where the ballast lives: heap or direct").choice("heap", "direct")
         .default("heap")
-    private val collector by option("--gc", help = "every server's garbage collector: zgc (the lab's) or g1 (the JDK's default)")
-        .choice(Collector.entries.associateBy { it.slug }).default(Collector.ZGC)
+    private val collector by collectorOption("every server")
     private val futexHash by option("--futex-hash", help = "where every server's threads wait: global or kernel (lab.support.FutexHash)")
         .choice(FutexHash.Choice.entries.associateBy { it.slug }).default(FutexHash.Choice.GLOBAL)
     private val k6Dashboard by option(

@@ -8,6 +8,7 @@ import lab.bench.host.QuietHost
 import lab.bench.load.LoadGenerators
 import lab.bench.load.LoadPhase
 import lab.bench.load.Profile
+import lab.support.Collector
 import lab.support.EngineEntry
 import lab.support.Provenance
 import lab.support.RunManifest
@@ -34,7 +35,7 @@ data class Manifest(
     /** Every server's flags, the same for all. */
     val jvmFlags: List<String>,
     /** Every server's garbage collector, as [lab.support.Collector] names it: one of [jvmFlags], named for the reader and the analysis. */
-    val collector: String = "zgc",
+    val collector: String = Collector.ZGC.slug,
     /** What a pass that streamed JFR ran with besides [jvmFlags]: its recording, in the pass's folder, and the run's `lab.jfc`. */
     val jfrFlags: List<String> = emptyList(),
     val k6Version: String,

@@ -8,7 +8,6 @@ import com.github.ajalt.clikt.parameters.options.multiple
 import com.github.ajalt.clikt.parameters.options.option
 import com.github.ajalt.clikt.parameters.options.split
 import com.github.ajalt.clikt.parameters.options.validate
-import com.github.ajalt.clikt.parameters.types.choice
 import com.github.ajalt.clikt.parameters.types.file
 import com.github.ajalt.clikt.parameters.types.int
 import com.github.ajalt.clikt.parameters.types.long
@@ -23,13 +22,13 @@ import lab.floor.tasks.TaskShape
 import lab.floor.tasks.ballastOption
 import lab.floor.tasks.modelsOption
 import lab.floor.tasks.stepsOption
-import lab.support.Collector
 import lab.support.JvmFlags
 import lab.support.LabMain
 import lab.support.ManifestFile
 import lab.support.NotAJdk
 import lab.support.Provenance
 import lab.support.RunFolder
+import lab.support.collectorOption
 import java.io.File
 import java.util.Locale
 
@@ -60,8 +59,7 @@ private class FloorCommand(private val argv: List<String>) : CliktCommand(name =
     private val cellTimeoutSeconds by option("--cell-timeout-seconds", help = "how long one JVM may take").long()
         .restrictTo(10L..3_600L).default(300)
     private val ballastBytes by ballastOption()
-    private val collector by option("--gc", help = "the collector every floor JVM runs: zgc (the bench's) or g1 (the JDK's default)")
-        .choice(Collector.entries.associateBy { it.slug }).default(Collector.ZGC)
+    private val collector by collectorOption("every floor JVM")
 
     override fun run() {
         val runtimes = mutableMapOf<String, JdkRuntime>()

@@ -2,6 +2,7 @@ package lab.floor
 
 import kotlinx.serialization.Serializable
 import lab.floor.tasks.FloorDefaults
+import lab.support.Collector
 import lab.support.Provenance
 import lab.support.RunManifest
 
@@ -22,7 +23,7 @@ data class FloorManifest(
     /** By JDK feature version ("21", "25"): every flag the floor JVMs started with, before `-jar`. */
     val jvmFlags: Map<String, List<String>>,
     /** Every floor JVM's garbage collector, as [lab.support.Collector] names it: a bench run's floor is one of its collector. */
-    val collector: String = "zgc",
+    val collector: String = Collector.ZGC.slug,
     val settings: Settings,
     /** What each model's task waits on, for the report. */
     val models: Map<String, String>,
