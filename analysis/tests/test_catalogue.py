@@ -14,9 +14,12 @@ REPO = catalogue.CATALOGUE.parent
 ENTRY = json.loads(catalogue.CATALOGUE.read_text())["servers"][0]
 
 
+MODELS = [{"name": m, "words": m, "what": m} for m in ("coroutine", "virtual", "platform")]
+
+
 def catalogue_text(**changes) -> str:
     entry = {**ENTRY, **changes}
-    return json.dumps({"about": "", "fields": {}, "servers": [entry]})
+    return json.dumps({"about": "", "fields": {}, "models": MODELS, "servers": [entry]})
 
 
 def test_make_servers_prints_each_server_of_the_catalogue_as_name_engine_model():
@@ -91,11 +94,21 @@ def test_a_former_name_that_is_another_servers_name_is_refused():
     other = {**ENTRY, "name": "other", "formerNames": [ENTRY["name"]]}
 
     with pytest.raises(CatalogueError, match=f"other's former name '{ENTRY['name']}' is another server's name"):
-        catalogue.parse(json.dumps({"servers": [ENTRY, other]}))
+        catalogue.parse(json.dumps({"models": MODELS, "servers": [ENTRY, other]}))
+
+
+def test_a_catalogue_that_declares_no_models_is_refused():
+    with pytest.raises(CatalogueError, match="must declare its models"):
+        catalogue.parse(json.dumps({"servers": [ENTRY]}))
+
+
+def test_every_declared_model_has_a_server_and_has_words_for_a_reader():
+    assert set(catalogue.MODELS) == {s.model for s in catalogue.servers()}
+    assert set(catalogue.MODEL_WORDS) == set(catalogue.MODELS)
 
 
 def test_a_name_declared_twice_is_refused():
-    twice = json.dumps({"servers": [ENTRY, ENTRY]})
+    twice = json.dumps({"models": MODELS, "servers": [ENTRY, ENTRY]})
 
     with pytest.raises(CatalogueError, match="each name once"):
         catalogue.parse(twice)

@@ -7,16 +7,22 @@ from pathlib import Path
 
 from conftest import FIXTURES
 
-from labanalysis.folder import floor_folders
+from labanalysis.folder import catalogue, floor_folders
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def floor_folder(
-    results: Path, name: str, features: list[int], status: str = "complete", with_csv: bool = True, collector: str | None = None
+    results: Path,
+    name: str,
+    features: list[int],
+    status: str = "complete",
+    with_csv: bool = True,
+    collector: str | None = None,
+    models: tuple[str, ...] = catalogue.MODELS,
 ) -> Path:
     """A copy of the real floor fixture, saying it measured `features` on `collector` (none named: as before the collector was an
-    axis) and ended `status`."""
+    axis), a task of each of `models`, and ended `status`."""
     folder = results / name
     shutil.copytree(FIXTURES / "floor", folder)
     manifest = json.loads((folder / "manifest.json").read_text())
@@ -24,6 +30,7 @@ def floor_folder(
     manifest["jdks"] = [j for j in manifest["jdks"] if j["feature"] in features]
     if collector:
         manifest["collector"] = collector
+    manifest["settings"]["models"] = list(models)
     (folder / "manifest.json").write_text(json.dumps(manifest, indent=4))
     if not with_csv:
         (folder / "floor.csv").unlink()
@@ -48,6 +55,14 @@ def test_a_floor_is_of_its_collector_and_one_that_names_none_is_zgcs(tmp_path):
 
     assert floor_folders.covering(tmp_path, 25) == [before, zgc]
     assert floor_folders.covering(tmp_path, 25, "g1") == [g1]
+
+
+def test_a_floor_without_a_model_the_catalogue_declares_covers_no_bench_of_it(tmp_path):
+    every = floor_folder(tmp_path, "20261120-100000-floor", [25])
+    floor_folder(tmp_path, "20261121-100000-floor", [25], models=catalogue.MODELS[:-1])
+
+    assert floor_folders.covering(tmp_path, 25) == [every]
+    assert len(floor_folders.covering(tmp_path, 25, models=catalogue.MODELS[:-1])) == 2
 
 
 def test_make_reads_it_as_a_status_and_a_path():

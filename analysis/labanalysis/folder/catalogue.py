@@ -27,7 +27,9 @@ if TYPE_CHECKING:
     import pandas as pd
 
 CATALOGUE = Path(__file__).resolve().parents[3] / "servers.json"
-MODELS = ("coroutine", "virtual", "platform")
+# The models servers.json declares, in its order, and how a reader sees each ("coroutines").
+MODELS: tuple[str, ...] = tuple(m["name"] for m in json.loads(CATALOGUE.read_text())["models"])
+MODEL_WORDS: dict[str, str] = {m["name"]: m["words"] for m in json.loads(CATALOGUE.read_text())["models"]}
 # Cells of the engine x model grid no server can fill, and why: a fact about an engine, not about a server.
 NO_SUCH_MODE = {("ktor-netty", "virtual"): "Ktor has no virtual-thread mode"}
 # A server an old run names but the catalogue no longer declares is still drawn, in grey.
@@ -62,11 +64,15 @@ class Server:
 def parse(text: str) -> list[Server]:
     """The entries of a catalogue's text, checked as the harness checks them: a typo fails here."""
     servers = []
-    for entry in json.loads(text)["servers"]:
+    declaration = json.loads(text)
+    models = [m["name"] for m in declaration.get("models", [])]
+    if not models or len(set(models)) != len(models):
+        raise CatalogueError(f"servers.json must declare its models, each once: {models}")
+    for entry in declaration["servers"]:
         if set(entry) != _FIELDS or set(entry["traits"]) != _TRAITS:
             raise CatalogueError(f"servers.json: {entry.get('name', '?')} must have exactly {sorted(_FIELDS)} and traits {sorted(_TRAITS)}")
-        if entry["model"] not in MODELS:
-            raise CatalogueError(f"servers.json: {entry['name']}'s model {entry['model']!r} is none of {', '.join(MODELS)}")
+        if entry["model"] not in models:
+            raise CatalogueError(f"servers.json: {entry['name']}'s model {entry['model']!r} is none of {', '.join(models)}")
         traits = entry["traits"]
         servers.append(
             Server(

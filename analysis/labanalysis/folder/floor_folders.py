@@ -14,6 +14,7 @@ from pathlib import Path
 
 from ..cli import OneLineParser
 from .bench_manifest import COLLECTORS, ZGC, collector_of
+from .catalogue import MODELS
 
 # The run-folder format the analysis reads (series.FORMAT_VERSION, read here without pandas): a floor in another, or in none (one
 # from before run-folder.json), is not one the report can show, so make bench measures a new one.
@@ -22,9 +23,10 @@ FORMAT_VERSION = json.loads((Path(__file__).resolve().parents[3] / "run-folder.j
 FLOOR_SUFFIX = "-floor"
 
 
-def covering(results: Path, jdk_feature: int, collector: str = ZGC) -> list[Path]:
+def covering(results: Path, jdk_feature: int, collector: str = ZGC, models: tuple[str, ...] = MODELS) -> list[Path]:
     """The whole `make floor` folders in `results` (a floor.csv, a manifest that says complete and the run-folder format the analysis
-    reads) that measured JDK `jdk_feature` on `collector`, oldest first: their names begin with the time they started."""
+    reads) that measured JDK `jdk_feature` on `collector`, and a task of each of `models` (the catalogue's unless told), oldest first:
+    their names begin with the time they started."""
     found = []
     for folder in sorted(results.glob(f"*{FLOOR_SUFFIX}")):
         try:
@@ -37,6 +39,7 @@ def covering(results: Path, jdk_feature: int, collector: str = ZGC) -> list[Path
             and collector_of(manifest) == collector
             and (folder / "floor.csv").is_file()
             and any(j.get("feature") == jdk_feature for j in manifest.get("jdks", []))
+            and set(models) <= set(manifest.get("settings", {}).get("models", []))
         ):
             found.append(folder)
     return found

@@ -105,7 +105,9 @@ def render(run_folder: str | Path, also: list[str | Path] = (), notebook: Path =
     others = [load_run(Path(folder).resolve()) for folder in also]
     refuse_to_pool(run, others)
     jdk = provenance.of(run.manifest)["jdk"].get("feature")
-    parameters = {"RUN": str(run.folder), "ALSO": [str(o.folder) for o in others], **siblings(run.folder, BENCH_SIBLINGS, jdk, run.collector)}
+    models = tuple(dict.fromkeys(e["model"] for e in run.manifest.get("catalogue", [])))
+    floors = siblings(run.folder, BENCH_SIBLINGS, jdk, run.collector, models)
+    parameters = {"RUN": str(run.folder), "ALSO": [str(o.folder) for o in others], **floors}
     return _execute(notebook, parameters, run.folder)
 
 
@@ -148,10 +150,12 @@ def compare_folder(a: Path, b: Path) -> Path:
     return b.parent / f"compare-{a.name}-vs-{b.name}"
 
 
-def siblings(folder: Path, wanted: list[str], jdk_feature: int | None = None, collector: str = ZGC) -> dict[str, str | None]:
+def siblings(
+    folder: Path, wanted: list[str], jdk_feature: int | None = None, collector: str = ZGC, models: tuple[str, ...] = ()
+) -> dict[str, str | None]:
     """The sibling folders `folder`'s report shows, by parameter: as its report-inputs.json recorded them, else the newest of each kind now
-    (of floors, the newest that measured `jdk_feature`, the run's JDK, on its `collector`, where one did; never one of another
-    collector, whose heap lays a task out otherwise).
+    (of floors, the newest that measured `jdk_feature`, the run's JDK, on its `collector`, and a task of each of the run's `models`,
+    where one did; never one of another collector, whose heap lays a task out otherwise).
 
     What is chosen is recorded, so rendering the same folder again shows the same siblings even
     after newer ones appear; a kind with none beside it is recorded as None.
@@ -160,7 +164,7 @@ def siblings(folder: Path, wanted: list[str], jdk_feature: int | None = None, co
     chosen = json.loads(recorded.read_text()) if recorded.is_file() else {}
     for parameter in wanted:
         if parameter not in chosen:
-            of_jdk = floor_folders.covering(folder.resolve().parent, jdk_feature, collector) if parameter == "FLOOR" and jdk_feature else []
+            of_jdk = floor_folders.covering(folder.resolve().parent, jdk_feature, collector, models) if parameter == "FLOOR" and jdk_feature else []
             readable = _in_run_folder_format if parameter in IN_RUN_FOLDER_FORMAT else (lambda _: True)
             if parameter == "FLOOR":
                 readable = _of_collector(collector, readable)

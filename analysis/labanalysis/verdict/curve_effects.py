@@ -12,7 +12,7 @@ import math
 import pandas as pd
 
 from ..curve import curve
-from ..folder import repeats
+from ..folder import catalogue, repeats
 from ..stats.numbers import number
 from . import arms, grid
 
@@ -48,7 +48,7 @@ def table(per_step: pd.DataFrame, endpoint: str, figure: str) -> pd.DataFrame:
 
 def _pair(effect: pd.Series) -> str:
     """`on jetty: virtual threads against platform threads` (a model effect), `coroutines: jetty against ktor` (an engine effect)."""
-    words = grid.MODEL_WORDS
+    words = catalogue.MODEL_WORDS
     if effect["within"] in words:
         return f"{words[effect['within']]}: {effect['A']} against {effect['B']}"
     return f"on {effect['within']}: {words.get(effect['A'], effect['A'])} against {words.get(effect['B'], effect['B'])}"

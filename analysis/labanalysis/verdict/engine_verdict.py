@@ -10,7 +10,6 @@ import pandas as pd
 from .. import stats
 from ..folder import catalogue
 from . import perpass
-from .grid import MODEL_WORDS
 from .verdict_words import FLOORED, INSIDE_INTERVALS, NO_WINNER, factor
 
 
@@ -70,14 +69,14 @@ def engine_cell(values: pd.DataFrame, figure: perpass.Figure) -> str:
         engines_of = measured.groupby("model", sort=False)["engine"].unique()
         ran = values.groupby("model", sort=False)["engine"].unique()
         unmeasured = [
-            f"{MODEL_WORDS.get(m, m)} on {catalogue.engine_label(e)}: not measured in this run"
+            f"{catalogue.MODEL_WORDS.get(m, m)} on {catalogue.engine_label(e)}: not measured in this run"
             for m, engines in ran.items()
             if len(engines) >= 2
             for e in engines
             if e not in set(engines_of.get(m, []))
         ]
         return "; ".join(unmeasured) if unmeasured else "one engine per model: no engine effect"
-    model, advantage = MODEL_WORDS.get(effect.model, effect.model), effect.advantage
+    model, advantage = catalogue.MODEL_WORDS.get(effect.model, effect.model), effect.advantage
     words = f"{model}: {catalogue.engine_label(effect.first)} {factor(advantage, effect.first_floor)} over {catalogue.engine_label(effect.second)}"
     if advantage.passes == 0:
         return f"{model}: no round measured both engines with figures above 0"

@@ -49,8 +49,6 @@ BUYS = {JSON_SUSTAINED, DASHBOARD_SUSTAINED}
 HEADLINES = [HELD, PSS, RSS, LIVE_HEAP, JSON_P99, JSON_WIRE_P99, DASHBOARD_P99, THREADS, CPU, JSON_SUSTAINED, DASHBOARD_SUSTAINED]
 UNITS = {f.key: f.unit for f in perpass.FIGURES}
 
-MODEL_WORDS = {"coroutine": "coroutines", "virtual": "virtual threads", "platform": "platform threads"}
-
 
 # ---- per pass --------------------------------------------------------------------------------------
 
@@ -82,8 +80,9 @@ def engines(passes: pd.DataFrame) -> list[str]:
 
 
 def models(passes: pd.DataFrame) -> list[str]:
-    """Every model the catalogue knows, then any other a run recorded."""
-    return [*catalogue.MODELS, *sorted(set(passes["model"]) - set(catalogue.MODELS))]
+    """The models the runs ran, in the catalogue's order, then any other a run recorded."""
+    ran = set(passes["model"])
+    return [*(m for m in catalogue.MODELS if m in ran), *sorted(ran - set(catalogue.MODELS))]
 
 
 def servers_grid(passes: pd.DataFrame) -> pd.DataFrame:
@@ -289,7 +288,7 @@ def missing_engine_effect(passes: pd.DataFrame) -> str:
     if not engine_effects(passes).empty:
         return ""
     ran = "; ".join(
-        f"{MODEL_WORDS.get(model, model)} on {' and '.join(sorted(set(passes.loc[passes['model'] == model, 'engine'])))} only"
+        f"{catalogue.MODEL_WORDS.get(model, model)} on {' and '.join(sorted(set(passes.loc[passes['model'] == model, 'engine'])))} only"
         for model in models(passes)
         if (passes["model"] == model).any()
     )
@@ -297,4 +296,4 @@ def missing_engine_effect(passes: pd.DataFrame) -> str:
 
 
 def _models_on(passes: pd.DataFrame, engine: str) -> list[str]:
-    return [MODEL_WORDS.get(m, m) for m in models(passes) if ((passes["engine"] == engine) & (passes["model"] == m)).any()]
+    return [catalogue.MODEL_WORDS.get(m, m) for m in models(passes) if ((passes["engine"] == engine) & (passes["model"] == m)).any()]

@@ -9,7 +9,7 @@ import pandas as pd
 
 from ..folder import catalogue
 from ..stats.numbers import number
-from .grid import BUYS, HELD, MODEL_WORDS, PSS, RSS, UNITS, engine_effects, missing_engine_effect, missing_model_effect, model_effects
+from .grid import BUYS, HELD, PSS, RSS, UNITS, engine_effects, missing_engine_effect, missing_model_effect, model_effects
 from .perpass import label
 
 
@@ -37,14 +37,14 @@ def summary_sentence(passes: pd.DataFrame, figure: str | None = None) -> str:
     if model is not None:
         model_part = (
             f"the model {verb} up to {number(model['difference'])} {unit}: on {model['within']}, "
-            f"{MODEL_WORDS.get(model['A'], model['A'])} {number(model['A median'])} against "
-            f"{MODEL_WORDS.get(model['B'], model['B'])} {number(model['B median'])} {unit} {_how_sure(model, unit)}"
+            f"{catalogue.MODEL_WORDS.get(model['A'], model['A'])} {number(model['A median'])} against "
+            f"{catalogue.MODEL_WORDS.get(model['B'], model['B'])} {number(model['B median'])} {unit} {_how_sure(model, unit)}"
         )
     else:
         model_part = f"the model's cost is not measured: {missing_model_effect(passes) or f'no {label(figure)} to compare'}"
     if engine is not None:
         engine_part = (
-            f"the engine {verb} {number(engine['difference'])} {unit}: {MODEL_WORDS.get(engine['within'], engine['within'])} "
+            f"the engine {verb} {number(engine['difference'])} {unit}: {catalogue.MODEL_WORDS.get(engine['within'], engine['within'])} "
             f"on {engine['A']} {number(engine['A median'])} against on {engine['B']} {number(engine['B median'])} {unit} {_how_sure(engine, unit)}"
         )
     else:

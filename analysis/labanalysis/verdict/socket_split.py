@@ -12,10 +12,10 @@ import pandas as pd
 
 from ..bench import memory
 from ..floor import floor
-from ..folder import repeats
+from ..folder import catalogue, repeats
 from ..folder.run import Run
 from ..stats.numbers import number
-from .grid import MODEL_WORDS, per_server
+from .grid import per_server
 
 # Memory per socket as `make floor` names its measures (memory.MEASURES names them the same).
 PER_SOCKET = ["RSS", "PSS", "live heap"]
@@ -138,7 +138,7 @@ def _decomposition_note(floor: pd.DataFrame | None, jdk, server: pd.Series, base
     if floor is None:
         return "no floor: run make floor"
     if base is None:
-        return f"the floor has no {MODEL_WORDS.get(server['model'], server['model'])} at depth {FLOOR_DEPTH} on JDK {jdk}"
+        return f"the floor has no {catalogue.MODEL_WORDS.get(server['model'], server['model'])} at depth {FLOOR_DEPTH} on JDK {jdk}"
     if server["passes"] == 1:
         return "one pass: no interval"
     return ""

@@ -1,7 +1,7 @@
 """The verdict: for each shape of work, which model to pick, by how much, how sure, and what it costs, in one table a reader takes in
 at a glance. The report and `make headline` open with it.
 
-A model is judged on the engine that runs the most models (Jetty runs three), where the servers differ only in how a task waits: a
+A model is judged on the engine that runs the most models (Jetty runs every one), where the servers differ only in how a task waits: a
 difference between servers of two engines says nothing about either model. The engine's share is its own column, one model on two
 engines.
 
@@ -29,7 +29,6 @@ from ..folder import catalogue
 from ..stats.numbers import number
 from . import perpass
 from .engine_verdict import EngineEffect, advantage_in_rounds, engine_cell, engine_effect
-from .grid import MODEL_WORDS
 from .verdict_words import FLOORED, HOST_TOOK_EVERY_ROUND, INSIDE_INTERVALS, NO_WINNER, factor
 
 
@@ -106,7 +105,7 @@ class Verdict:
     @property
     def leader_words(self) -> str:
         """The leader's name as a lead's prefix, where two models are picked and the lead is the second's; empty otherwise."""
-        return f"{MODEL_WORDS.get(self.leader, self.leader)} " if len(self.picks) > 1 else ""
+        return f"{catalogue.MODEL_WORDS.get(self.leader, self.leader)} " if len(self.picks) > 1 else ""
 
 
 def verdicts(per_pass: pd.DataFrame) -> list[Verdict]:
@@ -172,13 +171,13 @@ def _verdict(shape: Shape, per_pass: pd.DataFrame, every_round: pd.DataFrame) ->
     elif not picks and _picks(ranked, advantage, lambda a, b: True):
         why_none = INSIDE_INTERVALS
     elif not picks:
-        overtaken = [MODEL_WORDS.get(m, m) for m, a in advantages.items() if not a.low > 1]
+        overtaken = [catalogue.MODEL_WORDS.get(m, m) for m, a in advantages.items() if not a.low > 1]
         why_none = (
-            f"{', '.join(overtaken)} came out ahead of {MODEL_WORDS.get(best, best)} in some round{_why_not_two(ranked, advantage)}"
+            f"{', '.join(overtaken)} came out ahead of {catalogue.MODEL_WORDS.get(best, best)} in some round{_why_not_two(ranked, advantage)}"
             if overtaken
             else f"no model led the others by {stats.LEAD_AT_LEAST - 1:.0%} in every round"
         )
-    floored = [MODEL_WORDS.get(m, m) for m in ranked[len(picks) :] if floors.get(m)] if picks else []
+    floored = [catalogue.MODEL_WORDS.get(m, m) for m in ranked[len(picks) :] if floors.get(m)] if picks else []
     if floored:
         picks, why_none = (), f"{_listed(floored)} {FLOORED}"
     runner_up = rest[0] if rest else ""
@@ -191,8 +190,8 @@ def _verdict(shape: Shape, per_pass: pd.DataFrame, every_round: pd.DataFrame) ->
         picks,
         why_none,
         advantage(leader, beaten) if beaten else _NONE,
-        MODEL_WORDS.get(beaten, beaten),
-        f"{MODEL_WORDS.get(best, best)}: {_shown(per_pass, engine, best, figure, named=False)}",
+        catalogue.MODEL_WORDS.get(beaten, beaten),
+        f"{catalogue.MODEL_WORDS.get(best, best)}: {_shown(per_pass, engine, best, figure, named=False)}",
         costs,
         engine_cell(values, figure),
         shape.evidence,
@@ -225,10 +224,10 @@ def _why_not_two(ranked: list[str], advantage) -> str:
     if len(ranked) <= PICKED_AT_MOST:
         return ""
     two, left = ranked[:PICKED_AT_MOST], ranked[PICKED_AT_MOST:]
-    trailing = [MODEL_WORDS.get(m, m) for m in left if not all(stats.clear_lead(advantage(p, m)) for p in two)]
+    trailing = [catalogue.MODEL_WORDS.get(m, m) for m in left if not all(stats.clear_lead(advantage(p, m)) for p in two)]
     if not trailing:
         return ""
-    first, second = (MODEL_WORDS.get(m, m) for m in two)
+    first, second = (catalogue.MODEL_WORDS.get(m, m) for m in two)
     return f", and {first} and {second} were not both shown to lead {_listed(trailing)} by {stats.LEAD_AT_LEAST - 1:.0%} in every round"
 
 
@@ -236,7 +235,7 @@ def _picked(v: Verdict) -> str:
     """The model to pick, in words: one; two, with why both; or why none can be named."""
     if not v.picks:
         return f"{NO_WINNER}: {v.why_none}"
-    words = [MODEL_WORDS.get(m, m) for m in v.picks]
+    words = [catalogue.MODEL_WORDS.get(m, m) for m in v.picks]
     if len(words) == 1:
         return words[0]
     return f"{' or '.join(words)}: neither led the other by {stats.LEAD_AT_LEAST - 1:.0%} in every round"
@@ -247,7 +246,7 @@ def _by_how_much(v: Verdict) -> str:
     lead = _ratio(v.ratio, v.runner_up, v.at_least)
     if v.between_picks is None or not lead:
         return lead
-    first, second = (MODEL_WORDS.get(m, m) for m in v.picks)
+    first, second = (catalogue.MODEL_WORDS.get(m, m) for m in v.picks)
     return f"{v.leader_words}{lead}; {first} {factor(v.between_picks)} over {second}"
 
 
@@ -319,7 +318,7 @@ def sentence(per_pass: pd.DataFrame) -> str:
     won: dict[str, list[str]] = {}
     for v in found:
         if v.picks:
-            won.setdefault(" or ".join(MODEL_WORDS.get(m, m) for m in v.picks), []).append(
+            won.setdefault(" or ".join(catalogue.MODEL_WORDS.get(m, m) for m in v.picks), []).append(
                 f"{v.work} ({v.leader_words}{factor(v.ratio, v.at_least)} over {v.runner_up} in {v.figure.label.split(' (')[0]})"
             )
     unnamed = [v.work for v in found if not v.picks]

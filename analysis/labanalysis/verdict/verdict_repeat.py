@@ -18,7 +18,6 @@ from .. import stats
 from ..folder import catalogue
 from ..stats.numbers import shown
 from . import engine_verdict, perpass, verdict, verdict_words
-from .grid import MODEL_WORDS
 
 CELL_COLUMNS = ["work", "judged on", "A", "B", "B / A", "repeated"]
 CAPACITY_COLUMNS = ["server", "figure", "A", "B", "B / A", "repeated"]
@@ -113,8 +112,8 @@ def _pick(v: verdict.Verdict) -> str:
         return "not measured"
     if not v.best:
         return f"{verdict_words.NO_WINNER}: {v.why_none}"
-    first = MODEL_WORDS.get(v.best, v.best)
-    named = " or ".join(MODEL_WORDS.get(m, m) for m in v.picks) if v.picks else f"no winner ({first} first)"
+    first = catalogue.MODEL_WORDS.get(v.best, v.best)
+    named = " or ".join(catalogue.MODEL_WORDS.get(m, m) for m in v.picks) if v.picks else f"no winner ({first} first)"
     return f"{named}, {v.leader_words}{verdict_words.factor(v.ratio, v.at_least)} over {v.runner_up}" if v.ratio.passes else named
 
 

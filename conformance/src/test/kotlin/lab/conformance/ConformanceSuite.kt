@@ -113,3 +113,5 @@ class JettyVirtualConformanceTest : ConformanceSuite("jetty-virtual")
 class JettyPlatformConformanceTest : ConformanceSuite("jetty-platform")
 
 class JettyCoroutineConformanceTest : ConformanceSuite("jetty-coroutine")
+
+class JettyCoroutineVirtualConformanceTest : ConformanceSuite("jetty-coroutine-virtual")

@@ -1,8 +1,8 @@
 package lab.jetty
 
+import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.CoroutineStart
-import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.launch
 import kotlinx.coroutines.runInterruptible
@@ -29,6 +29,7 @@ import kotlin.coroutines.resumeWithException
 internal class SuspendingRequests(
     private val config: ServerConfig,
     private val scope: CoroutineScope,
+    private val blocksOn: CoroutineDispatcher,
     private val counters: LiveCounters,
     private val downstream: SuspendingDownstream,
     private val watcher: DisconnectWatcher,
@@ -45,15 +46,15 @@ internal class SuspendingRequests(
     private suspend fun serve(request: Request, response: Response, callback: Callback) {
         try {
             when (val endpoint = router.route(request)) {
-                // On Dispatchers.Default, as every handler here (CoroutineModel): where CPU work belongs.
+                // On the model's dispatcher, as every handler here (CoroutineModel).
                 is Endpoint.Cpu -> response.send(Handlers.cpu(endpoint.iterations), callback)
                 is Endpoint.Delay -> {
                     delay(endpoint.ms)
                     response.send(Handlers.delayed(endpoint.ms), callback)
                 }
-                // The traps block; coroutines cannot pin, but they run so every server answers them.
+                // The traps block, where the model runs blocking code: on Dispatchers.IO they cannot pin, on virtual threads they may.
                 is Endpoint.Pin -> {
-                    runInterruptible(Dispatchers.IO) { endpoint.trap.spring(endpoint.ms) }
+                    runInterruptible(blocksOn) { endpoint.trap.spring(endpoint.ms) }
                     response.send(Handlers.pinned(endpoint.trap, endpoint.ms), callback)
                 }
                 is Endpoint.Dashboard -> dashboard(endpoint.userId, request, response, callback)

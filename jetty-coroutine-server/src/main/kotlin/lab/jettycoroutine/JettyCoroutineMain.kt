@@ -13,7 +13,7 @@ import lab.support.ServerConfig
  * model costs from what the engine costs.
  */
 private class JettyCoroutineCommand : ServerCommand(engine = JettyLabServer.ENGINE, model = "coroutine") {
-    override fun serve(config: ServerConfig) = JettyLabServer(config, CoroutineModel()).serveUntilStopped()
+    override fun serve(config: ServerConfig) = JettyLabServer(config, CoroutineModel.onDefaultDispatcher()).serveUntilStopped()
 }
 
 fun main(args: Array<String>) = JettyCoroutineCommand().main(args)

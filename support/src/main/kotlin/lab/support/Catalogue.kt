@@ -9,9 +9,6 @@ import kotlinx.serialization.json.Json
  * program that runs servers takes its list, its jars and its facts about them from here.
  */
 object Catalogue {
-    /** The three ways a task can wait, which the lab compares. */
-    val MODELS = listOf("coroutine", "virtual", "platform")
-
     private val declaration: Declaration by lazy {
         val text = Catalogue::class.java.getResource("/servers.json")?.readText()
             ?: error("servers.json is not on the classpath: rebuild with `make build`")
@@ -19,6 +16,9 @@ object Catalogue {
     }
 
     val servers: List<ServerEntry> get() = declaration.servers
+
+    /** The ways a task can wait and run, which the lab compares, in servers.json's order. */
+    val models: List<ModelEntry> get() = declaration.models
 
     /** Each engine, by the name servers give as theirs, with what the lab changed in it. */
     val engines: Map<String, EngineEntry> get() = declaration.engines
@@ -61,9 +61,11 @@ object Catalogue {
         servers.groupBy { it.name }.filterValues { it.size > 1 }.keys.firstOrNull()?.let {
             throw IllegalArgumentException("servers.json declares $it twice")
         }
+        val models = declaration.models.map { it.name }
+        require(models.isNotEmpty() && models.toSet().size == models.size) { "servers.json must declare its models, each once: $models" }
         for (s in servers) {
             require(s.name.matches(NAME)) { "servers.json: name '${s.name}' must be lowercase letters, digits and dashes" }
-            require(s.model in MODELS) { "servers.json: ${s.name}'s model '${s.model}' is none of ${MODELS.joinToString()}" }
+            require(s.model in models) { "servers.json: ${s.name}'s model '${s.model}' is none of ${models.joinToString()}" }
             require(s.engine.matches(NAME)) {
                 "servers.json: ${s.name}'s engine '${s.engine}' must be lowercase letters, digits and dashes"
             }
@@ -118,6 +120,7 @@ object Catalogue {
     private class Declaration(
         val about: String,
         val fields: Map<String, String>,
+        val models: List<ModelEntry>,
         val engines: Map<String, EngineEntry>,
         val servers: List<ServerEntry>,
     )

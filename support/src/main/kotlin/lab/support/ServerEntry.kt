@@ -18,7 +18,7 @@ data class ServerEntry(
     val jar: String,
     /** The HTTP and WebSocket stack: `ktor-netty` or `jetty`. */
     val engine: String,
-    /** How a task waits: one of [Catalogue.MODELS]. */
+    /** How a task waits: one of [Catalogue.models]. */
     val model: String,
     val traits: Traits,
     /** How plots and tables name the server to a reader. */

@@ -26,15 +26,25 @@ class CatalogueTest {
     }
 
     @Test
-    fun `every model is one of the three the lab compares`() {
-        assertTrue(Catalogue.servers.all { it.model in Catalogue.MODELS })
+    fun `every server's model is one the catalogue declares, and every declared model has a server`() {
+        val models = Catalogue.models.map { it.name }
+        assertTrue(Catalogue.servers.all { it.model in models })
+        assertEquals(models.toSet(), Catalogue.servers.map { it.model }.toSet())
+    }
+
+    @Test
+    fun `a catalogue without its models is refused`() {
+        val none = text.replace(Regex("\"models\": \\[[^\\]]*\\],"), "\"models\": [],")
+        assertTrue(none != text)
+        val error = assertFailsWith<IllegalArgumentException> { Catalogue.parse(none) }
+        assertTrue("must declare its models" in error.message.orEmpty(), error.message)
     }
 
     @Test
     fun `an unknown model is refused naming the models`() {
         val fiber = text.replaceFirst("\"model\": \"coroutine\"", "\"model\": \"fiber\"")
         val error = assertFailsWith<IllegalArgumentException> { Catalogue.parse(fiber) }
-        assertTrue("model 'fiber' is none of coroutine, virtual, platform" in error.message.orEmpty(), error.message)
+        assertTrue("model 'fiber' is none of coroutine, virtual, platform, coroutine-virtual" in error.message.orEmpty(), error.message)
     }
 
     @Test

@@ -1,8 +1,8 @@
 package lab.floor.tasks
 
+import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.CoroutineStart
-import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.SupervisorJob
 import kotlinx.coroutines.channels.Channel
 import kotlinx.coroutines.launch
@@ -10,14 +10,14 @@ import kotlinx.coroutines.runBlocking
 import java.util.concurrent.atomic.AtomicLong
 
 /**
- * Coroutines, children of one scope on [Dispatchers.Default], each suspended in `receive` on a
- * rendezvous [Channel] of its own. Each is launched [CoroutineStart.UNDISPATCHED]: it runs on
- * the caller's thread up to its first suspension, so `launch` returns only once it is suspended
- * in `receive`, and no thread is involved while it waits.
+ * Coroutines, children of one scope on [dispatcher], each suspended in `receive` on a rendezvous [Channel] of its own. Each is
+ * launched [CoroutineStart.UNDISPATCHED]: it runs on the caller's thread up to its first suspension, so `launch` returns only
+ * once it is suspended in `receive`, and no thread is involved while it waits. The dispatcher runs each one once it is released:
+ * Dispatchers.Default, or virtual threads, where a coroutine parked on them holds no more than one parked on Default.
  */
-internal class ParkedCoroutines(private val shape: TaskShape) : ParkedTasks {
+internal class ParkedCoroutines(private val shape: TaskShape, dispatcher: CoroutineDispatcher) : ParkedTasks {
     private val parent = SupervisorJob()
-    private val scope = CoroutineScope(Dispatchers.Default + parent)
+    private val scope = CoroutineScope(dispatcher + parent)
     private val channels = mutableListOf<Channel<Long>>()
     private val arrived = Arrivals()
     private val results = AtomicLong()

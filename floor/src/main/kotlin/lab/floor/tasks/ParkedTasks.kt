@@ -1,5 +1,9 @@
 package lab.floor.tasks
 
+import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.asCoroutineDispatcher
+import java.util.concurrent.Executors
+
 /**
  * Tasks of one [Model], each parked on a primitive of its own, added step by step. They stay
  * reachable (their primitives are kept in a list) until [release] hands each its value and waits
@@ -17,7 +21,8 @@ interface ParkedTasks {
 
     companion object {
         fun of(model: Model, shape: TaskShape): ParkedTasks = when (model) {
-            Model.COROUTINE -> ParkedCoroutines(shape)
+            Model.COROUTINE -> ParkedCoroutines(shape, Dispatchers.Default)
+            Model.COROUTINE_VIRTUAL -> ParkedCoroutines(shape, Executors.newVirtualThreadPerTaskExecutor().asCoroutineDispatcher())
             Model.VIRTUAL -> ParkedThreads(Thread.ofVirtual(), shape)
             Model.PLATFORM -> ParkedThreads(Thread.ofPlatform().daemon(true), shape)
         }
