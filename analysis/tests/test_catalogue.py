@@ -102,6 +102,17 @@ def test_a_catalogue_that_declares_no_models_is_refused():
         catalogue.parse(json.dumps({"servers": [ENTRY]}))
 
 
+def test_a_model_made_of_one_the_catalogue_does_not_declare_is_refused():
+    made = [*MODELS, {"name": "coroutine-fiber", "words": "", "what": "", "madeOf": ["coroutine", "fiber"]}]
+
+    with pytest.raises(CatalogueError, match="model coroutine-fiber is made of coroutine, fiber"):
+        catalogue.parse(json.dumps({"models": made, "servers": [ENTRY]}))
+
+
+def test_coroutines_on_virtual_threads_are_made_of_coroutines_and_virtual_threads():
+    assert catalogue.MADE_OF == {"coroutine-virtual": ("coroutine", "virtual")}
+
+
 def test_every_declared_model_has_a_server_and_has_words_for_a_reader():
     assert set(catalogue.MODELS) == {s.model for s in catalogue.servers()}
     assert set(catalogue.MODEL_WORDS) == set(catalogue.MODELS)

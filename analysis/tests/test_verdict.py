@@ -1,5 +1,5 @@
 """The verdict: for each shape of work, the model to pick on the engine that runs the most models, named only where it led every other
-model by at least 15% in every round (or, where the first two were closer than that, both, where both led the rest so); its lead
+model by at least 15% in every round (or, where the first few were closer than that, all of them, where all led the rest so); its lead
 across rounds; the engine's share beside it, named by the same rule; and a shape this run did not measure said so, with the
 command that measures it."""
 
@@ -19,12 +19,14 @@ SERVERS = {
 DRIFT = {1: 1.0, 2: 1.25, 3: 0.85}  # the host, round by round
 
 
-def passes(figure: perpass.Figure, by_server: dict[str, float], drift: dict[int, float] = DRIFT, flips: dict | None = None) -> pd.DataFrame:
+def passes(
+    figure: perpass.Figure, by_server: dict[str, float], drift: dict[int, float] = DRIFT, flips: dict | None = None, servers: dict = SERVERS
+) -> pd.DataFrame:
     """perpass.table's rows of one figure: each server's value in each round, times the round's drift; `flips` sets a server's value
-    in one round outright ({(server, round): value})."""
+    in one round outright ({(server, round): value}); `servers` gives each server's (engine, model)."""
     rows = []
     for server, value in by_server.items():
-        engine, model = SERVERS[server]
+        engine, model = servers[server]
         for r, d in drift.items():
             name = server if r == 1 else f"{server}-r{r}"
             found = (flips or {}).get((server, r), value * d)
@@ -326,3 +328,17 @@ def test_a_factor_that_two_decimals_would_round_onto_1_shows_its_side():
         and verdict_words.x(1.0) == "1.00"
         and verdict_words.x(1.234) == "1.23"
     )
+
+
+def test_where_three_models_led_the_fourth_clearly_and_none_led_another_all_three_are_named():
+    # Coroutines on virtual threads hold what coroutines hold, virtual threads a little more: any of the three, not platform threads.
+    on_virtual = {**SERVERS, "jetty-coroutine-virtual": ("jetty", "coroutine-virtual")}
+    memory = {**MEMORY, "jetty-virtual": 15.0, "jetty-coroutine-virtual": 14.2}
+    table = verdict.table(passes(perpass.HELD, memory, servers=on_virtual))
+
+    sockets = row(table, "many idle sockets")
+    assert (
+        sockets["the model to pick"]
+        == "coroutines, coroutines on virtual threads or virtual threads: none of them led all the others by 15% in every round"
+    )
+    assert sockets["by how much"].startswith("virtual threads 4.00x [4.00, 4.00] over platform threads, in 3 rounds; coroutines 1.01x")

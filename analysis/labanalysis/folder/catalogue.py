@@ -30,6 +30,8 @@ CATALOGUE = Path(__file__).resolve().parents[3] / "servers.json"
 # The models servers.json declares, in its order, and how a reader sees each ("coroutines").
 MODELS: tuple[str, ...] = tuple(m["name"] for m in json.loads(CATALOGUE.read_text())["models"])
 MODEL_WORDS: dict[str, str] = {m["name"]: m["words"] for m in json.loads(CATALOGUE.read_text())["models"]}
+# The models made of others (coroutines on virtual threads: of coroutines and of virtual threads), each with those it is made of.
+MADE_OF: dict[str, tuple[str, ...]] = {m["name"]: tuple(m["madeOf"]) for m in json.loads(CATALOGUE.read_text())["models"] if m["madeOf"]}
 # Cells of the engine x model grid no server can fill, and why: a fact about an engine, not about a server.
 NO_SUCH_MODE = {("ktor-netty", "virtual"): "Ktor has no virtual-thread mode"}
 # A server an old run names but the catalogue no longer declares is still drawn, in grey.
@@ -68,6 +70,9 @@ def parse(text: str) -> list[Server]:
     models = [m["name"] for m in declaration.get("models", [])]
     if not models or len(set(models)) != len(models):
         raise CatalogueError(f"servers.json must declare its models, each once: {models}")
+    for m in declaration["models"]:
+        if not set(m.get("madeOf", [])) <= set(models) - {m["name"]}:
+            raise CatalogueError(f"servers.json: model {m['name']} is made of {', '.join(m['madeOf'])}, which must be other models it declares")
     for entry in declaration["servers"]:
         if set(entry) != _FIELDS or set(entry["traits"]) != _TRAITS:
             raise CatalogueError(f"servers.json: {entry.get('name', '?')} must have exactly {sorted(_FIELDS)} and traits {sorted(_TRAITS)}")

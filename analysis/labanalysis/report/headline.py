@@ -23,7 +23,7 @@ from ..folder.run import Run, RunFolderError, load_run
 from ..markdown import markdown
 from ..stats.numbers import shown
 from ..sweep import cpu_profile, sweep
-from ..verdict import arms, compare, grid, perpass, summary, verdict, verdict_repeat
+from ..verdict import arms, compare, grid, parents, perpass, summary, verdict, verdict_repeat
 from . import grid_plots, plots
 
 # The curve's figures a reader compares step by step (curve.FIGURES names).
@@ -49,6 +49,9 @@ def tables(runs: list[Run], per_pass: pd.DataFrame) -> list[tuple[str, pd.DataFr
         ("The verdict: the model to pick for each shape of work", verdict.table(per_pass, compare.settings(runs[0]))),
         ("Who wins what", summary.winners(summary.figures(perpass.for_verdict(per_pass)))),
     ]
+    beside_parents = parents.table(per_pass)
+    if not beside_parents.empty:
+        found.append(("A model beside the models it is made of", beside_parents))
     stalls = zgc.stalls_table(runs)
     if not stalls.empty:
         title = "The steady /json phase and ZGC's major cycles: the wire's p99 inside and outside them, a row a pass"

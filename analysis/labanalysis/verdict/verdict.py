@@ -8,8 +8,8 @@ engines.
 Models are named where they led every other model by a clear lead in every round that measured both: their figure over each
 other's (stats.in_rounds) at least stats.LEAD_AT_LEAST in the weakest round. Two passes of a round ran minutes apart, so the host's
 drift over a run, which moves a pass's absolute figures by 5-12% here, cancels in their ratio; and a lead smaller than a second run
-may move a figure would not name the same model twice. Where the first two models are within that of each other and both lead the
-rest clearly, both are named: the reader may pick either, and the factor shown is the one that sets them apart from the rest. Where
+may move a figure would not name the same model twice. Where the first two models or more are within that of each other and all
+lead the rest clearly, all are named: the reader may pick any, and the factor shown is the one that sets them apart from the rest. Where
 no such group leads, or some round put another model ahead, or there is one round, the cell says no model can be named, and shows
 the medians anyway. A figure a pass measures with an interval of its own (the wire's p99, over a steady phase of a few seconds) orders
 two models in a round only where their passes' intervals lie apart (stats.apart_in_rounds): a lead inside them names no model.
@@ -28,7 +28,7 @@ from .. import stats
 from ..folder import catalogue
 from ..stats.numbers import number
 from . import perpass
-from .engine_verdict import EngineEffect, advantage_in_rounds, engine_cell, engine_effect
+from .engine_verdict import PairEffect, advantage_in_rounds, engine_cell, engine_effect
 from .verdict_words import FLOORED, HOST_TOOK_EVERY_ROUND, INSIDE_INTERVALS, NO_WINNER, factor
 
 
@@ -75,8 +75,8 @@ class Verdict:
     work: str
     # The figure judged, or None where none of the shape's was measured.
     figure: perpass.Figure | None
-    # The models to pick, best first: one, or the first two where neither led the other clearly and both led the rest; empty where
-    # none can be named.
+    # The models to pick, best first: one, or the first few where none led another clearly and all led the rest; empty where none
+    # can be named.
     picks: tuple[str, ...]
     why_none: str
     # The last of the picks' advantage over the first model not picked across rounds (where none is picked, the first's over the
@@ -91,8 +91,8 @@ class Verdict:
     # engine effect beside them, where one model ran on two engines that both measured the figure.
     best: str = ""
     second: str = ""
-    engine_effect: EngineEffect | None = None
-    # Where two models are picked, the first's advantage over the second, which did not name it alone.
+    engine_effect: PairEffect | None = None
+    # Where two or more models are picked, the first's advantage over the second, which did not name it alone.
     between_picks: stats.Across | None = None
     # Whether `ratio` is only a floor: the leader's figure was a floor (perpass.FLOORS) in some round it was compared in.
     at_least: bool = False
@@ -140,9 +140,9 @@ def table(per_pass: pd.DataFrame, settings: dict | None = None) -> pd.DataFrame:
 def _verdict(shape: Shape, per_pass: pd.DataFrame, every_round: pd.DataFrame) -> Verdict:
     """The shape's cell from `per_pass` (perpass.judged's rows); `every_round` is the rows before the rounds the host took were left
     out, which say why a figure they measured is missing."""
-    figure = next((f for f in shape.judged_on if _measured(per_pass, f)), None)
+    figure = judged_on(shape, per_pass)
     if figure is None:
-        taken = next((f for f in shape.judged_on if _measured(every_round, f)), None)
+        taken = judged_on(shape, every_round)
         why = HOST_TOOK_EVERY_ROUND if taken is not None else f"not measured in this run ({shape.measured_by} measures it)"
         return Verdict(shape.work, taken, (), why, _NONE, "", "", "", "", shape.evidence)
     values = per_pass[per_pass["figure"] == figure.key]
@@ -203,14 +203,11 @@ def _verdict(shape: Shape, per_pass: pd.DataFrame, every_round: pd.DataFrame) ->
     )
 
 
-# At most this many models are named together: past two, "pick any" is no verdict.
-PICKED_AT_MOST = 2
-
-
 def _picks(ranked: list[str], advantage, measured_apart) -> tuple[str, ...]:
-    """The first one or two of `ranked` where each led every model after them clearly in every round (stats.clear_lead), and
-    `measured_apart` from it; empty where neither one nor two do."""
-    for n in range(1, min(PICKED_AT_MOST, len(ranked) - 1) + 1):
+    """The first models of `ranked`, as few as can be, each of which led every model after them clearly in every round
+    (stats.clear_lead) and was measured apart from it; empty where no such group leaves a model behind. Where the first two or more
+    are closer than that to each other, they are named together: which of them to pick the run cannot say, which to avoid it can."""
+    for n in range(1, len(ranked)):
         picked, left = ranked[:n], ranked[n:]
         if all(stats.clear_lead(advantage(p, m)) and measured_apart(p, m) for p in picked for m in left):
             return tuple(picked)
@@ -221,9 +218,9 @@ def _why_not_two(ranked: list[str], advantage) -> str:
     """Why the first two of `ranked` were not named together either, where there is a third: the models after them that the two did
     not both lead clearly in every round (stats.clear_lead; "shown to", since a lead of a floor is only at least its factor).
     Empty where there is no third, or the two led every model after them (the intervals then named none: INSIDE_INTERVALS)."""
-    if len(ranked) <= PICKED_AT_MOST:
+    if len(ranked) <= 2:
         return ""
-    two, left = ranked[:PICKED_AT_MOST], ranked[PICKED_AT_MOST:]
+    two, left = ranked[:2], ranked[2:]
     trailing = [catalogue.MODEL_WORDS.get(m, m) for m in left if not all(stats.clear_lead(advantage(p, m)) for p in two)]
     if not trailing:
         return ""
@@ -232,21 +229,22 @@ def _why_not_two(ranked: list[str], advantage) -> str:
 
 
 def _picked(v: Verdict) -> str:
-    """The model to pick, in words: one; two, with why both; or why none can be named."""
+    """The model to pick, in words: one; two or more, with why all of them; or why none can be named."""
     if not v.picks:
         return f"{NO_WINNER}: {v.why_none}"
     words = [catalogue.MODEL_WORDS.get(m, m) for m in v.picks]
     if len(words) == 1:
         return words[0]
-    return f"{' or '.join(words)}: neither led the other by {stats.LEAD_AT_LEAST - 1:.0%} in every round"
+    none = "neither led the other" if len(words) == 2 else "none of them led all the others"
+    return f"{_listed(words)}: {none} by {stats.LEAD_AT_LEAST - 1:.0%} in every round"
 
 
 def _by_how_much(v: Verdict) -> str:
-    """The lead that named the picks; where two were named, the first's over the second before it."""
+    """The lead that named the picks; where two or more were named, the first's over the second before it."""
     lead = _ratio(v.ratio, v.runner_up, v.at_least)
     if v.between_picks is None or not lead:
         return lead
-    first, second = (catalogue.MODEL_WORDS.get(m, m) for m in v.picks)
+    first, second = (catalogue.MODEL_WORDS.get(m, m) for m in v.picks[:2])
     return f"{v.leader_words}{lead}; {first} {factor(v.between_picks)} over {second}"
 
 
@@ -266,8 +264,9 @@ def _where(figure: perpass.Figure, settings: dict) -> str:
     return ", ".join(said)
 
 
-def _measured(per_pass: pd.DataFrame, figure: perpass.Figure) -> bool:
-    return bool(per_pass.loc[per_pass["figure"] == figure.key, "value"].notna().any())
+def judged_on(shape: Shape, per_pass: pd.DataFrame) -> perpass.Figure | None:
+    """The figure `shape` is judged on in `per_pass`: the first of its `judged_on` some pass measured; None where none was."""
+    return next((f for f in shape.judged_on if per_pass.loc[per_pass["figure"] == f.key, "value"].notna().any()), None)
 
 
 def _engine_of_most_models(values: pd.DataFrame) -> str:
@@ -318,7 +317,7 @@ def sentence(per_pass: pd.DataFrame) -> str:
     won: dict[str, list[str]] = {}
     for v in found:
         if v.picks:
-            won.setdefault(" or ".join(catalogue.MODEL_WORDS.get(m, m) for m in v.picks), []).append(
+            won.setdefault(_listed([catalogue.MODEL_WORDS.get(m, m) for m in v.picks]), []).append(
                 f"{v.work} ({v.leader_words}{factor(v.ratio, v.at_least)} over {v.runner_up} in {v.figure.label.split(' (')[0]})"
             )
     unnamed = [v.work for v in found if not v.picks]

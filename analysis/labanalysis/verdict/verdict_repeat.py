@@ -122,7 +122,7 @@ def _engine_said(v: verdict.Verdict) -> str:
     return _pick(v) if v.figure is not None and not v.best else _engine(v.engine_effect)
 
 
-def _engine(e: engine_verdict.EngineEffect | None) -> str:
+def _engine(e: engine_verdict.PairEffect | None) -> str:
     if e is None:
         return "not measured"
     first = catalogue.engine_label(e.first)

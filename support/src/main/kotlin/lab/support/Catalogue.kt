@@ -63,6 +63,11 @@ object Catalogue {
         }
         val models = declaration.models.map { it.name }
         require(models.isNotEmpty() && models.toSet().size == models.size) { "servers.json must declare its models, each once: $models" }
+        for (model in declaration.models) {
+            require(model.madeOf.all { it in models && it != model.name }) {
+                "servers.json: model ${model.name} is made of ${model.madeOf.joinToString()}, which must be other models it declares"
+            }
+        }
         for (s in servers) {
             require(s.name.matches(NAME)) { "servers.json: name '${s.name}' must be lowercase letters, digits and dashes" }
             require(s.model in models) { "servers.json: ${s.name}'s model '${s.model}' is none of ${models.joinToString()}" }

@@ -34,10 +34,19 @@ class CatalogueTest {
 
     @Test
     fun `a catalogue without its models is refused`() {
-        val none = text.replace(Regex("\"models\": \\[[^\\]]*\\],"), "\"models\": [],")
-        assertTrue(none != text)
+        val (start, end) = text.indexOf("\"models\": [") to text.indexOf("\"engines\": {")
+        assertTrue(start in 0..<end)
+        val none = text.substring(0, start) + "\"models\": [],\n  " + text.substring(end)
         val error = assertFailsWith<IllegalArgumentException> { Catalogue.parse(none) }
         assertTrue("must declare its models" in error.message.orEmpty(), error.message)
+    }
+
+    @Test
+    fun `a model made of one the catalogue does not declare is refused`() {
+        val fibers = text.replace("\"madeOf\": [\"coroutine\", \"virtual\"]", "\"madeOf\": [\"coroutine\", \"fiber\"]")
+        assertTrue(fibers != text)
+        val error = assertFailsWith<IllegalArgumentException> { Catalogue.parse(fibers) }
+        assertTrue("model coroutine-virtual is made of coroutine, fiber" in error.message.orEmpty(), error.message)
     }
 
     @Test
