@@ -28,10 +28,11 @@ if TYPE_CHECKING:
 
 CATALOGUE = Path(__file__).resolve().parents[3] / "servers.json"
 # The models servers.json declares, in its order, and how a reader sees each ("coroutines").
-MODELS: tuple[str, ...] = tuple(m["name"] for m in json.loads(CATALOGUE.read_text())["models"])
-MODEL_WORDS: dict[str, str] = {m["name"]: m["words"] for m in json.loads(CATALOGUE.read_text())["models"]}
+_DECLARED_MODELS: list[dict] = json.loads(CATALOGUE.read_text())["models"]
+MODELS: tuple[str, ...] = tuple(m["name"] for m in _DECLARED_MODELS)
+MODEL_WORDS: dict[str, str] = {m["name"]: m["words"] for m in _DECLARED_MODELS}
 # The models made of others (coroutines on virtual threads: of coroutines and of virtual threads), each with those it is made of.
-MADE_OF: dict[str, tuple[str, ...]] = {m["name"]: tuple(m["madeOf"]) for m in json.loads(CATALOGUE.read_text())["models"] if m["madeOf"]}
+MADE_OF: dict[str, tuple[str, ...]] = {m["name"]: tuple(m["madeOf"]) for m in _DECLARED_MODELS if m["madeOf"]}
 # Cells of the engine x model grid no server can fill, and why: a fact about an engine, not about a server.
 NO_SUCH_MODE = {("ktor-netty", "virtual"): "Ktor has no virtual-thread mode"}
 # A server an old run names but the catalogue no longer declares is still drawn, in grey.
