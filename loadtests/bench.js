@@ -135,21 +135,44 @@ function openModel(exec, ratePerSecond, seconds, startSeconds, vus) {
 }
 
 // Each VU holds its share of the sockets; k6/websockets lets one VU hold many.
+// The socket steps: cold, before any load, and where the profile has them, warm, after it (LoadTimeline), with the rest
+// between in which the cold sockets close.
+const coldSteps = timeline.filter((p) => p.name.startsWith('sockets-step-'));
+const warmRest = timeline.find((p) => p.name === 'warm-sockets-rest');
+const warmSteps = timeline.filter((p) => p.name.startsWith('warm-sockets-step-'));
+
 export function idleSockets() {
   const share = Math.floor(plan.idleSockets / plan.socketVus) + (__VU <= plan.idleSockets % plan.socketVus ? 1 : 0);
-  const open = [];
   let opened = 0;
-  for (let step = 0; step < profile.socketSteps; step++) {
-    const count = Math.floor(share / profile.socketSteps) + (step < share % profile.socketSteps ? 1 : 0);
-    // Spread a step's opens over the first half of its hold so the server sees a ramp, not a
-    // burst, and the second half shows where memory settles.
-    for (let i = 0; i < count; i++) {
-      const index = __VU - 1 + plan.socketVus * opened++;
-      const at = step * profile.stepHoldSeconds * 1000 + (i * profile.stepHoldSeconds * 500) / Math.max(count, 1);
-      setTimeout(() => open.push(openSocket(index)), at);
+  // This VU's share of the sockets, opened over `steps`: each step's spread over the first half of its hold so the server
+  // sees a ramp, not a burst, and the second half shows where memory settles.
+  const openIn = (steps) => {
+    const held = [];
+    for (const [s, p] of steps.entries()) {
+      const count = Math.floor(share / steps.length) + (s < share % steps.length ? 1 : 0);
+      const holdMs = (p.toSeconds - p.fromSeconds) * 1000;
+      for (let i = 0; i < count; i++) {
+        const index = __VU - 1 + plan.socketVus * opened++;
+        setTimeout(() => held.push(openSocket(index)), p.fromSeconds * 1000 + (i * holdMs) / 2 / Math.max(count, 1));
+      }
     }
+    return held;
+  };
+  const closeAll = (held) => held.forEach((socket) => socket.close());
+  const cold = openIn(coldSteps);
+  if (warmRest === undefined) {
+    setTimeout(() => closeAll(cold), endS * 1000);
+    return;
   }
-  setTimeout(() => open.forEach((held) => held.close()), endS * 1000);
+  // After the load, each cold socket sends one message, spread over the rest's first quarter, and closes on its echo, so the
+  // echo path is compiled as the request paths are; one still open at the rest's half closes then.
+  const restMs = (warmRest.toSeconds - warmRest.fromSeconds) * 1000;
+  setTimeout(() => {
+    cold.forEach((socket, i) => setTimeout(() => socket.echoThenClose(), (i * restMs) / 4 / Math.max(cold.length, 1)));
+  }, warmRest.fromSeconds * 1000);
+  setTimeout(() => closeAll(cold), warmRest.fromSeconds * 1000 + restMs / 2);
+  const warm = openIn(warmSteps);
+  setTimeout(() => closeAll(warm), endS * 1000);
 }
 
 // A socket and its pinger, closed together so no ping is sent on a closing socket.
@@ -185,10 +208,19 @@ function openSocket(index) {
   };
   socket.onerror = stopPinging;
   socket.onclose = stopPinging;
+  let closed = false;
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    stopPinging();
+    socket.close();
+  };
   return {
-    close: () => {
-      stopPinging();
-      socket.close();
+    close,
+    echoThenClose: () => {
+      if (socket.readyState !== 1) return close();
+      socket.onmessage = close;
+      socket.send('warm');
     },
   };
 }

@@ -7,13 +7,14 @@ The per-socket tests on the fixture recompute their figures from its memory.csv 
 
 import csv
 import io
+import json
 import math
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from labanalysis.bench import memory, memory_tables
+from labanalysis.bench import memory, memory_tables, warm_sockets
 from labanalysis.folder.run import load_run
 
 MIB = 1 << 20
@@ -338,3 +339,73 @@ def test_a_count_is_fitted_over_every_step_though_rss_was_still_moving_in_some()
     assert math.isnan(memory.per_connection(points, "threads").slope)
     counted = memory.per_connection(points, "threads", settled_only=False)
     assert counted.slope == pytest.approx(1.0) and counted.at(50_000) == pytest.approx(50_040)
+
+
+# ---- cold and warm sockets: the same steps again after the load, each set fitted on its own --------------------------------
+
+
+def _open_warm(folder, scale: dict[str, float], headline: str = "cold", servers: tuple[str, ...] = ("vthread", "platform")) -> None:
+    """Each pass of `servers` opens its sockets again, warm: its cold snapshots again 100 s later, in the warm phases, each
+    component's bytes times its `scale` (1 where none is given), so that each warm slope is the cold one times it."""
+    manifest = json.loads((folder / "manifest.json").read_text())
+    manifest["profile"] = {**manifest.get("profile", {}), "warmSockets": True, "socketsHeadline": headline}
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    warm_phase = {"startup": "warm-sockets-rest", **{f"sockets-step-{n}": f"warm-sockets-step-{n}" for n in range(1, 9)}}
+    for path in folder.glob("*/memory.csv"):
+        if not path.parent.name.startswith(servers):
+            continue
+        cold = pd.read_csv(path)
+        warm = cold[cold["phase"].isin(warm_phase)].assign(time_s=lambda f: f["time_s"] + 100, phase=lambda f: f["phase"].map(warm_phase))
+        warm["bytes"] = warm["bytes"] * warm["component"].map(scale).fillna(1)
+        pd.concat([cold, warm]).to_csv(path, index=False)
+
+
+def test_warm_sockets_are_fitted_through_their_own_snapshots_and_the_cold_line_keeps_its_own(repeats_folder):
+    _open_warm(repeats_folder, {"live_heap": 0.5})
+    server = load_run(repeats_folder).server("vthread")
+
+    assert memory.per_socket_fit(server, "live heap", memory.WARM).slope == pytest.approx(1000)
+    assert memory.per_socket_fit(server, "live heap", memory.COLD).slope == pytest.approx(2000)
+    assert memory.per_socket_fit(server, "live heap").slope == pytest.approx(2000), "the profile's headline is the cold sockets"
+    assert memory.per_socket_fit(server, "live heap", memory.WARM).points == 5
+
+
+def test_a_profile_that_heads_with_warm_sockets_gives_every_figure_per_socket_from_them(repeats_folder):
+    _open_warm(repeats_folder, {"live_heap": 0.5}, headline="warm")
+
+    table = memory.components_per_server([load_run(repeats_folder)]).set_index(["server", "component"])
+
+    assert tuple(table.loc[("vthread", "live_heap"), ["median", "low", "high"]]) == pytest.approx((1000, 950, 1050))
+
+
+def test_warm_over_cold_is_taken_pass_by_pass_then_across_passes(repeats_folder):
+    _open_warm(repeats_folder, {"live_heap": 0.5})
+    runs = [load_run(repeats_folder)]
+
+    passes = warm_sockets.per_pass(runs).set_index(["pass", "measure"])
+    table = warm_sockets.table(runs).set_index(["server", "measure"])
+
+    assert passes.loc[("vthread-r2", "live heap"), "warm over cold"] == pytest.approx(0.5)
+    assert passes.loc[("vthread-r2", "kernel memory"), "warm over cold"] == pytest.approx(1)
+    assert table.loc[("Jetty 12, virtual threads", "live heap"), "warm over cold"] == "0.5 [0.5, 0.5]"
+    assert warm_sockets.order_sentence(runs).startswith("Cold and warm sockets order the servers alike")
+
+
+def test_a_pair_that_warm_sockets_no_longer_set_apart_is_named(repeats_folder):
+    # Platform's warm socket costs a hundredth of its cold one, less than a virtual thread's: the order turns round.
+    _open_warm(repeats_folder, dict.fromkeys(("live_heap", "nmt_thread", "kernel", "kernel_tcp"), 0.01), servers=("platform",))
+    _open_warm(repeats_folder, {}, servers=("vthread",))
+
+    changes = warm_sockets.order_changes([load_run(repeats_folder)])
+
+    platform, vthread = "Jetty 12, platform threads", "Jetty 12, virtual threads"
+    assert [c.split(" held ")[0] for c in changes] == [platform, vthread], changes
+    assert changes[0].startswith(f"{platform} held 4.76 [4.72, 4.86] times what {vthread} held for a cold socket"), changes
+    assert warm_sockets.order_sentence([load_run(repeats_folder)]).startswith("Warm sockets change the servers' order")
+
+
+def test_a_run_without_warm_sockets_has_no_warm_figures(repeats_folder):
+    runs = [load_run(repeats_folder)]
+
+    assert not warm_sockets.measured(runs)
+    assert math.isnan(memory.per_socket_fit(runs[0].server("vthread"), "live heap", memory.WARM).slope)

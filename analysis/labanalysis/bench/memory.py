@@ -4,6 +4,8 @@ One statistic (`per_connection`, least squares against open sockets), through tw
 - memory.csv's snapshots: at each socket step's end the harness forces a full GC and reads the server's memory split
   into its parts (live heap, NMT's categories, kernel memory, RSS and PSS) and the sockets it holds open. Each component's slope
   over a pass's snapshots is what one more open socket costs of it (`component_fits`). Every figure per socket comes from these.
+  A pass whose profile opens its sockets again after the load has two sets of snapshots, `cold` and `warm` (SOCKETS), each fitted
+  on its own; the figures are the set the profile declares (ServerRun.sockets_headline) unless a caller names the other.
 - proc.csv's step plateaus (`plateaus`): RSS and PSS once a second, the mean of each step's last third, against the sockets k6
   had opened. The report shows them as a check on the snapshots, not as a figure.
 """
@@ -176,17 +178,20 @@ MEASURES = {
 # and its tools"). The parts repeat; the touched pages do not.
 HELD = "held: live heap + native + kernel"
 HELD_PARTS = ("live heap", "native (NMT, not the heap)", "kernel memory")
-# The phases whose snapshots a line is fitted through: the one before the first socket, and each socket step's end. A snapshot
-# taken under request load (json, dashboard) would add what the requests hold, not the sockets.
-SNAPSHOT_PHASES = ("startup", STEP_PREFIX)
+# The phases whose snapshots a line is fitted through, for each set of sockets: the one at rest and each socket step's end. Cold
+# sockets open before any load, at rest before the first; warm ones open after the load (the harness's LoadTimeline), at rest
+# once the cold ones have closed. A snapshot taken under request load (json, dashboard) would add what the requests hold.
+COLD, WARM = "cold", "warm"
+SOCKETS = {COLD: ("startup", STEP_PREFIX), WARM: ("warm-sockets-rest", "warm-sockets-step-")}
 # The longest a snapshot's readings take, one component to the next (a full GC and a class histogram of a 2 GiB heap take a second
 # or two); snapshots are a socket step's hold apart, ten seconds or more.
 SNAPSHOT_GAP_S = 5.0
 
 
-def snapshots(server: ServerRun) -> pd.DataFrame:
-    """One row per snapshot of the socket steps: time_s, open_sockets (the server's own count), a column of bytes per component the
-    pass has (COMPONENTS), and one per measure (MEASURES: the sum of its components). Empty for a pass without memory.csv.
+def snapshots(server: ServerRun, sockets: str | None = None) -> pd.DataFrame:
+    """One row per snapshot of the socket steps, of the `sockets` given (COLD or WARM; the pass's headline set when None): time_s,
+    open_sockets (the server's own count), a column of bytes per component the pass has (COMPONENTS), and one per measure
+    (MEASURES: the sum of its components). Empty for a pass without memory.csv, or without that set.
 
     A snapshot is the rows of one reading: in time order, a row starts a new snapshot when its component is already in the current
     one, or when it comes more than SNAPSHOT_GAP_S after the row before. Its time, phase and sockets are its first row's, so that a
@@ -194,14 +199,14 @@ def snapshots(server: ServerRun) -> pd.DataFrame:
 
     Computed once for the pass as loaded (each of its measures' lines reads them); each caller gets its own copy.
     """
-    found = server.__dict__.get("_memory_snapshots")
-    if found is None:
-        found = _snapshots(server)
-        server.__dict__["_memory_snapshots"] = found
-    return found.copy()
+    sockets = sockets or server.sockets_headline
+    cached = server.__dict__.setdefault("_memory_snapshots", {})
+    if sockets not in cached:
+        cached[sockets] = _snapshots(server, SOCKETS[sockets])
+    return cached[sockets].copy()
 
 
-def _snapshots(server: ServerRun) -> pd.DataFrame:
+def _snapshots(server: ServerRun, phases: tuple[str, ...]) -> pd.DataFrame:
     frame = server.memory
     if frame.empty:
         return pd.DataFrame(columns=["time_s", "open_sockets"])
@@ -216,7 +221,7 @@ def _snapshots(server: ServerRun) -> pd.DataFrame:
     frame = frame.assign(snapshot=ids)
     first = frame.groupby("snapshot")[["time_s", "phase", "sockets_open"]].first()
     wide = first.join(frame.pivot_table(index="snapshot", columns="component", values="bytes", aggfunc="last"))
-    wide = wide[wide["phase"].astype(str).str.startswith(SNAPSHOT_PHASES)]
+    wide = wide[wide["phase"].astype(str).str.startswith(phases)]
     wide = wide.drop(columns="phase").rename(columns={"sockets_open": "open_sockets"}).reset_index(drop=True)
     wide.columns.name = None
     if wide.empty:
@@ -233,17 +238,19 @@ def _snapshots(server: ServerRun) -> pd.DataFrame:
     return wide
 
 
-def component_fits(server: ServerRun) -> dict[str, LineFit]:
-    """Per component and measure of the pass's snapshots: the line of its bytes against the sockets open (`per_connection`)."""
-    points = snapshots(server)
+def component_fits(server: ServerRun, sockets: str | None = None) -> dict[str, LineFit]:
+    """Per component and measure of the pass's snapshots (of `sockets`, as `snapshots`): the line of its bytes against the sockets
+    open (`per_connection`)."""
+    points = snapshots(server, sockets)
     columns = [c for c in points.columns if c not in ("time_s", "open_sockets")]
     return {column: per_connection(points, column) for column in columns}
 
 
-def per_socket_fit(server: ServerRun, measure: str) -> LineFit:
-    """A pass's line of `measure` (MEASURES, or HELD) against open sockets, through memory.csv's snapshots; no line (NaN) where the pass has
-    fewer than two snapshots of it (its memory.csv is missing or cut short, which its problems say)."""
-    points = snapshots(server)
+def per_socket_fit(server: ServerRun, measure: str, sockets: str | None = None) -> LineFit:
+    """A pass's line of `measure` (MEASURES, or HELD) against open sockets, through memory.csv's snapshots (of `sockets`, as
+    `snapshots`); no line (NaN) where the pass has fewer than two snapshots of it (its memory.csv is missing or cut short, which its
+    problems say, or it opened no warm sockets)."""
+    points = snapshots(server, sockets)
     if measure in points.columns and points[measure].notna().sum() >= 2:
         return per_connection(points, measure)
     return LineFit(math.nan, math.nan, math.nan, math.nan, math.nan, 0)

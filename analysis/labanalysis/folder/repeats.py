@@ -101,7 +101,15 @@ def per_server(per_pass: pd.DataFrame, value: str = "value", by: tuple[str, ...]
 
 # What runs pooled as repeats must share: a pass of another rate, profile, flag or JDK measured another thing. The profile is
 # compared without its description and the sentences on its rates, which are words, not settings.
-PROFILE_WORDS = ("description", "jsonRateReason", "dashboardRateReason", "curveServerCpuBudgetReason", "curveConnectionsReason")
+PROFILE_WORDS = (
+    "description",
+    "jsonRateReason",
+    "dashboardRateReason",
+    "curveServerCpuBudgetReason",
+    "curveConnectionsReason",
+    "jsonFullStepReason",
+    "socketsHeadlineReason",
+)
 
 
 def first_difference(run: Run, other: Run) -> str | None:

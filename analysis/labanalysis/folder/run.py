@@ -38,6 +38,9 @@ class ServerRun:
     folder: Path
     outcome: PassOutcome
     problems: list[str] = field(default_factory=list)
+    # Which of the pass's idle sockets its figures per socket are: `cold` (opened before any load) or `warm` (opened again after
+    # it), as the run's profile declares (socketsHeadline); `cold` for a run from before the profile could open them warm.
+    sockets_headline: str = "cold"
 
     @property
     def name(self) -> str:
@@ -262,6 +265,16 @@ class Run:
         return collector_of(self.manifest)
 
     @property
+    def warm_sockets(self) -> bool:
+        """Whether the passes opened their idle sockets again after the load, warm (the profile's warmSockets)."""
+        return bool(self.manifest.get("profile", {}).get("warmSockets", False))
+
+    @property
+    def sockets_headline(self) -> str:
+        """Which sockets the figures per socket are, `cold` or `warm`: the profile's socketsHeadline, `cold` before it had one."""
+        return str(self.manifest.get("profile", {}).get("socketsHeadline", "cold"))
+
+    @property
     def heap_bytes(self) -> float:
         """The heap the servers ran with (-Xmx, the profile's heapMb), in bytes; NaN if the manifest does not say."""
         heap_mb = self.manifest.get("profile", {}).get("heapMb")
@@ -301,7 +314,7 @@ def load_run(folder: str | Path) -> Run:
         run.problems.append(f"the run is {status or 'of unknown status'}: it stopped before every server had run")
     finished = set()
     for outcome in _placed(manifest_path, outcomes):
-        server = ServerRun(folder / outcome.folder, outcome)
+        server = ServerRun(folder / outcome.folder, outcome, sockets_headline=run.sockets_headline)
         finished.add(server.server)
         if not server.folder.is_dir():
             server.problems.append("its folder is missing: nothing of it can be shown")
@@ -315,7 +328,7 @@ def load_run(folder: str | Path) -> Run:
             continue
         # The harness writes an outcome when a server's run ends; a server without one was
         # running when the harness stopped (its folder holds what it got to), or never started.
-        partial = ServerRun(folder / name, PassOutcome.incomplete(name))
+        partial = ServerRun(folder / name, PassOutcome.incomplete(name), sockets_headline=run.sockets_headline)
         if partial.folder.is_dir():
             partial.problems.append("incomplete: the harness stopped during its run; what it recorded is shown")
             run.servers.append(partial)

@@ -15,7 +15,7 @@ import sys
 
 import pandas as pd
 
-from ..bench import cpu, zgc
+from ..bench import cpu, warm_sockets, zgc
 from ..cli import OneLineParser
 from ..curve import curve, curve_tables
 from ..folder import catalogue, provenance, sweepfolder
@@ -52,6 +52,11 @@ def tables(runs: list[Run], per_pass: pd.DataFrame) -> list[tuple[str, pd.DataFr
     beside_parents = parents.table(per_pass)
     if not beside_parents.empty:
         found.append(("A model beside the models it is made of", beside_parents))
+    if warm_sockets.measured(runs):
+        title = (
+            f"Cold and warm sockets: what an idle socket holds, opened before the load and after it (the verdict's are {runs[0].sockets_headline})"
+        )
+        found.append((f"{title}. {warm_sockets.order_sentence(runs)}", warm_sockets.table(runs)))
     stalls = zgc.stalls_table(runs)
     if not stalls.empty:
         title = "The steady /json phase and ZGC's major cycles: the wire's p99 inside and outside them, a row a pass"

@@ -132,3 +132,26 @@ def memory_components_against_sockets(runs: list[Run], measures: tuple[str, ...]
     axes[0][0].set_ylabel("MiB at the snapshot (after a full GC)")
     fig.tight_layout()
     return fig
+
+
+def cold_and_warm(per_pass: pd.DataFrame, measure: str = memory.HELD):
+    """Each server's `measure` per socket (KiB), cold beside warm (warm_sockets.per_pass): the median over its passes, with a bar
+    from the lowest pass to the highest; the warm bar hatched."""
+    rows = per_pass[per_pass["measure"] == measure]
+    labels = list(dict.fromkeys(rows["label"]))
+    fig, ax = plt.subplots(figsize=(8, 0.5 + 0.6 * len(labels)))
+    for i, label in enumerate(labels):
+        passes = rows[rows["label"] == label]
+        colour = catalogue.colour(passes["server"].iloc[0])
+        for offset, sockets, hatch in ((-0.2, memory.COLD, None), (0.2, memory.WARM, "//")):
+            kib = passes[sockets].dropna() / 1024
+            if kib.empty:
+                continue
+            ax.barh(i + offset, kib.median(), height=0.35, color=colour, alpha=0.8 if hatch is None else 0.35, hatch=hatch, edgecolor=colour)
+            ax.plot([kib.min(), kib.max()], [i + offset] * 2, "-", color="black", linewidth=1)
+    ax.set_yticks(range(len(labels)), labels)
+    ax.invert_yaxis()
+    ax.set_xlabel(f"{measure}, KiB a socket (solid: cold, hatched: warm; a line from the lowest pass to the highest)")
+    ax.set_title("What an idle socket holds, opened before the load (cold) and after it (warm)")
+    ax.grid(axis="x", alpha=0.3)
+    return fig

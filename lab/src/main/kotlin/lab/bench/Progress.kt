@@ -25,7 +25,7 @@ class Progress(private val out: (String) -> Unit = ::println) {
         out(
             String.format(
                 Locale.ROOT,
-                "%-14s %-16s %4.0fs, %4.0fs left | sockets %6d | k6 %7.1f req/s, p95 %s | RSS %s, heap %s, threads %s | pinned %s%s",
+                "%-14s %-19s %4.0fs, %4.0fs left | sockets %6d | k6 %7.1f req/s, p95 %s | RSS %s, heap %s, threads %s | pinned %s%s",
                 server, clock.phase(), elapsed, remaining,
                 live?.socketsOpened ?: 0, requestsPerSecond,
                 live?.p95Ms?.let { String.format(Locale.ROOT, "%.1f ms", it) } ?: "-",

@@ -209,7 +209,8 @@ class ServerRun(
         var previous: K6Load.Live? = null
         var ticks = 0
         val deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(setup.profile.durationSeconds + K6_GRACE_S)
-        val curveSeconds = setup.profile.curveStartSeconds.toDouble()..setup.profile.durationSeconds.toDouble()
+        // The warm sockets after the curve open on the server's whole CPU, as the cold ones did.
+        val curveSeconds = setup.profile.curveStartSeconds.toDouble()..setup.profile.requestsEndSeconds.toDouble()
         while (!k6.awaitExit(LOAD_SAMPLE_MS)) {
             if (!process.isAlive) throw ServerFailure("${exitDescription(process.exitValue())} during ${clock.phase()}")
             if (System.nanoTime() > deadlineNs) throw ServerFailure("k6 did not finish within the profile's time plus $K6_GRACE_S s")
@@ -238,19 +239,18 @@ class ServerRun(
     }
 
     /**
-     * Whether nothing measured runs under the budget any more: the timeline is over and vegeta (which offered the curve) has
+     * Whether nothing measured runs under the budget any more: the curve is over and vegeta (which offered the curve) has
      * ended every attack, so each of its requests was answered or given up on after [VegetaCurve.REQUEST_TIMEOUT_S]. An answer
      * the wire pairs later is to a request vegeta counted as failed, and over every step's p99 bound, held or not. From then on
      * the budget only slows what is left: held to it, a server that was offered a step far past its limit answered that step's
      * backlog for many seconds more, and k6's closing of the sockets waited behind it (docs/JOURNAL.md, "A pass's time").
-     * Without vegeta, it is never over before the pass's end.
+     * Where k6 offered the curve, it is over at the curve's end: the pass's end, unless the warm sockets follow, which must open
+     * on the server's whole CPU as the cold ones did.
      */
-    private fun curveOver(clock: RunClock, timelineEndS: Double, measured: PassMeasured): Boolean {
+    private fun curveOver(clock: RunClock, curveEndS: Double, measured: PassMeasured): Boolean {
         val budget = measured.budget ?: return false
-        if (budget.inEffectCores == null || setup.profile.curveGenerator != Profile.VEGETA || clock.loadSeconds() < timelineEndS) {
-            return false
-        }
-        return measured.vegeta?.allEnded() == true
+        if (budget.inEffectCores == null || clock.loadSeconds() < curveEndS) return false
+        return setup.profile.curveGenerator != Profile.VEGETA || measured.vegeta?.allEnded() == true
     }
 
     /** Marks the pass once its stub has exited under load, with the phase and time of the exit. */

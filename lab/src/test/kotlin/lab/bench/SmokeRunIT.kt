@@ -382,7 +382,7 @@ class SmokeRunIT {
     }
 
     @Test
-    fun `the server had its CPU whole until the curve, and in the curve's steps its budget and no more`() {
+    fun `the server had its CPU whole until the curve, its budget and no more in the curve's steps, and whole again for warm sockets`() {
         val budget = manifest.profile.curveServerCpuBudget
         assertTrue(budget > 0, "the smoke profile gives the server a budget for the curve, so that this path runs in make test")
         val curveStart = manifest.timeline.first { "-to-" in it.name }
@@ -393,6 +393,9 @@ class SmokeRunIT {
             val (inSteps, before) = rows.filter { "-at-" in it.getValue("phase") } to rows.takeWhile { it["phase"] != curveStart.name }
             assertTrue(inSteps.isNotEmpty() && before.isNotEmpty(), "$folder: ${rows.map { it["phase"] }}")
             assertEquals(listOf(""), before.map { it.getValue("server_budget") }.distinct(), "$folder: no budget before the curve")
+            val warmSteps = rows.filter { it.getValue("phase").startsWith("warm-sockets-step-") }
+            assertTrue(warmSteps.isNotEmpty(), "$folder: ${rows.map { it["phase"] }}")
+            assertEquals(listOf(""), warmSteps.map { it.getValue("server_budget") }.distinct(), "$folder: no budget for the warm sockets")
             assertEquals(
                 listOf(budget),
                 inSteps.map {
@@ -412,13 +415,21 @@ class SmokeRunIT {
     }
 
     @Test
-    fun `each socket step ends with a memory snapshot that counts the sockets the server holds open`() {
+    fun `each socket step ends with a memory snapshot that counts the sockets the server holds open, cold and again warm`() {
+        val steps = manifest.profile.socketSteps
+        assertTrue(manifest.profile.warmSockets, "the smoke profile opens the sockets warm too, so that this path runs in make test")
         for (folder in manifest.outcomes.map { it.folder!! }) {
             val rows = File(runDir, "$folder/memory.csv").readLines().drop(1).map { it.split(',') }
             val liveHeap = rows.filter { it[3] == "live_heap" }
-            assertEquals(1 + manifest.profile.socketSteps, liveHeap.size, "$folder: one snapshot at rest and one a step: $liveHeap")
-            assertEquals(0, liveHeap.first()[2].toInt(), "$folder: the first snapshot is before any socket")
-            assertEquals(manifest.preflight.idleSockets, liveHeap.last()[2].toInt(), "$folder: the last step holds every socket")
+            val (warm, cold) = liveHeap.partition { it[1].startsWith("warm-sockets-") }
+            val coldPhases = listOf("startup") + (1..steps).map { "sockets-step-$it" }
+            assertEquals(coldPhases, cold.map { it[1] }, "$folder: at rest, then a step each")
+            val warmPhases = listOf("warm-sockets-rest") + (1..steps).map { "warm-sockets-step-$it" }
+            assertEquals(warmPhases, warm.map { it[1] }, "$folder: at rest after the load, then a step each")
+            for ((sockets, which) in listOf(cold to "cold", warm to "warm")) {
+                assertEquals(0, sockets.first()[2].toInt(), "$folder: the first $which snapshot is at rest, with no socket open")
+                assertEquals(manifest.preflight.idleSockets, sockets.last()[2].toInt(), "$folder: the last $which step holds every socket")
+            }
         }
     }
 

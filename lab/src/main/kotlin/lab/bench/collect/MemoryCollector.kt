@@ -116,16 +116,22 @@ class MemoryCollector(
         return count
     }
 
-    /** Waits, at most until [deadlineNs], until the server counts no open socket. */
-    fun awaitNoSockets(deadlineNs: Long) {
-        while (openSockets() > 0 && System.nanoTime() - deadlineNs < 0) Thread.sleep(POLL_MS)
+    /**
+     * Waits, at most until [deadlineNs], until the server counts no open socket and no request in flight: at rest. After the
+     * load, a backlog the curve left may still be answered, and what its requests hold is not the server's at rest. The
+     * `/stats` request that asks is itself one in flight.
+     */
+    fun awaitIdle(deadlineNs: Long) {
+        while (stats().let { it.openSockets > 0 || it.inFlightRequests > 1 } && System.nanoTime() - deadlineNs < 0) Thread.sleep(POLL_MS)
     }
 
-    private fun openSockets(): Int {
+    private fun openSockets(): Int = stats().openSockets
+
+    private fun stats(): ServerStats {
         val request = HttpRequest.newBuilder(URI("${baseUrl.trimEnd('/')}/stats")).timeout(Duration.ofSeconds(10)).build()
         val response = http.sendWithin(request, HttpResponse.BodyHandlers.ofString())
         check(response.statusCode() == 200) { "GET /stats answered ${response.statusCode()}" }
-        return LabJson.decode<ServerStats>(response.body()).openSockets
+        return LabJson.decode<ServerStats>(response.body())
     }
 
     companion object {

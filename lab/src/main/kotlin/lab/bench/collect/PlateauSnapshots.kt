@@ -1,5 +1,6 @@
 package lab.bench.collect
 
+import lab.bench.load.LoadTimeline
 import lab.bench.load.Profile
 import java.util.Locale
 import java.util.concurrent.CopyOnWriteArrayList
@@ -23,6 +24,10 @@ import java.util.concurrent.TimeUnit
  * sockets moved is not written ([MemoryCollector.snapshot]); one that ran into what follows it
  * says so in [problems].
  *
+ * Where the profile has warm sockets, the same again after the load: once at rest, when k6 has
+ * closed the sockets it held and the server has answered every request, then at each warm step's
+ * end. The figures per socket are fitted through each set on its own.
+ *
  * The snapshots run on a thread of their own, so the pass's once-a-second series go on meanwhile.
  * A snapshot that fails or is skipped is a problem of the pass, in [problems], not the end of it.
  */
@@ -37,41 +42,62 @@ class PlateauSnapshots(private val memory: MemoryCollector, private val profile:
      * WebSocket, which it has just dropped, is gone from the server's count too.
      */
     fun atRest() = take("before the first socket") {
-        memory.awaitNoSockets(System.nanoTime() + TimeUnit.SECONDS.toNanos(AT_REST_WAIT_S))
+        memory.awaitIdle(System.nanoTime() + TimeUnit.SECONDS.toNanos(AT_REST_WAIT_S))
         memory.snapshot()
     }
 
-    /** Schedules each step's snapshot, counting from now: call it when k6's timeline starts. */
+    /**
+     * Schedules each plateau's snapshot, counting from now: call it when k6's timeline starts. The plateaus are the socket steps,
+     * and where the profile has warm sockets, their rest and their steps (LoadTimeline).
+     */
     fun scheduleFromLoadStart() {
         val loadStartNs = System.nanoTime()
-        val holdNs = TimeUnit.SECONDS.toNanos(profile.stepHoldSeconds.toLong())
-        val jsonStartNs = loadStartNs + TimeUnit.SECONDS.toNanos(profile.jsonStartSeconds.toLong())
-        for (step in 1..profile.socketSteps) {
-            val stepEndNs = loadStartNs + step * holdNs
-            // The next step's first sockets open at this step's end; after the last, nothing moves until /json is measured.
-            val window = if (step < profile.socketSteps) {
-                Window(lastStartNs = stepEndNs - (SNAPSHOT_FRACTION * holdNs).toLong(), endNs = stepEndNs, next = "socket step ${step + 1}")
-            } else {
-                Window(lastStartNs = stepEndNs, endNs = jsonStartNs, next = "the measured /json phase")
+        val timeline = profile.timeline
+        fun at(seconds: Int) = loadStartNs + TimeUnit.SECONDS.toNanos(seconds.toLong())
+        for ((index, phase) in timeline.withIndex()) {
+            val moment = momentOf(phase.name) ?: continue
+            val holdNs = TimeUnit.SECONDS.toNanos((phase.toSeconds - phase.fromSeconds).toLong())
+            val endNs = at(phase.toSeconds)
+            val next = timeline.getOrNull(index + 1)
+            // A next phase of sockets moves them at once; a warm-up moves nothing a snapshot counts, so the one before may use it,
+            // up to the measured phase after it (the last cold step's, before /json's).
+            val window = when {
+                next == null -> Window(endNs - (SNAPSHOT_FRACTION * holdNs).toLong(), endNs, "the pass's end")
+                next.ramp -> Window(endNs, at(next.toSeconds), "the measured ${timeline.getOrNull(index + 2)?.name ?: "end"} phase")
+                else -> Window(endNs - (SNAPSHOT_FRACTION * holdNs).toLong(), endNs, next.name)
             }
-            val atNs = ((step - 1 + STEP_FRACTION) * holdNs).toLong()
-            executor.schedule({ atStepEnd(step, window) }, atNs, TimeUnit.NANOSECONDS)
+            val startNs = at(phase.fromSeconds) + (STEP_FRACTION * holdNs).toLong() - loadStartNs
+            executor.schedule({ atPlateauEnd(moment, phase.name, window) }, startNs, TimeUnit.NANOSECONDS)
         }
     }
 
-    /** A step's snapshot starts by [lastStartNs] and ends by [endNs], where [next] begins. */
+    /** A snapshot starts by [lastStartNs] and ends by [endNs], where [next] begins. */
     private class Window(val lastStartNs: Long, val endNs: Long, val next: String)
 
-    private fun atStepEnd(step: Int, window: Window) {
-        val moment = "the end of socket step $step"
+    /** What a plateau's snapshot is called in [problems], or null for a phase that is none. */
+    private fun momentOf(phase: String): String? {
+        if (phase == LoadTimeline.WARM_SOCKETS_REST) return "the warm sockets' rest"
+        for (step in 1..profile.socketSteps) {
+            if (phase == LoadTimeline.socketStep(step)) return "the end of socket step $step"
+            if (phase == LoadTimeline.warmSocketStep(step)) return "the end of warm socket step $step"
+        }
+        return null
+    }
+
+    private fun atPlateauEnd(moment: String, phase: String, window: Window) {
         if (System.nanoTime() - window.lastStartNs > 0) {
             problems += "the memory snapshot at $moment was skipped: the one before it ran past the last moment this one could start"
             return
         }
         take(moment) {
-            memory.awaitSteadySockets(window.lastStartNs)
-            // The step's phase, though the last step's may start as its hold ends: it is that step's plateau.
-            memory.snapshot(window.endNs - TAIL_NS, RunClock.socketStep(step))
+            // At rest, every socket the pass held is closed and every request answered; on a step, its sockets stop arriving.
+            if (phase == LoadTimeline.WARM_SOCKETS_REST) {
+                memory.awaitIdle(window.lastStartNs)
+            } else {
+                memory.awaitSteadySockets(window.lastStartNs)
+            }
+            // The plateau's phase, though the snapshot may end in the next: it is that plateau's.
+            memory.snapshot(window.endNs - TAIL_NS, phase)
             val overNs = System.nanoTime() - window.endNs
             if (overNs > 0) problems += "the memory snapshot at $moment ran %.1f s into ${window.next}".format(Locale.ROOT, overNs / 1e9)
         }

@@ -5,7 +5,8 @@ import lab.bench.load.Profile.Companion.K6
 
 /**
  * One phase of a profile's load, in seconds since k6 started: the socket steps, each
- * endpoint's warm-up and steady phase, then the latency–throughput curve's steps.
+ * endpoint's warm-up and steady phase, the latency–throughput curve's steps, then, where the
+ * profile has them, the sockets again, warm.
  *
  * The timeline is made once, here ([of]). The harness's clock (RunClock) names each second's
  * phase from it; bench.js builds its scenarios from it and tags each request with the phase
@@ -45,6 +46,15 @@ object LoadTimeline {
 
     /** The phase of socket step [step], counting from 1. */
     fun socketStep(step: Int) = "sockets-step-$step"
+
+    /**
+     * The phase after the load where k6 closes the sockets it held, each on the echo of one message, and the server comes to
+     * rest again: its end is the warm sockets' at-rest snapshot (Profile.warmSockets).
+     */
+    const val WARM_SOCKETS_REST = "warm-sockets-rest"
+
+    /** The phase of warm socket step [step], counting from 1: the sockets opened again after the load, as [socketStep]'s were. */
+    fun warmSocketStep(step: Int) = "warm-sockets-step-$step"
 
     /** A curve step's settling phase: the move to [ratePerSecond]. */
     fun curveSettle(endpoint: String, ratePerSecond: Int) = "$endpoint-to-$ratePerSecond"
@@ -118,6 +128,11 @@ object LoadTimeline {
                 phase(fullSettle(endpoint), CURVE_SETTLE_SECONDS, endpoint, generator = Profile.WRK)
                 phase(fullStep(endpoint), full - CURVE_SETTLE_SECONDS, endpoint, generator = Profile.WRK)
             }
+        }
+        // The sockets again, on a JVM whose request paths the phases above compiled: the same steps, after a step's hold at rest.
+        if (profile.warmSockets) {
+            phase(WARM_SOCKETS_REST, profile.stepHoldSeconds)
+            for (step in 1..profile.socketSteps) phase(warmSocketStep(step), profile.stepHoldSeconds)
         }
     }
 }

@@ -123,6 +123,20 @@ data class Profile(
     val curveServerCpuBudget: Double = 0.0,
     /** Why [curveServerCpuBudget] is what it is; the manifest records it with the profile. */
     val curveServerCpuBudgetReason: String = "",
+    /**
+     * After the load, the idle sockets again, warm: k6 sends one message on each socket it held and closes it on the echo, so
+     * that the echo path is compiled as the request paths are, and then opens as many in the same steps ([LoadTimeline]). The
+     * pass's memory is taken apart at rest and at each step's end, as it is cold, on a JVM whose code is compiled: what a socket
+     * costs a server that took its connections after warming up. False opens them once, cold, before any load.
+     */
+    val warmSockets: Boolean = false,
+    /**
+     * Which sockets the figures per socket of the verdict and the headline are: [COLD], opened before any load, or [WARM]
+     * ([warmSockets]). The report shows both where the profile has both.
+     */
+    val socketsHeadline: String = COLD,
+    /** Why [socketsHeadline] is what it is; the manifest records it with the profile. */
+    val socketsHeadlineReason: String = "",
 ) {
     /** When the steady /json phase starts, in seconds of load: after the socket steps and the warm-up. */
     val jsonStartSeconds: Int get() = socketSteps * stepHoldSeconds + jsonWarmupSeconds
@@ -142,8 +156,11 @@ data class Profile(
     /** Whether a full step is offered (wrk's closed loop): the run needs wrk. */
     val offersWrk: Boolean get() = timeline.any { it.generator == WRK }
 
-    /** How long k6 drives one server: the socket steps, the /json warm-up and phase, the dashboard's, then the curve. */
+    /** How long k6 drives one server: the socket steps, the /json warm-up and phase, the dashboard's, the curve, then the warm sockets. */
     val durationSeconds: Int get() = timeline.maxOfOrNull { it.toSeconds } ?: 0
+
+    /** When the last phase that offers requests ends, in seconds of load: the curve's end, where the profile has a curve. */
+    val requestsEndSeconds: Int get() = timeline.filter { it.endpoint != null }.maxOfOrNull { it.toSeconds } ?: 0
 
     /**
      * One calibration probe at [ratePerSecond]: every socket opened in one step, then a
@@ -167,6 +184,8 @@ data class Profile(
         curveSearchSteps = 0,
         jsonFullStepSeconds = 0,
         curveServerCpuBudget = 0.0,
+        warmSockets = false,
+        socketsHeadline = COLD,
     )
 
     fun problems(): List<String> = buildList {
@@ -194,6 +213,10 @@ data class Profile(
         if (pinTrapsPerSecond < 0) add("pinTrapsPerSecond must be 0 or more")
         if (heapMb < 64) add("heapMb must be at least 64")
         if (repeats !in 1..MAX_REPEATS) add("repeats must be between 1 and $MAX_REPEATS")
+        if (socketsHeadline !in SOCKET_WARMTHS) {
+            add("socketsHeadline must be one of ${SOCKET_WARMTHS.joinToString()}, not \"$socketsHeadline\"")
+        }
+        if (socketsHeadline == WARM && !warmSockets) add("socketsHeadline \"$WARM\" needs warmSockets true: no warm sockets are opened")
         addAll(curveProblems())
     }
 
@@ -272,6 +295,13 @@ data class Profile(
         /** The full step's closed loop ([ClosedLoopStep]); no profile field chooses it. */
         const val WRK = "wrk"
         val CURVE_GENERATORS = listOf(K6, VEGETA)
+
+        /** Idle sockets opened before any load ([socketsHeadline]). */
+        const val COLD = "cold"
+
+        /** Idle sockets opened after the load, with the echo and request paths compiled ([warmSockets]). */
+        const val WARM = "warm"
+        val SOCKET_WARMTHS = listOf(COLD, WARM)
 
         @OptIn(ExperimentalSerializationApi::class)
         private val strict = Json { ignoreUnknownKeys = false }

@@ -9,7 +9,9 @@ import kotlin.test.assertTrue
 
 class LoadTimelineTest {
     private val profiles = File(System.getProperty("lab.root"), "loadtests/profiles")
-    private val smoke = Profile.load(profiles, "smoke")
+
+    /** The smoke profile without its warm sockets, which follow the curve: they have a test of their own. */
+    private val smoke = Profile.load(profiles, "smoke").copy(warmSockets = false)
 
     @Test
     fun `the phases run end to end from k6's start to the profile's duration`() {
@@ -206,6 +208,31 @@ class LoadTimelineTest {
             listOf("sockets-step-1", "sockets-step-2", "json-warmup", "json", "dashboard-warmup", "dashboard"),
             plain.timeline.map { it.name },
         )
+    }
+
+    @Test
+    fun `warm sockets follow every request, a step's hold at rest and then the cold steps again, with no request offered in them`() {
+        val warm = smoke.copy(warmSockets = true)
+        val names = warm.timeline.map { it.name }
+        val rest = names.indexOf("warm-sockets-rest")
+        assertEquals(listOf("warm-sockets-rest", "warm-sockets-step-1", "warm-sockets-step-2"), names.drop(rest))
+        val after = warm.timeline.drop(rest)
+        assertTrue(after.all { it.endpoint == null && it.toSeconds - it.fromSeconds == warm.stepHoldSeconds }, after.toString())
+        assertEquals(after.first().fromSeconds, warm.requestsEndSeconds, "they start where the last request phase ends")
+        assertEquals(after.last().toSeconds, warm.durationSeconds)
+        assertEquals(warm.timeline.take(rest), smoke.timeline, "and move nothing before them")
+    }
+
+    @Test
+    fun `a headline of warm sockets needs warm sockets, and a warmth is cold or warm`(@TempDir dir: File) {
+        val text = File(profiles, "smoke.json").readText()
+        val warm = text.replace("\"socketsHeadline\": \"cold\"", "\"socketsHeadline\": \"warm\"")
+        File(dir, "nowarm.json").writeText(warm.replace("\"warmSockets\": true", "\"warmSockets\": false"))
+        File(dir, "tepid.json").writeText(text.replace("\"socketsHeadline\": \"cold\"", "\"socketsHeadline\": \"tepid\""))
+        val nowarm = assertThrows<BenchInputException> { Profile.load(dir, "nowarm") }
+        assertTrue("socketsHeadline \"warm\" needs warmSockets true" in nowarm.message!!, nowarm.message)
+        val tepid = assertThrows<BenchInputException> { Profile.load(dir, "tepid") }
+        assertTrue("socketsHeadline must be one of cold, warm, not \"tepid\"" in tepid.message!!, tepid.message)
     }
 
     @Test

@@ -18,8 +18,10 @@ class ProfileTest {
     }
 
     @Test
-    fun `the smoke profile is short enough for CI`() {
-        assertTrue(Profile.load(profiles, "smoke").durationSeconds <= 40)
+    fun `the smoke profile is short enough for CI, a minute a server at most, and runs every phase a profile can have`() {
+        val smoke = Profile.load(profiles, "smoke")
+        assertTrue(smoke.durationSeconds <= 60, "${smoke.durationSeconds} s")
+        assertTrue(smoke.warmSockets && smoke.jsonFullStepSeconds > 0 && smoke.curveServerCpuBudget > 0 && smoke.pinTrapsPerSecond > 0)
     }
 
     @Test
