@@ -101,10 +101,10 @@ else ifneq ($(BENCH_GCS),)
 else ifneq ($(BENCH_JDKS),)
 	$(call BENCH_EACH,JDK,$(BENCH_JDKS))
 else
-	@# The report splits each socket's memory with its JDK's and collector's floor: measured first, once, where results/ has none
-	@# for them (18 JVMs, about half of what make floor takes for two JDKs).
+	@# The report splits each socket's memory with its JDK's and collector's floor, of both warmths: measured first, once, where
+	@# results/ has none for them (48 JVMs, half of what make floor takes for two JDKs).
 	@jdk="$(or $(JDK),25)" gc="$(or $(GC),zgc)"; if ! PYTHONPATH=analysis python3 -m labanalysis.folder.floor_folders "$$jdk" results "$$gc" >/dev/null; then \
-	  echo "make bench: no make floor folder for JDK $$jdk on $$gc in results/: measuring it first, once (make floor JDKS=$$jdk GC=$$gc, about 2-3 minutes)"; \
+	  echo "make bench: no make floor folder for JDK $$jdk on $$gc in results/: measuring it first, once (make floor JDKS=$$jdk GC=$$gc, about 2 minutes)"; \
 	  $(MAKE) --no-print-directory floor JDKS="$$jdk" GC="$$gc" || echo "make bench: make floor did not finish; the report says what its split lacks"; fi
 	status=0; "$$(setup/jdk.sh 25)/bin/java" --enable-native-access=ALL-UNNAMED -jar lab/target/lab.jar --profile $(PROFILE) \
 	  --server-jdk "$$(setup/jdk.sh $(or $(JDK),25))" --k6 "$$(setup/k6.sh)" --vegeta "$$(setup/vegeta-steps.sh)" --wrk "$$(setup/wrk.sh || true)" --pin-threshold-ms $(PIN_THRESHOLD_MS) \
@@ -198,14 +198,16 @@ io-bench: build ## JMH: a 128 MiB file read and socket write through Ktor and pl
 	if [ $$status -le 1 ] && [ -f "$$dir/io-bench.json" ]; then $(MAKE) --no-print-directory experiment-report FOLDER="$$dir"; fi; exit $$status
 
 # Each model's own memory per parked task, with no server; empty variables keep the defaults the
-# floor program declares (all three models, depths 0 and 20, steps of 2,000 up to 8,000 tasks, 3 repeats).
+# floor program declares (every model, depths 0 and 20, cold and warm, steps of 2,000 up to 8,000 tasks, 3 repeats).
 MODELS ?=
 DEPTHS ?=
 STEPS ?=
-floor: build ## each model's own memory per parked task, no server: make floor [JDKS=21,25] [GC=zgc|g1] [MODELS=coroutine,virtual] [DEPTHS=0,20] [STEPS=0,2000,4000] [REPEATS=3]
+WARMTHS ?=
+floor: build ## each model's own memory per parked task, no server: make floor [JDKS=21,25] [GC=zgc|g1] [MODELS=coroutine,virtual] [DEPTHS=0,20] [WARMTHS=cold,warm] [STEPS=0,2000,4000] [REPEATS=3]
 	status=0; "$$(setup/jdk.sh 25)/bin/java" -cp lab/target/lab.jar lab.floor.FloorMainKt \
 	  $(foreach j,$(subst $(comma), ,$(JDKS)),--jdk "$$(setup/jdk.sh $(j))") $(if $(GC),--gc $(GC),) $(if $(MODELS),--models $(MODELS),) \
-	  $(if $(DEPTHS),--depths $(DEPTHS),) $(if $(STEPS),--steps $(STEPS),) $(if $(REPEATS),--repeats $(REPEATS),) || status=$$?; \
+	  $(if $(DEPTHS),--depths $(DEPTHS),) $(if $(WARMTHS),--warmths $(WARMTHS),) $(if $(STEPS),--steps $(STEPS),) \
+	  $(if $(REPEATS),--repeats $(REPEATS),) || status=$$?; \
 	latest="$$(ls -d results/*-floor 2>/dev/null | tail -n 1)"; \
 	if [ $$status -le 1 ] && [ -n "$$latest" ]; then $(MAKE) --no-print-directory experiment-report FOLDER="$$latest"; fi; exit $$status
 

@@ -34,7 +34,7 @@ def figures(run):
 
 def test_per_task_has_exactly_the_contract_columns_and_every_measure_of_every_jvm_kind(figures):
 
-    assert list(figures.columns) == ["jdk", "model", "depth", "measure", "median", "low", "high", "repeats"]
+    assert list(figures.columns) == ["jdk", "model", "depth", "warmth", "measure", "median", "low", "high", "repeats"]
     assert set(figures["measure"]) == {"live heap", "RSS", "PSS", "NMT thread committed", "NMT stack committed"}
     # 2 JDKs x 3 models x 2 depths x 5 measures, each from the run's 3 repeats.
     assert len(figures) == 2 * 3 * 2 * 5
@@ -44,11 +44,11 @@ def test_per_task_has_exactly_the_contract_columns_and_every_measure_of_every_jv
 @pytest.mark.parametrize("measure, column", list(floor.MEASURES.items()))
 def test_each_figure_is_the_median_and_range_of_the_least_squares_slopes_of_its_jvms(run, figures, measure, column):
     steps = run.steps
-    figures = figures.set_index(["jdk", "model", "depth", "measure"])
+    figures = figures.set_index(["jdk", "model", "depth", "warmth", "measure"])
     assert steps.groupby(["jdk", "model", "depth"]).ngroups > 1, "the fixture holds more than one cell"
     for (jdk, model, depth), cell in steps.groupby(["jdk", "model", "depth"]):
         by_hand = [np.polyfit(jvm["tasks"], jvm[column], 1)[0] for _, jvm in cell.groupby("repeat")]
-        row = figures.loc[(jdk, model, depth, measure)]
+        row = figures.loc[(jdk, model, depth, "warm", measure)]
         assert row["median"] == pytest.approx(np.median(by_hand), rel=1e-9, abs=1e-9)
         assert row["low"] == pytest.approx(min(by_hand), rel=1e-9, abs=1e-9)
         assert row["high"] == pytest.approx(max(by_hand), rel=1e-9, abs=1e-9)
@@ -57,7 +57,7 @@ def test_each_figure_is_the_median_and_range_of_the_least_squares_slopes_of_its_
 def test_a_known_slope_is_found_exactly_and_the_range_is_lowest_to_highest_not_an_interval():
     # Three JVMs of one kind whose tasks cost exactly 1,000, 1,100 and 1,600 bytes, each above its own baseline.
     rows = [
-        {"jdk": 25, "jdk_version": "25.0.3", "model": "virtual", "depth": 0, "repeat": repeat, "tasks": tasks}
+        {"jdk": 25, "jdk_version": "25.0.3", "model": "virtual", "depth": 0, "warmth": "warm", "repeat": repeat, "tasks": tasks}
         | dict.fromkeys(floor.MEASURES.values(), base + cost * tasks)
         | {"threads": 25}
         for repeat, cost, base in [(1, 1000, 3e6), (2, 1100, 2e6), (3, 1600, 5e6)]
@@ -132,7 +132,7 @@ def test_a_jvm_whose_heap_per_task_moved_between_steps_is_named(run_folder):
     steps.to_csv(csv, index=False)
 
     problems = floor.load(run_folder).problems
-    assert len(problems) == 1 and problems[0].startswith("JDK 25 virtual depth 0 repeat 2: its live heap per task moved between steps")
+    assert len(problems) == 1 and problems[0].startswith("JDK 25 virtual depth 0 warm repeat 2: its live heap per task moved between steps")
     # The same JVM, its steps even again but for a move within a tenth of its mean: not named.
     steps.loc[moved, "live_heap_bytes"] -= 1_000_000 - 100_000
     steps.to_csv(csv, index=False)
@@ -185,3 +185,43 @@ def test_the_pick_is_the_model_holding_least_heap_and_thread_memory_a_task_with_
         "many idle tasks parked directly: memory per task": "coroutine or virtual",
         "many idle tasks parked 20 frames deep: memory per task": "virtual",
     }
+
+
+# ---- cold and warm: a floor parks each cell's tasks in JVMs of both warmths -----------------------------------------------
+
+
+def _with_cold_jvms(folder: Path, cold_over_warm: float) -> None:
+    """The fixture's floor.csv as a floor of both warmths writes it: each warm JVM's steps again as a cold JVM's, each measure's
+    bytes per task times `cold_over_warm` (its first step's bytes kept), and the manifest saying both were parked."""
+    steps = pd.read_csv(folder / "floor.csv").assign(warmth="warm")
+    cold = steps.copy().assign(warmth="cold")
+    for column in floor.MEASURES.values():
+        first = cold.groupby(["jdk", "model", "depth", "repeat"])[column].transform("first")
+        cold[column] = (first + (cold[column] - first) * cold_over_warm).round().astype("int64")
+    pd.concat([steps, cold]).to_csv(folder / "floor.csv", index=False)
+    manifest = json.loads((folder / "manifest.json").read_text())
+    manifest["settings"]["warmths"] = ["cold", "warm"]
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+
+
+def test_a_floor_of_before_the_warmth_column_parked_every_task_warm(figures):
+    assert set(figures["warmth"]) == {"warm"}
+
+
+def test_cold_and_warm_jvms_are_fitted_apart_and_set_side_by_side(run_folder):
+    _with_cold_jvms(run_folder, 2.5)
+    frun = floor.load(run_folder)
+    figures = floor.per_task(frun).set_index(["jdk", "model", "depth", "warmth", "measure"])
+
+    warm, cold = (figures.loc[(25, "virtual", 0, w, "live heap"), "median"] for w in ("warm", "cold"))
+    assert cold == pytest.approx(2.5 * warm, rel=1e-3)
+    table = floor.warmth_table(frun).set_index(["JDK", "model", "depth"])
+    assert table.loc[(25, "virtual", 0), "cold over warm"] == "2.50"
+    assert list(floor.table(frun).index.get_level_values("warmth")[:2]) == ["cold", "warm"]
+
+
+def test_the_recommendations_and_the_claims_are_the_warm_jvms(run_folder, run):
+    _with_cold_jvms(run_folder, 2.5)
+
+    assert floor_verdicts.recommendations(floor.load(run_folder)) == floor_verdicts.recommendations(run)
+    assert floor_verdicts.claims_table(floor.load(run_folder)).equals(floor_verdicts.claims_table(run))

@@ -20,9 +20,10 @@ def floor_folder(
     with_csv: bool = True,
     collector: str | None = None,
     models: tuple[str, ...] = catalogue.MODELS,
+    warmths: tuple[str, ...] | None = ("cold", "warm"),
 ) -> Path:
     """A copy of the real floor fixture, saying it measured `features` on `collector` (none named: as before the collector was an
-    axis), a task of each of `models`, and ended `status`."""
+    axis), a task of each of `models` in each of `warmths` (None: as before the warmth was an axis), and ended `status`."""
     folder = results / name
     shutil.copytree(FIXTURES / "floor", folder)
     manifest = json.loads((folder / "manifest.json").read_text())
@@ -31,6 +32,8 @@ def floor_folder(
     if collector:
         manifest["collector"] = collector
     manifest["settings"]["models"] = list(models)
+    if warmths is not None:
+        manifest["settings"]["warmths"] = list(warmths)
     (folder / "manifest.json").write_text(json.dumps(manifest, indent=4))
     if not with_csv:
         (folder / "floor.csv").unlink()
@@ -63,6 +66,15 @@ def test_a_floor_without_a_model_the_catalogue_declares_covers_no_bench_of_it(tm
 
     assert floor_folders.covering(tmp_path, 25) == [every]
     assert len(floor_folders.covering(tmp_path, 25, models=catalogue.MODELS[:-1])) == 2
+
+
+def test_a_floor_that_parked_its_tasks_warm_only_covers_no_bench_that_needs_them_cold(tmp_path):
+    both = floor_folder(tmp_path, "20261120-100000-floor", [25])
+    warm = floor_folder(tmp_path, "20261121-100000-floor", [25], warmths=("warm",))
+    before = floor_folder(tmp_path, "20261122-100000-floor", [25], warmths=None)
+
+    assert floor_folders.covering(tmp_path, 25) == [both]
+    assert floor_folders.covering(tmp_path, 25, warmths=("warm",)) == [both, warm, before]
 
 
 def test_make_reads_it_as_a_status_and_a_path():

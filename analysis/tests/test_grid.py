@@ -166,8 +166,9 @@ def test_the_summary_says_when_a_difference_rests_on_one_pass_or_shows_nothing()
 # ---- memory per socket: the model's floor and the rest ---------------------------------------------
 
 
-def floor_table(rows: list[tuple]) -> pd.DataFrame:
-    return pd.DataFrame(rows, columns=floor.PER_TASK_COLUMNS)
+def floor_table(rows: list[tuple], warmth: str = "warm") -> pd.DataFrame:
+    """make floor's per-task table, every row's JVMs of `warmth`."""
+    return pd.DataFrame(rows, columns=[c for c in floor.PER_TASK_COLUMNS if c != "warmth"]).assign(warmth=warmth)[floor.PER_TASK_COLUMNS]
 
 
 PER_SOCKET = pd.DataFrame(
@@ -195,7 +196,7 @@ FLOOR = floor_table(
 
 
 def test_the_rest_is_the_memory_per_socket_less_what_the_models_parked_task_holds_at_depth_0_on_the_same_jdk():
-    decomposed = socket_split.decomposition(PER_SOCKET, FLOOR, 25).set_index(["server", "measure"])
+    decomposed = socket_split.decomposition(PER_SOCKET, FLOOR, 25, "warm").set_index(["server", "measure"])
 
     ktor = decomposed.loc[("k", "RSS")]
     assert (ktor["floor"], ktor["rest"]) == (300.0, 64_000.0 - 300.0)
@@ -208,15 +209,32 @@ def test_the_rest_is_the_memory_per_socket_less_what_the_models_parked_task_hold
 
 
 def test_a_floor_without_the_runs_jdk_or_model_says_so():
-    decomposed = socket_split.decomposition(PER_SOCKET, FLOOR, 21).set_index(["server", "measure"])
+    decomposed = socket_split.decomposition(PER_SOCKET, FLOOR, 21, "warm").set_index(["server", "measure"])
 
-    assert decomposed.loc[("k", "RSS"), "note"] == "the floor has no coroutines at depth 0 on JDK 21"
+    assert decomposed.loc[("k", "RSS"), "note"] == "the floor has no coroutines at depth 0, warm, on JDK 21"
     assert math.isnan(decomposed.loc[("k", "RSS"), "rest"])
     assert decomposed.loc[("jv", "RSS"), "floor"] == 9_999.0
 
 
+def test_a_socket_is_set_against_a_task_parked_as_it_was_opened_and_a_floor_without_that_warmth_says_so():
+    both = pd.concat(
+        [
+            FLOOR,
+            floor_table(
+                [(25, "coroutine", 0, "live heap", 900.0, 850.0, 950.0, 3), (25, "coroutine", 0, "NMT thread committed", 50.0, 50.0, 50.0, 3)], "cold"
+            ),
+        ]
+    )
+
+    cold = socket_split.decomposition(PER_SOCKET, both, 25, "cold").set_index(["server", "measure"])
+    warm = socket_split.decomposition(PER_SOCKET, both, 25, "warm").set_index(["server", "measure"])
+
+    assert (cold.loc[("k", "RSS"), "floor"], warm.loc[("k", "RSS"), "floor"]) == (950.0, 300.0)
+    assert cold.loc[("jv", "RSS"), "note"] == "the floor has no virtual threads at depth 0, cold, on JDK 25"
+
+
 def test_without_a_floor_the_per_socket_memory_is_still_given_and_the_note_says_to_run_make_floor():
-    decomposed = socket_split.decomposition(PER_SOCKET, None, 25)
+    decomposed = socket_split.decomposition(PER_SOCKET, None, 25, "cold")
 
     assert list(decomposed["per socket"]) == [64_000.0, 22_000.0, 63_000.0]
     assert set(decomposed["note"]) == {"no floor: run make floor"}
@@ -353,7 +371,7 @@ def test_the_decomposition_plot_stacks_each_servers_rest_on_its_models_floor():
     matplotlib.use("Agg")
     from labanalysis.report import grid_plots
 
-    decomposed = socket_split.decomposition(PER_SOCKET, FLOOR, 25)
+    decomposed = socket_split.decomposition(PER_SOCKET, FLOOR, 25, "warm")
 
     ax = grid_plots.decomposition(decomposed).axes[0]
 

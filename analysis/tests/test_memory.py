@@ -344,9 +344,12 @@ def test_a_count_is_fitted_over_every_step_though_rss_was_still_moving_in_some()
 # ---- cold and warm sockets: the same steps again after the load, each set fitted on its own --------------------------------
 
 
-def _open_warm(folder, scale: dict[str, float], headline: str = "cold", servers: tuple[str, ...] = ("vthread", "platform")) -> None:
-    """Each pass of `servers` opens its sockets again, warm: its cold snapshots again 100 s later, in the warm phases, each
-    component's bytes times its `scale` (1 where none is given), so that each warm slope is the cold one times it."""
+def _open_warm(
+    folder, scale: dict[str, float], headline: str = "cold", servers: tuple[str, ...] = ("vthread", "platform"), kept_threads: int = 0
+) -> None:
+    """Each pass of `servers` opens its sockets again, warm: its cold snapshots and /proc samples again 100 s later, in the warm
+    phases, each component's bytes times its `scale` (1 where none is given), so that each warm slope is the cold one times it,
+    and `kept_threads` more threads in every warm sample, as a pool that kept its cold sockets' threads holds them."""
     manifest = json.loads((folder / "manifest.json").read_text())
     manifest["profile"] = {**manifest.get("profile", {}), "warmSockets": True, "socketsHeadline": headline}
     (folder / "manifest.json").write_text(json.dumps(manifest))
@@ -358,6 +361,9 @@ def _open_warm(folder, scale: dict[str, float], headline: str = "cold", servers:
         warm = cold[cold["phase"].isin(warm_phase)].assign(time_s=lambda f: f["time_s"] + 100, phase=lambda f: f["phase"].map(warm_phase))
         warm["bytes"] = warm["bytes"] * warm["component"].map(scale).fillna(1)
         pd.concat([cold, warm]).to_csv(path, index=False)
+        proc = pd.read_csv(path.parent / "proc.csv")
+        again = proc.assign(time_s=proc["time_s"] + 100, threads=proc["threads"] + kept_threads)
+        pd.concat([proc, again]).to_csv(path.parent / "proc.csv", index=False)
 
 
 def test_warm_sockets_are_fitted_through_their_own_snapshots_and_the_cold_line_keeps_its_own(repeats_folder):
@@ -402,6 +408,19 @@ def test_a_pair_that_warm_sockets_no_longer_set_apart_is_named(repeats_folder):
     assert [c.split(" held ")[0] for c in changes] == [platform, vthread], changes
     assert changes[0].startswith(f"{platform} held 4.76 [4.72, 4.86] times what {vthread} held for a cold socket"), changes
     assert warm_sockets.order_sentence([load_run(repeats_folder)]).startswith("Warm sockets change the servers' order")
+
+
+def test_a_server_whose_pool_kept_its_cold_sockets_threads_is_left_out_of_the_order_and_said_to_be(repeats_folder):
+    _open_warm(repeats_folder, dict.fromkeys(("live_heap", "nmt_thread", "kernel", "kernel_tcp"), 0.01), servers=("platform",), kept_threads=400)
+    _open_warm(repeats_folder, {}, servers=("vthread",))
+    runs = [load_run(repeats_folder)]
+
+    assert warm_sockets.order_changes(runs) == []
+    said = warm_sockets.order_sentence(runs)
+    assert said.startswith("Cold and warm sockets order the servers alike")
+    assert "Left out: Jetty 12, platform threads, whose pool kept 400 threads of its cold sockets to the warm rest" in said
+    table = warm_sockets.table(runs).set_index(["server", "measure"])
+    assert table.loc[("Jetty 12, platform threads", "live heap"), "threads at rest, cold / warm"] == "40 / 440"
 
 
 def test_a_run_without_warm_sockets_has_no_warm_figures(repeats_folder):

@@ -182,13 +182,24 @@ def test_the_newest_pinning_audit_beside_the_run_is_in_its_report(whole_run):
 
 
 def test_with_a_floor_folder_beside_the_run_each_servers_memory_per_socket_is_split_and_the_per_task_claims_checked(run_folder):
+    import json
     import shutil
     from pathlib import Path
+
+    import pandas as pd
 
     from labanalysis.floor import floor
 
     fixture = Path(__file__).parent / "fixtures" / "floor"
-    shutil.copytree(fixture, run_folder.parent / "20261122-050000-floor")
+    beside = run_folder.parent / "20261122-050000-floor"
+    shutil.copytree(fixture, beside)
+    # The run's sockets are cold (its profile says nothing else), so its floor must have parked tasks cold: the fixture's JVMs
+    # again as cold ones, figure for figure.
+    steps = pd.read_csv(beside / "floor.csv").assign(warmth="warm")
+    pd.concat([steps, steps.assign(warmth="cold")]).to_csv(beside / "floor.csv", index=False)
+    manifest = json.loads((beside / "manifest.json").read_text())
+    manifest["settings"]["warmths"] = ["cold", "warm"]
+    (beside / "manifest.json").write_text(json.dumps(manifest))
     per_task = floor.per_task(fixture).set_index(["jdk", "model", "depth", "measure"])["median"]
 
     html = render.render(run_folder).read_text()

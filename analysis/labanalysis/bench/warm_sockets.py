@@ -24,7 +24,10 @@ from . import memory
 # What a socket holds in all first, then its parts, and PSS, the figure a reader of `ps` knows.
 MEASURES = (memory.HELD, *memory.HELD_PARTS, "PSS")
 KIB = 1024
-COLUMNS = [*repeats.PASS_COLUMNS, "round", "measure", "cold", "warm", "warm over cold"]
+COLUMNS = [*repeats.PASS_COLUMNS, "round", "measure", "cold", "warm", "warm over cold", "cold rest threads", "warm rest threads", "sockets"]
+# A pool that kept at least this share of a pass's sockets in threads at the warm rest (more than at the cold rest) made its warm
+# sockets' threads before they opened: its warm slope leaves a socket's thread out, and the rest holds it (threads_at_rest).
+KEPT_SHARE = 0.1
 
 
 def measured(runs: list[Run]) -> bool:
@@ -33,16 +36,29 @@ def measured(runs: list[Run]) -> bool:
 
 
 def per_pass(runs: list[Run]) -> pd.DataFrame:
-    """One row per compared pass and measure (MEASURES): its round (run folder and repeat), bytes per socket cold and warm, and warm
-    over cold (NaN where either is missing or not above 0: a ratio compares amounts)."""
+    """One row per compared pass and measure (MEASURES): its round (run folder and repeat), bytes per socket cold and warm, warm
+    over cold (NaN where either is missing or not above 0: a ratio compares amounts), the threads at each rest (threads_at_rest),
+    and the sockets its last warm step held."""
     rows = []
     for _, server, base in repeats.each_pass(runs):
+        threads = {sockets: threads_at_rest(server, sockets) for sockets in (memory.COLD, memory.WARM)}
+        warm_points = memory.snapshots(server, memory.WARM)
+        sockets = float(warm_points["open_sockets"].max()) if not warm_points.empty else float("nan")
         for measure in MEASURES:
             cold = memory.per_socket_fit(server, measure, memory.COLD).slope
             warm = memory.per_socket_fit(server, measure, memory.WARM).slope
-            ratio = warm / cold if cold > 0 and warm > 0 else float("nan")
             rows.append(
-                {**base, "round": (base["run folder"], server.repeat), "measure": measure, "cold": cold, "warm": warm, "warm over cold": ratio}
+                {
+                    **base,
+                    "round": (base["run folder"], server.repeat),
+                    "measure": measure,
+                    "cold": cold,
+                    "warm": warm,
+                    "warm over cold": warm / cold if cold > 0 and warm > 0 else float("nan"),
+                    "cold rest threads": threads[memory.COLD],
+                    "warm rest threads": threads[memory.WARM],
+                    "sockets": sockets,
+                }
             )
     return pd.DataFrame(rows, columns=COLUMNS)
 
@@ -60,18 +76,25 @@ def threads_at_rest(server, sockets: str) -> float:
     return float(proc.loc[(proc["time_s"] - at).abs().idxmin(), "threads"])
 
 
+def pools_kept(passes: pd.DataFrame) -> dict[str, float]:
+    """The servers whose pool kept their cold sockets' threads to the warm rest (KEPT_SHARE), by label: the threads kept, the median
+    over their passes of the warm rest's threads less the cold rest's."""
+    kept = {}
+    for label, group in passes.drop_duplicates(["pass"]).groupby("label", sort=False):
+        more = across(group["warm rest threads"] - group["cold rest threads"]).median
+        if more >= KEPT_SHARE * across(group["sockets"]).median:
+            kept[label] = more
+    return kept
+
+
 def table(runs: list[Run]) -> pd.DataFrame:
     """Per server and measure: KiB a socket cold and warm, and warm over cold, each its median over the passes with their range; and
     the threads the server held at each rest (threads_at_rest), which say where a pool kept what its cold sockets made."""
     passes = per_pass(runs)
-    threads: dict[tuple[str, str], list[float]] = {}
-    for _, server, base in repeats.each_pass(runs):
-        for sockets in (memory.COLD, memory.WARM):
-            threads.setdefault((base["label"], sockets), []).append(threads_at_rest(server, sockets))
-    rest = {label: " / ".join(number(across(threads[(label, sockets)]).median) for sockets in (memory.COLD, memory.WARM)) for label, _ in threads}
     rows = []
     for (label, measure), group in passes.groupby(["label", "measure"], sort=False):
         cold, warm, ratio = (across(group[c]) for c in ("cold", "warm", "warm over cold"))
+        rest = (across(group[f"{sockets} rest threads"]).median for sockets in (memory.COLD, memory.WARM))
         rows.append(
             {
                 "server": label,
@@ -79,7 +102,7 @@ def table(runs: list[Run]) -> pd.DataFrame:
                 "cold (KiB a socket)": shown(across(group["cold"] / KIB), passes=False),
                 "warm (KiB a socket)": shown(across(group["warm"] / KIB), passes=False),
                 "warm over cold": shown(ratio, passes=False),
-                "threads at rest, cold / warm": rest.get(label, ""),
+                "threads at rest, cold / warm": " / ".join(number(t) for t in rest),
                 "passes": min(cold.passes, warm.passes),
             }
         )
@@ -88,9 +111,11 @@ def table(runs: list[Run]) -> pd.DataFrame:
 
 def order_changes(runs: list[Run], measure: str = memory.HELD) -> list[str]:
     """Each pair of servers that one set orders clearly (stats.rounds.clear_lead: less held in every round, by 15% or more) and the
-    other does not order the same way, in a sentence: empty where cold and warm sockets order the servers alike."""
+    other does not order the same way, in a sentence: empty where cold and warm sockets order the servers alike. A server whose pool
+    kept its cold sockets' threads (pools_kept) is in no pair: its warm slope is not a socket's whole cost."""
     passes = per_pass(runs)
-    passes = passes[passes["measure"] == measure]
+    kept = pools_kept(passes)
+    passes = passes[(passes["measure"] == measure) & ~passes["label"].isin(kept)]
     by_set = {
         sockets: {label: dict(zip(group["round"], group[sockets], strict=True)) for label, group in passes.groupby("label", sort=False)}
         for sockets in (memory.COLD, memory.WARM)
@@ -109,11 +134,20 @@ def order_changes(runs: list[Run], measure: str = memory.HELD) -> list[str]:
 
 
 def order_sentence(runs: list[Run], measure: str = memory.HELD) -> str:
-    """Whether warm sockets change the servers' order by `measure`, in words: the closing line of the report's section."""
+    """Whether warm sockets change the servers' order by `measure`, in words, with the servers left out and why: the closing line of
+    the report's section."""
     changes = order_changes(runs, measure)
+    kept = pools_kept(per_pass(runs))
+    left_out = (
+        " Left out: "
+        + "; ".join(f"{label}, whose pool kept {number(more)} threads of its cold sockets to the warm rest" for label, more in kept.items())
+        + ", so that a warm socket took a thread that existed and its slope leaves the thread out."
+        if kept
+        else ""
+    )
     if not changes:
         return (
             f"Cold and warm sockets order the servers alike by {measure}: every pair that one set puts clearly apart "
-            "(15% or more in every round), the other puts apart the same way."
+            f"(15% or more in every round), the other puts apart the same way.{left_out}"
         )
-    return f"Warm sockets change the servers' order by {measure}: " + "; ".join(changes) + "."
+    return f"Warm sockets change the servers' order by {measure}: " + "; ".join(changes) + "." + left_out

@@ -3,7 +3,8 @@
 The harness parks N tasks of one model in a fresh JVM (the bench's flags, NMT on), step by
 step, and at each step forces a full GC and records the facts in `floor.csv`: the live heap (the
 class histogram's total), RSS and PSS, NMT's Thread committed and its stacks' committed, and
-the OS threads. This module computes the one statistic: bytes per task, the least-squares slope
+the OS threads; each JVM parks its tasks cold (no warm-up round) or warm (after the model's
+warm-up rounds), its `warmth`. This module computes the one statistic: bytes per task, the least-squares slope
 of a measure against the tasks parked, fitted in each JVM (each repeat) on its own; then the
 median of those slopes and their range (lowest to highest), as repeats.medians does: with a
 handful of repeats the range is the honest spread, where a confidence interval from three
@@ -36,7 +37,11 @@ MEASURES = {
 # floor.csv's columns, as run-folder.json declares them (the harness writes through the same declaration).
 CSV = series.EXPERIMENTS["floor"]["floor.csv"]
 CSV_COLUMNS = list(CSV.columns)
-CELL = ["jdk", "model", "depth"]
+CELL = ["jdk", "model", "depth", "warmth"]
+# A JVM parks its tasks on a JIT that has compiled nothing of their path (cold) or after the model's warm-up rounds (warm). A floor
+# of before floor.csv had the column warmed every JVM up.
+COLD, WARM = "cold", "warm"
+WARMTHS = (COLD, WARM)
 PER_TASK_COLUMNS = [*CELL, "measure", "median", "low", "high", "repeats"]
 # Below this many repeats a claim is judged on the median alone: two values are not a spread to resolve it with (floor_verdicts).
 MIN_REPEATS_FOR_RANGE = 3
@@ -72,6 +77,8 @@ def load(folder: str | Path) -> FloorRun:
         problems.append("floor.csv is missing")
         return FloorRun(folder, manifest, pd.DataFrame(columns=CSV_COLUMNS), problems)
     steps = pd.read_csv(csv, dtype=dict.fromkeys(CSV.text, str))
+    if "warmth" not in steps.columns and list(steps.columns) == [c for c in CSV_COLUMNS if c not in CSV.optional]:
+        steps = steps.assign(warmth=WARM)
     if list(steps.columns) != CSV_COLUMNS:
         raise FloorFolderError(f"{csv} has columns {list(steps.columns)}, not {CSV_COLUMNS}")
     whole = steps.dropna()
@@ -91,13 +98,13 @@ def uneven(steps: pd.DataFrame, measure: str = "live heap") -> list[str]:
     """
     column = MEASURES[measure]
     found = []
-    for (jdk, model, depth, repeat), jvm in steps.groupby([*CELL, "repeat"], sort=True):
+    for (jdk, model, depth, warmth, repeat), jvm in steps.groupby([*CELL, "repeat"], sort=True):
         jvm = jvm.sort_values("tasks")
         per_step = (jvm[column].diff() / jvm["tasks"].diff()).dropna()
         mean = (jvm[column].iloc[-1] - jvm[column].iloc[0]) / (jvm["tasks"].iloc[-1] - jvm["tasks"].iloc[0]) if len(jvm) > 1 else 0
         if len(per_step) >= 2 and mean and (per_step.max() - per_step.min()) > UNEVEN_PERCENT / 100 * abs(mean):
             found.append(
-                f"JDK {jdk} {model} depth {depth} repeat {repeat}: its {measure} per task moved between steps, "
+                f"JDK {jdk} {model} depth {depth} {warmth} repeat {repeat}: its {measure} per task moved between steps, "
                 f"{per_step.min():,.0f} to {per_step.max():,.0f} B (mean {mean:,.0f} B)"
             )
     return found
@@ -112,13 +119,14 @@ def _steps(frame_or_folder) -> pd.DataFrame:
 
 
 def slopes(frame_or_folder) -> pd.DataFrame:
-    """One row per JVM (jdk, model, depth, repeat) and measure: bytes_per_task (the least-squares slope against tasks), R², points.
+    """One row per JVM (jdk, model, depth, warmth, repeat) and measure: bytes_per_task (the least-squares slope against tasks), R²,
+    points.
 
     The fit is memory.per_connection's (scipy's linregress), with the tasks parked as its x.
     """
     steps = _steps(frame_or_folder)
     rows = []
-    for (jdk, model, depth, repeat), jvm in steps.groupby([*CELL, "repeat"], sort=True):
+    for (jdk, model, depth, warmth, repeat), jvm in steps.groupby([*CELL, "repeat"], sort=True):
         points = jvm.rename(columns={"tasks": "open_sockets"})
         for measure, column in MEASURES.items():
             fit = memory.per_connection(points, column)
@@ -127,6 +135,7 @@ def slopes(frame_or_folder) -> pd.DataFrame:
                     "jdk": jdk,
                     "model": model,
                     "depth": depth,
+                    "warmth": warmth,
                     "repeat": repeat,
                     "measure": measure,
                     "bytes_per_task": fit.slope,
@@ -138,7 +147,7 @@ def slopes(frame_or_folder) -> pd.DataFrame:
 
 
 def per_task(frame_or_folder) -> pd.DataFrame:
-    """Bytes per parked task: one row per jdk, model, depth and measure, with the median of the repeats' slopes, their range
+    """Bytes per parked task: one row per jdk, model, depth, warmth and measure, with the median of the repeats' slopes, their range
     (low: the lowest, high: the highest) and how many repeats there were.
 
     `frame_or_folder` is floor.csv as a DataFrame, a loaded FloorRun, or the run folder. A JVM whose
@@ -161,7 +170,7 @@ def kib_range(median: float, low: float, high: float, repeats: int) -> str:
 
 
 def table(run: FloorRun, measures: tuple[str, ...] = ("live heap", "RSS", "PSS", "NMT thread committed")) -> pd.DataFrame:
-    """Model and depth down, JDK and measure across: KiB per task, median [range] over the repeats."""
+    """Model, depth and warmth down, JDK and measure across: KiB per task, median [range] over the repeats."""
     figures = per_task(run)
     if figures.empty:
         return pd.DataFrame()
@@ -170,12 +179,38 @@ def table(run: FloorRun, measures: tuple[str, ...] = ("live heap", "RSS", "PSS",
         text=[kib_range(r.median, r.low, r.high, r.repeats) for r in figures.itertuples()],
         column=[f"{m}, JDK {j}" for m, j in zip(figures["measure"], figures["jdk"], strict=True)],
     )
-    wide = figures.pivot_table(index=["model", "depth"], columns="column", values="text", aggfunc="first", sort=False)
+    wide = figures.pivot_table(index=["model", "depth", "warmth"], columns="column", values="text", aggfunc="first", sort=False)
     columns = [f"{m}, JDK {j}" for m in measures for j in sorted(figures["jdk"].unique())]
     models = _model_order(figures["model"])
     wide = wide.reindex(columns=[c for c in columns if c in wide.columns])
     wide.columns.name = None
-    return wide.reindex(sorted(wide.index, key=lambda i: (models.index(i[0]), i[1])))
+    return wide.reindex(sorted(wide.index, key=lambda i: (models.index(i[0]), i[1], WARMTHS.index(i[2]))))
+
+
+def warmth_table(run: FloorRun, measure: str = "live heap") -> pd.DataFrame:
+    """Per JDK, model and depth: KiB per task cold and warm (median [range] over the repeats), and cold over warm, the medians'
+    ratio; empty where the run parked its tasks one way only."""
+    figures = per_task(run)
+    figures = figures[figures["measure"] == measure]
+    if set(figures["warmth"]) != set(WARMTHS):
+        return pd.DataFrame()
+    rows = []
+    for (jdk, model, depth), cell in figures.groupby(["jdk", "model", "depth"], sort=False):
+        by = cell.set_index("warmth")
+        if not set(WARMTHS) <= set(by.index):
+            continue
+        cold, warm = by.loc[COLD], by.loc[WARM]
+        rows.append(
+            {
+                "JDK": jdk,
+                "model": model,
+                "depth": depth,
+                f"{measure} cold (KiB a task)": kib_range(cold["median"], cold["low"], cold["high"], cold["repeats"]),
+                f"{measure} warm (KiB a task)": kib_range(warm["median"], warm["low"], warm["high"], warm["repeats"]),
+                "cold over warm": numbers.number(cold["median"] / warm["median"]) if warm["median"] > 0 else "",
+            }
+        )
+    return pd.DataFrame(rows)
 
 
 def _model_order(seen) -> list[str]:
@@ -209,7 +244,7 @@ def depth_cost(run: FloorRun, measure: str = "live heap") -> pd.DataFrame:
     figures = per_task(run)
     figures = figures[figures["measure"] == measure]
     rows = []
-    for (jdk, model), group in figures.groupby(["jdk", "model"], sort=False):
+    for (jdk, model, warmth), group in figures.groupby(["jdk", "model", "warmth"], sort=False):
         by_depth = group.set_index("depth")
         if 0 not in by_depth.index or by_depth.index.max() == 0:
             continue
@@ -219,6 +254,7 @@ def depth_cost(run: FloorRun, measure: str = "live heap") -> pd.DataFrame:
             {
                 "JDK": jdk,
                 "model": model,
+                "warmth": warmth,
                 f"{measure} per task at depth 0 (B)": round(by_depth.loc[0, "median"]),
                 f"at depth {deep} (B)": round(by_depth.loc[deep, "median"]),
                 "per frame (B)": round(extra / deep, 1),
@@ -247,7 +283,9 @@ def facts(run: FloorRun) -> dict[str, str]:
         "repeats": f"{s['repeats']}, each in a fresh JVM, in random order within each repeat (seed {s['seed']})",
         "warm-up before the first step": "; ".join(
             f"{model}: {w['rounds']} x {w['tasks']:,} tasks parked and woken" for model, w in s["warmup"].items()
-        ),
+        )
+        + ("; cold JVMs: none" if COLD in s.get("warmths", [WARM]) else ""),
+        "warmths": ", ".join(s.get("warmths", [WARM])),
         "heap": f"{s['heapMb']:,} MiB, fixed: the bench's",
         "JVMs": f"{len(m.get('cells', []))} ran, {sum(c['status'] != 'ok' for c in m.get('cells', []))} failed",
     }

@@ -8,7 +8,7 @@ import math
 import pandas as pd
 
 from ..bench import claims
-from .floor import KIB, MIN_REPEATS_FOR_RANGE, FloorRun, kib_range, per_task
+from .floor import KIB, MIN_REPEATS_FOR_RANGE, WARM, FloorRun, kib_range, per_task
 
 # How close to the cheapest model's figure another must be to share the pick.
 NEAR_CHEAPEST = 0.15
@@ -20,9 +20,11 @@ def recommendations(run: FloorRun) -> list[dict]:
     The memory a task holds is its live heap plus the native memory the JVM commits for its
     thread (NMT's Thread category): a coroutine and a virtual thread keep theirs on the heap, a
     platform thread mostly in its stack. RSS is not used: for the models whose tasks live on the
-    heap it is the heap's touched pages, which the garbage sets, not the tasks.
+    heap it is the heap's touched pages, which the garbage sets, not the tasks. The tasks are the warm JVMs', parked in code the JIT
+    has compiled, as a warm server's are.
     """
     figures = per_task(run)
+    figures = figures[figures["warmth"] == WARM]
     if figures.empty:
         return []
     newest = figures["jdk"].max()
@@ -57,8 +59,9 @@ CLAIMS = [
 
 def claims_table(run: FloorRun) -> pd.DataFrame:
     """Each claim beside this run's median at depth 0 on each JDK, with the range, and whether it held (claims.verdict:
-    within a quarter; `not resolved` when the range reaches the claim)."""
+    within a quarter; `not resolved` when the range reaches the claim), of the warm JVMs, as the lab's floor always measured them."""
     figures = per_task(run)
+    figures = figures[figures["warmth"] == WARM]
     rows = []
     for claim in CLAIMS:
         found = figures[(figures["model"] == claim.model) & (figures["measure"] == claim.measure) & (figures["depth"] == 0)]

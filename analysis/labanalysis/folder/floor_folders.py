@@ -23,10 +23,16 @@ FORMAT_VERSION = json.loads((Path(__file__).resolve().parents[3] / "run-folder.j
 FLOOR_SUFFIX = "-floor"
 
 
-def covering(results: Path, jdk_feature: int, collector: str = ZGC, models: tuple[str, ...] = MODELS) -> list[Path]:
+# The warmths a floor parks its tasks in (labanalysis.floor.floor.WARMTHS); a floor from before they were an axis parked them warm.
+WARMTHS = ("cold", "warm")
+
+
+def covering(
+    results: Path, jdk_feature: int, collector: str = ZGC, models: tuple[str, ...] = MODELS, warmths: tuple[str, ...] = WARMTHS
+) -> list[Path]:
     """The whole `make floor` folders in `results` (a floor.csv, a manifest that says complete and the run-folder format the analysis
-    reads) that measured JDK `jdk_feature` on `collector`, and a task of each of `models` (the catalogue's unless told), oldest first:
-    their names begin with the time they started."""
+    reads) that measured JDK `jdk_feature` on `collector`, a task of each of `models` (the catalogue's unless told) and each of
+    `warmths` (cold and warm unless told), oldest first: their names begin with the time they started."""
     found = []
     for folder in sorted(results.glob(f"*{FLOOR_SUFFIX}")):
         try:
@@ -40,6 +46,7 @@ def covering(results: Path, jdk_feature: int, collector: str = ZGC, models: tupl
             and (folder / "floor.csv").is_file()
             and any(j.get("feature") == jdk_feature for j in manifest.get("jdks", []))
             and set(models) <= set(manifest.get("settings", {}).get("models", []))
+            and set(warmths) <= set(manifest.get("settings", {}).get("warmths", ["warm"]))
         ):
             found.append(folder)
     return found

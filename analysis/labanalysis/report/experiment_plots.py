@@ -13,9 +13,10 @@ from ..sweep import sweep
 from .plot_style import MIB, medians_panels, model_colour
 
 
-def floor_per_task(per_task: pd.DataFrame, measures: tuple[str, ...] = ("live heap", "RSS")):
-    """KiB per parked task (median bars, whiskers the range over the repeats, from 3 repeats), one panel a measure:
-    model and depth along, one bar a JDK, the older JDK's lighter."""
+def floor_per_task(per_task: pd.DataFrame, measures: tuple[str, ...] = ("live heap", "RSS"), warmth: str = "warm"):
+    """KiB per parked task of the JVMs of `warmth` (median bars, whiskers the range over the repeats, from 3 repeats), one panel a
+    measure: model and depth along, one bar a JDK, the older JDK's lighter."""
+    per_task = per_task[per_task["warmth"] == warmth]
     fig, axes = plt.subplots(1, len(measures), figsize=(4.5 * len(measures), 4), squeeze=False)
     jdks = sorted(per_task["jdk"].unique())
     cells = per_task[["model", "depth"]].drop_duplicates()
@@ -42,7 +43,7 @@ def floor_per_task(per_task: pd.DataFrame, measures: tuple[str, ...] = ("live he
             )
         ax.set_xticks([c + 0.4 - width / 2 for c in range(len(cells))], [f"{model}\ndepth {depth}" for model, depth in cells])
         ax.set_ylabel(f"{measure} per parked task (KiB)")
-        ax.set_title(f"{measure} per parked task")
+        ax.set_title(f"{measure} per parked task, {warmth}")
         ax.grid(alpha=0.3, axis="y")
         ax.legend(handles=[Patch(facecolor="grey", alpha=shade[jdk], edgecolor="black", label=f"JDK {jdk}") for jdk in jdks], fontsize=7)
     fig.tight_layout()
@@ -51,14 +52,14 @@ def floor_per_task(per_task: pd.DataFrame, measures: tuple[str, ...] = ("live he
 
 def floor_steps(steps: pd.DataFrame, column: str, label: str):
     """`column` (MiB) against the tasks parked, every JVM of the run a line: one panel a JDK, one colour a model,
-    solid at depth 0 and dashed deeper. What each slope in the table is fitted to."""
+    solid at depth 0 and dashed deeper, a cold JVM's lighter. What each slope in the table is fitted to."""
     jdks = sorted(steps["jdk"].unique())
     fig, axes = plt.subplots(1, max(len(jdks), 1), figsize=(4.5 * max(len(jdks), 1), 4), squeeze=False, sharey=True)
     for ax, jdk in zip(axes[0], jdks, strict=True):
         seen = set()
-        for (model, depth, _repeat), jvm in steps[steps["jdk"] == jdk].groupby(["model", "depth", "repeat"]):
+        for (model, depth, warmth, _repeat), jvm in steps[steps["jdk"] == jdk].groupby(["model", "depth", "warmth", "repeat"]):
             jvm = jvm.sort_values("tasks")
-            name = f"{model}, depth {depth}"
+            name = f"{model}, depth {depth}, {warmth}"
             ax.plot(
                 jvm["tasks"],
                 jvm[column] / MIB,
@@ -66,7 +67,7 @@ def floor_steps(steps: pd.DataFrame, column: str, label: str):
                 color=model_colour(model),
                 markersize=3,
                 linewidth=1,
-                alpha=0.8,
+                alpha=0.8 if warmth == "warm" else 0.35,
                 label=None if name in seen else name,
             )
             seen.add(name)

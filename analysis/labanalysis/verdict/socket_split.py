@@ -58,8 +58,10 @@ DECOMPOSITION_COLUMNS = [
 ]  # fmt: skip
 
 
-def decomposition(per_socket_table: pd.DataFrame, floor: pd.DataFrame | None, jdk) -> pd.DataFrame:
-    """Per server and measure: its bytes per idle socket, its model's floor per parked task on `jdk` (depth 0), and the rest.
+def decomposition(per_socket_table: pd.DataFrame, floor: pd.DataFrame | None, jdk, warmth: str) -> pd.DataFrame:
+    """Per server and measure: its bytes per idle socket, its model's floor per parked task on `jdk` (depth 0), and the rest. The
+    floor's tasks are of `warmth`, the sockets' (the run's sockets_headline): a socket opened cold is set against a task parked
+    cold, one opened warm against a task parked warm.
 
     The rest (per socket less floor) is the engine's and its WebSocket session's: the connection,
     its buffers and pipeline, and whatever the engine keeps per session. Its interval is the
@@ -74,8 +76,8 @@ def decomposition(per_socket_table: pd.DataFrame, floor: pd.DataFrame | None, jd
     if floor is None:
         wanted = wanted[wanted["passes"] > 0]  # nothing to split, so nothing to say of a figure no pass measured
     for _, s in wanted.iterrows():
-        base = _floor_row(floor, jdk, s["model"], s["measure"], FLOOR_DEPTH)
-        deep = _floor_row(floor, jdk, s["model"], s["measure"], DEEP_DEPTH)
+        base = _floor_row(floor, jdk, warmth, s["model"], s["measure"], FLOOR_DEPTH)
+        deep = _floor_row(floor, jdk, warmth, s["model"], s["measure"], DEEP_DEPTH)
         both = not math.isnan(s["low"]) and base is not None and not math.isnan(base["low"])
         rows.append(
             {
@@ -96,7 +98,7 @@ def decomposition(per_socket_table: pd.DataFrame, floor: pd.DataFrame | None, jd
                 "rest": s["median"] - base["median"] if base is not None else math.nan,
                 "rest low": s["low"] - base["high"] if both else math.nan,
                 "rest high": s["high"] - base["low"] if both else math.nan,
-                "note": _decomposition_note(floor, jdk, s, base),
+                "note": _decomposition_note(floor, jdk, warmth, s, base),
             }
         )
     return pd.DataFrame(rows, columns=DECOMPOSITION_COLUMNS)
@@ -113,11 +115,12 @@ FLOOR_PARTS = {
 }
 
 
-def _floor_row(floor: pd.DataFrame | None, jdk, model: str, measure: str, depth: int) -> pd.Series | None:
+def _floor_row(floor: pd.DataFrame | None, jdk, warmth: str, model: str, measure: str, depth: int) -> pd.Series | None:
     """The floor set against `measure`: the sum of its parts (FLOOR_PARTS), low with low and high with high."""
     if floor is None:
         return None
-    here = floor[(floor["jdk"].map(repeats.feature) == repeats.feature(jdk)) & (floor["model"] == model) & (floor["depth"] == depth)]
+    of_jdk = floor["jdk"].map(repeats.feature) == repeats.feature(jdk)
+    here = floor[of_jdk & (floor["warmth"] == warmth) & (floor["model"] == model) & (floor["depth"] == depth)]
     parts = here[here["measure"].isin(FLOOR_PARTS[measure])]
     if len(parts) != len(FLOOR_PARTS[measure]):
         return None
@@ -132,13 +135,13 @@ def _floor_row(floor: pd.DataFrame | None, jdk, model: str, measure: str, depth:
     )
 
 
-def _decomposition_note(floor: pd.DataFrame | None, jdk, server: pd.Series, base: pd.Series | None) -> str:
+def _decomposition_note(floor: pd.DataFrame | None, jdk, warmth: str, server: pd.Series, base: pd.Series | None) -> str:
     if server["passes"] == 0:
         return "not measured in these runs"
     if floor is None:
         return "no floor: run make floor"
     if base is None:
-        return f"the floor has no {catalogue.MODEL_WORDS.get(server['model'], server['model'])} at depth {FLOOR_DEPTH} on JDK {jdk}"
+        return f"the floor has no {catalogue.MODEL_WORDS.get(server['model'], server['model'])} at depth {FLOOR_DEPTH}, {warmth}, on JDK {jdk}"
     if server["passes"] == 1:
         return "one pass: no interval"
     return ""

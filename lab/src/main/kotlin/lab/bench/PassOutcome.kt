@@ -34,7 +34,8 @@ internal object PassOutcome {
         // A rate's "passes" are its true samples: for http_req_failed, the failed requests.
         val dashboardFailures = summary?.value("http_req_failed{scenario:dashboard}", "passes")?.toLong()
         val socketsOpened = summary?.let { it.value("lab_sockets_opened", "count")?.toLong() ?: 0L }
-        val planned = setup.preflight.idleSockets
+        // Every socket the profile opens: the idle sockets, and as many again where they open warm too.
+        val planned = setup.preflight.idleSockets * (if (setup.profile.warmSockets) 2 else 1)
         val firstWholeSecond = { loadSeconds: Int -> measured.loadStartEpochMs?.let { (it + loadSeconds * 1000L + 999) / 1000 } }
         val steadyFrom = firstWholeSecond(setup.profile.jsonStartSeconds)
         // Where the json scenario goes on to the curve's steps, the steady phase's samples are those stamped before the second

@@ -11,6 +11,8 @@ class Progress(private val out: (String) -> Unit = ::println) {
         server: String,
         clock: RunClock,
         totalSeconds: Int,
+        /** The idle sockets open now, as k6 counts them. */
+        openSockets: Int,
         live: K6Load.Live?,
         requestsPerSecond: Double,
         sample: ProcView.Memory?,
@@ -27,7 +29,7 @@ class Progress(private val out: (String) -> Unit = ::println) {
                 Locale.ROOT,
                 "%-14s %-19s %4.0fs, %4.0fs left | sockets %6d | k6 %7.1f req/s, p95 %s | RSS %s, heap %s, threads %s | pinned %s%s",
                 server, clock.phase(), elapsed, remaining,
-                live?.socketsOpened ?: 0, requestsPerSecond,
+                openSockets, requestsPerSecond,
                 live?.p95Ms?.let { String.format(Locale.ROOT, "%.1f ms", it) } ?: "-",
                 mib(sample?.rssBytes), mib(heapUsedBytes), sample?.threads ?: "-", pinnedEvents ?: "-",
                 (alsoOffering?.let { " | $it" } ?: "") + (dashboardUrl?.let { " | k6 live $it" } ?: ""),

@@ -51,7 +51,7 @@ data class ServerOutcome(
     val failedChecks: Long? = null,
     /** The /dashboard requests that got no 200 (k6's `http_req_failed` over the dashboard scenario: its warm-up and curve steps too). */
     val dashboardFailures: Long? = null,
-    /** The idle sockets k6 opened, of those the profile (after the preflight) asked for. */
+    /** The idle sockets k6 opened, of those the profile (after the preflight) asked for: cold, and warm where it opens them warm too. */
     val socketsOpened: Long? = null,
     val socketsPlanned: Int? = null,
     /**

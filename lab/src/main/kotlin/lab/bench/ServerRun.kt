@@ -20,6 +20,7 @@ import lab.bench.load.K6Plan
 import lab.bench.load.K6Run
 import lab.bench.load.K6Segments
 import lab.bench.load.LoadGeneratorLost
+import lab.bench.load.LoadTimeline
 import lab.bench.load.Profile
 import lab.bench.load.VegetaCurve
 import lab.support.ChildExited
@@ -208,6 +209,7 @@ class ServerRun(
     private fun follow(process: Process, k6: K6Load, clock: RunClock, measured: PassMeasured, load: SeriesCsv) {
         var previous: K6Load.Live? = null
         var ticks = 0
+        var coldOpened = 0
         val deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(setup.profile.durationSeconds + K6_GRACE_S)
         // The warm sockets after the curve open on the server's whole CPU, as the cold ones did.
         val curveSeconds = setup.profile.curveStartSeconds.toDouble()..setup.profile.requestsEndSeconds.toDouble()
@@ -223,7 +225,11 @@ class ServerRun(
             val rate = live?.rateSince(previous) ?: 0.0
             previous = live ?: previous
             val sample = measured.proc?.latest
-            measured.peakSockets = maxOf(measured.peakSockets, live?.socketsOpened?.toInt() ?: 0)
+            // k6 counts the sockets it opened, cold and then warm; the warm ones open after the cold ones closed.
+            val opened = live?.socketsOpened?.toInt() ?: 0
+            if (!LoadTimeline.isWarmSockets(clock.phase())) coldOpened = opened
+            val open = if (LoadTimeline.isWarmSockets(clock.phase())) opened - coldOpened else opened
+            measured.peakSockets = maxOf(measured.peakSockets, open)
             measured.peakRss = maxOf(measured.peakRss, sample?.rssBytes ?: 0)
             measured.peakThreads = maxOf(measured.peakThreads, sample?.threads ?: 0)
             // Flushed row by row, so that a person (or a test) can follow the run in load.csv.
@@ -231,7 +237,7 @@ class ServerRun(
             if (++ticks % PROGRESS_EVERY_TICKS == 0) {
                 val jfr = measured.jfr
                 progress.line(
-                    label, clock, setup.profile.durationSeconds, live, rate, sample, jfr?.heapUsedBytes, jfr?.pinnedEvents?.get(),
+                    label, clock, setup.profile.durationSeconds, open, live, rate, sample, jfr?.heapUsedBytes, jfr?.pinnedEvents?.get(),
                     k6.dashboardUrl, measured.vegeta?.offering(clock.loadSeconds()),
                 )
             }

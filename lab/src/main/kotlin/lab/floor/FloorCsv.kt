@@ -21,7 +21,7 @@ class FloorCsv(private val file: File) {
         for (s in steps) {
             csv.row(
                 cell.jdk.feature, cell.jdk.version, cell.model.slug, cell.depth, cell.repeat, s.tasks, s.liveHeapBytes,
-                s.rssBytes, s.pssBytes, s.nmtThreadCommittedBytes, s.nmtStackCommittedBytes, s.threads,
+                s.rssBytes, s.pssBytes, s.nmtThreadCommittedBytes, s.nmtStackCommittedBytes, s.threads, cell.warmth.slug,
             )
         }
     }

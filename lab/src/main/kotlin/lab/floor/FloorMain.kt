@@ -22,6 +22,7 @@ import lab.floor.tasks.TaskShape
 import lab.floor.tasks.ballastOption
 import lab.floor.tasks.modelsOption
 import lab.floor.tasks.stepsOption
+import lab.floor.tasks.warmthsOption
 import lab.support.JvmFlags
 import lab.support.LabMain
 import lab.support.ManifestFile
@@ -34,8 +35,8 @@ import java.util.Locale
 
 /**
  * `make floor`: each concurrency model's own cost per parked task, with no server
- * (docs/EXPERIMENTS.md, "Each model's floor"). For every JDK x model x call depth x repeat it starts a fresh JVM of the floor program
- * (`floor/target/floor.jar`, lab.floor.tasks) with the bench's flags and heap plus NMT, which
+ * (docs/EXPERIMENTS.md, "Each model's floor"). For every JDK x model x call depth x warmth x repeat it starts a fresh JVM
+ * of the floor program (`floor/target/floor.jar`, lab.floor.tasks) with the bench's flags and heap plus NMT, which
  * parks tasks in steps and measures each step; this writes every step to
  * `results/<time>-floor/floor.csv`, and the manifest says what ran and what failed. A JVM that
  * fails is recorded and the run goes on. The analysis fits the bytes per task.
@@ -51,6 +52,7 @@ private class FloorCommand(private val argv: List<String>) : CliktCommand(name =
         .default(FloorDefaults.DEPTHS)
         .validate { depths -> require(depths.all { it in TaskShape.DEPTHS }) { "must each be in ${TaskShape.DEPTHS}, got $depths" } }
     private val steps by stepsOption()
+    private val warmths by warmthsOption()
     private val repeats by option(
         "--repeats",
         help = "JVMs per JDK, model and depth; the report gives a range from 3",
@@ -88,15 +90,17 @@ private class FloorCommand(private val argv: List<String>) : CliktCommand(name =
             System.err.println("stopped: ${dir.path} is marked incomplete")
         }
         val csv = FloorCsv(File(dir, "floor.csv"))
-        val cells = FloorPlan.cells(jdks, models, depths, repeats, seed)
+        val cells = FloorPlan.cells(jdks, models, depths, warmths, repeats, seed)
         println(
-            "floor: ${models.joinToString { it.slug }} at depths ${depths.joinToString()} on JDK ${jdks.joinToString { it.version }}, " +
+            "floor: ${models.joinToString { it.slug }} at depths ${depths.joinToString()}, ${warmths.joinToString { it.slug }}, " +
+                "on JDK ${jdks.joinToString { it.version }}, " +
                 "$repeats repeats, steps ${steps.joinToString(",")}: ${cells.size} JVMs, into ${dir.path}",
         )
         val clock = RunProgress(cells)
         for (cell in cells) {
             val command = listOf(File(cell.jdk.home, "bin/java").path) + flags.getValue("${cell.jdk.feature}") +
                 listOf("-jar", jar.path, "--model", cell.model.slug, "--depth", "${cell.depth}", "--steps", steps.joinToString(",")) +
+                listOf("--warmup-rounds", "${cell.warmth.warmupRounds(cell.model)}") +
                 (if (ballastBytes > 0) listOf("--ballast-bytes", "$ballastBytes") else emptyList())
             val result = FloorJvm(command, File(dir, cell.logName), steps.size, cellTimeoutSeconds).run { step -> clock.step(cell, step) }
             val outcome = cell.outcome(result.steps.size, result.seconds, result.failure)
@@ -132,6 +136,7 @@ private class FloorCommand(private val argv: List<String>) : CliktCommand(name =
         settings = FloorManifest.Settings(
             models = models.map { it.slug },
             depths = depths,
+            warmths = warmths.map { it.slug },
             steps = steps,
             repeats = repeats,
             heapMb = heapMb,

@@ -38,6 +38,8 @@ data class FloorManifest(
     data class Settings(
         val models: List<String>,
         val depths: List<Int>,
+        /** Cold, warm or both ([lab.floor.tasks.Warmth]): warm parks after [warmup]'s rounds, cold after none. */
+        val warmths: List<String>,
         val steps: List<Int>,
         val repeats: Int,
         /** The bench's heap (the `local` profile's), so the floor is measured on the JVM the servers run on. */

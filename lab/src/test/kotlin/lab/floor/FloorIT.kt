@@ -2,6 +2,7 @@ package lab.floor
 
 import lab.bench.folder.RunFolderFormat
 import lab.floor.tasks.Model
+import lab.floor.tasks.Warmth
 import org.junit.jupiter.api.BeforeAll
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.TestInstance
@@ -16,7 +17,7 @@ import kotlin.test.assertTrue
 import kotlin.test.fail
 
 /**
- * `make floor` as a user runs it, made small (depth 0, three steps up to 400 tasks, one repeat),
+ * `make floor` as a user runs it, made small (depth 0, three steps up to 400 tasks, one repeat, cold and warm),
  * held to a known truth: run twice, once as is and once with every task holding a live
  * `byte[BALLAST]` and dropping another, the live heap per task must differ by that one array
  * (its bytes and its 16-byte header), not by zero (a step measured before its tasks parked) nor
@@ -33,12 +34,12 @@ class FloorIT {
 
     /** One run's exit code, folder and floor.csv rows. */
     class Run(val exitCode: Int, val dir: File, val rows: List<Map<String, String>>) {
-        fun liveHeapPerTask(model: Model): Double {
-            val points = rows.filter { it["model"] == model.slug }.map {
+        fun liveHeapPerTask(model: Model, warmth: Warmth): Double {
+            val points = rows.filter { it["model"] == model.slug && it["warmth"] == warmth.slug }.map {
                 it.getValue("tasks").toDouble() to
                     it.getValue("live_heap_bytes").toDouble()
             }
-            assertEquals(STEPS.size, points.size, "${model.slug}: one row per step")
+            assertEquals(STEPS.size, points.size, "${model.slug} ${warmth.slug}: one row per step")
             val meanX = points.sumOf { it.first } / points.size
             val meanY = points.sumOf { it.second } / points.size
             return points.sumOf { (x, y) -> (x - meanX) * (y - meanY) } / points.sumOf { (x, _) -> (x - meanX) * (x - meanX) }
@@ -64,23 +65,40 @@ class FloorIT {
         val header = File(plain.dir, "floor.csv").readLines().first()
         assertEquals(RunFolderFormat.experiment(FloorCsv.KIND, "floor.csv").columns.keys.joinToString(","), header)
         assertEquals(
-            "jdk,jdk_version,model,depth,repeat,tasks,live_heap_bytes,rss_bytes,pss_bytes,nmt_thread_committed_bytes,nmt_stack_committed_bytes,threads",
+            "jdk,jdk_version,model,depth,repeat,tasks,live_heap_bytes,rss_bytes,pss_bytes,nmt_thread_committed_bytes," +
+                "nmt_stack_committed_bytes,threads,warmth",
             header,
         )
-        assertEquals(Model.entries.size * STEPS.size, plain.rows.size)
+        assertEquals(Model.entries.size * Warmth.entries.size * STEPS.size, plain.rows.size)
     }
 
     @ParameterizedTest
     @EnumSource(Model::class)
-    fun `a live array held by every task adds its size plus its header to the live heap per task, and the dropped one nothing`(
+    fun `a live array held by every task adds its size and header to the live heap per task, cold and warm, the dropped one nothing`(
         model: Model,
     ) {
-        val added = ballast.liveHeapPerTask(model) - plain.liveHeapPerTask(model)
-        val expected = BALLAST + ARRAY_HEADER
-        assertTrue(
-            kotlin.math.abs(added - expected) <= TOLERANCE_BYTES,
-            "${model.slug}: the live heap per task grew by $added B with the ballast; expected $expected B within $TOLERANCE_BYTES",
-        )
+        for (warmth in Warmth.entries) {
+            val added = ballast.liveHeapPerTask(model, warmth) - plain.liveHeapPerTask(model, warmth)
+            val expected = BALLAST + ARRAY_HEADER
+            assertTrue(
+                kotlin.math.abs(added - expected) <= TOLERANCE_BYTES,
+                "${model.slug} ${warmth.slug}: the live heap per task grew by $added B with the ballast; " +
+                    "expected $expected B within $TOLERANCE_BYTES",
+            )
+        }
+    }
+
+    @Test
+    fun `a cold JVM parks its tasks with no warm-up round, a warm one after the model's rounds, and the manifest says which`() {
+        val manifest = File(plain.dir, "manifest.json").readText()
+        assertTrue(""""warmths": [""" in manifest && """"cold"""" in manifest, manifest.take(2000))
+        for (log in File(plain.dir, "logs").listFiles().orEmpty()) {
+            val warmth = Warmth.entries.single { "-${it.slug}-" in log.name }
+            val model = Model.of(Regex("^jdk\\d+-(.+)-depth\\d+-").find(log.name)!!.groupValues[1])
+            val said = log.readLines().single { it.startsWith("warmed up with ") }
+            assertTrue(said.startsWith("warmed up with ${warmth.warmupRounds(model)} round(s)"), "${log.name}: $said")
+        }
+        assertEquals(Model.entries.size * Warmth.entries.size, File(plain.dir, "logs").listFiles().orEmpty().size)
     }
 
     @Test

@@ -27,6 +27,10 @@ fun NullableOption<String, String>.model() = convert { slug -> runCatching { Mod
 fun CliktCommand.modelsOption() = option("--models", help = "comma-separated, from: ${Model.slugs.joinToString()}")
     .model().split(",").default(Model.entries)
 
+/** `--warmths cold,warm`: whether each JVM's tasks park cold, warm, or both in JVMs of their own ([Warmth]); both by default. */
+fun CliktCommand.warmthsOption() = option("--warmths", help = "comma-separated, from: ${Warmth.slugs.joinToString()}")
+    .convert { slug -> runCatching { Warmth.of(slug) }.getOrElse { fail(it.message!!) } }.split(",").default(Warmth.entries)
+
 /** `--ballast-bytes B`, hidden: the measurement's check against a known truth ([TaskShape.ballastBytes]), not an experiment. */
 fun CliktCommand.ballastOption() = option("--ballast-bytes", hidden = true, help = "a live byte array each task holds")
     .int().restrictTo(0..MAX_BALLAST_BYTES).default(0)

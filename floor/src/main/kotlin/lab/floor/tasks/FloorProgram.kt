@@ -41,9 +41,11 @@ private class FloorCommand : CliktCommand(name = "floor") {
         val shape = TaskShape(depth, ballastBytes)
         val timeoutMs = parkTimeoutSeconds * 1000
         val warmup = FloorDefaults.warmup(model)
-        repeat(warmupRounds ?: warmup.rounds) {
+        val rounds = warmupRounds ?: warmup.rounds
+        repeat(rounds) {
             ParkedTasks.of(model, shape).apply { parkUntil(warmupTasks ?: warmup.tasks, timeoutMs) }.release()
         }
+        System.err.println("$WARMED_UP $rounds round(s) of ${warmupTasks ?: warmup.tasks} ${model.slug} tasks")
         // One measurement thrown away: the first one loads and caches what measuring needs (the MBean
         // server, the JSON encoder), which would otherwise land in the first step's heap.
         JSON.encodeToString(StepMeasurement.serializer(), StepMeasurement.take(model, shape, tasks = 0))
@@ -59,6 +61,9 @@ private class FloorCommand : CliktCommand(name = "floor") {
 
     companion object {
         val JSON = Json { encodeDefaults = true }
+
+        /** How its log says what warm-up it ran, before the first step. */
+        const val WARMED_UP = "warmed up with"
     }
 }
 

@@ -56,6 +56,9 @@ object LoadTimeline {
     /** The phase of warm socket step [step], counting from 1: the sockets opened again after the load, as [socketStep]'s were. */
     fun warmSocketStep(step: Int) = "warm-sockets-step-$step"
 
+    /** Whether [phase] is the warm sockets' rest or one of their steps: k6's count of sockets opened holds the cold ones too. */
+    fun isWarmSockets(phase: String): Boolean = phase == WARM_SOCKETS_REST || phase.startsWith(warmSocketStep(1).dropLast(1))
+
     /** A curve step's settling phase: the move to [ratePerSecond]. */
     fun curveSettle(endpoint: String, ratePerSecond: Int) = "$endpoint-to-$ratePerSecond"
 
