@@ -32,7 +32,7 @@ import kotlin.test.fail
  * the real k6 and streams real JFR, once, and every test here reads the run folder it left.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@Timeout(value = 6, unit = TimeUnit.MINUTES)
+@Timeout(value = 9, unit = TimeUnit.MINUTES)
 class SmokeRunIT {
     private val harness = Harness("smoke")
     private lateinit var runDir: File
@@ -43,7 +43,8 @@ class SmokeRunIT {
     fun runSmokeProfile() {
         val process = harness.start("--profile", "smoke", "--k6-dashboard")
         listeners = ListenerWatch(process.toHandle()).start()
-        val exitCode = harness.await(process, minutes = 5)
+        // About a minute a server (the smoke profile's 55 s of load, ProfileTest), five servers: bounded with room.
+        val exitCode = harness.await(process, minutes = 8)
         assertEquals(0, exitCode, "the harness failed; see ${harness.log}:\n${harness.log.readText().takeLast(3000)}")
         runDir = harness.runDir()
         manifest = harness.manifest(runDir)
