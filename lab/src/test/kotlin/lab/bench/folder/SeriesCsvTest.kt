@@ -75,14 +75,14 @@ class SeriesCsvTest {
     @Test
     fun `an experiment's file is written with its declared header, and checked as a pass's series is`() {
         val floor = RunFolderFormat.experiment("floor", "floor.csv")
-        SeriesCsv.create(dir, "floor.csv", series = floor).use { it.row(25, "25.0.3", "virtual", 0, 1, 0, 1L, 2L, 3L, 4L, 5L, 6) }
+        SeriesCsv.create(dir, "floor.csv", series = floor).use { it.row(25, "25.0.3", "virtual", 0, 1, 0, 1L, 2L, 3L, 4L, 5L, 6, "warm") }
 
         assertEquals(
-            listOf(floor.columns.keys.toList(), listOf("25", "25.0.3", "virtual", "0", "1", "0", "1", "2", "3", "4", "5", "6")),
+            listOf(floor.columns.keys.toList(), listOf("25", "25.0.3", "virtual", "0", "1", "0", "1", "2", "3", "4", "5", "6", "warm")),
             records(File(dir, "floor.csv")),
         )
         val empty = assertFailsWith<IllegalArgumentException> {
-            SeriesCsv.create(dir, "floor.csv", series = floor).use { it.row(25, null, "virtual", 0, 1, 0, 1L, 2L, 3L, 4L, 5L, 6) }
+            SeriesCsv.create(dir, "floor.csv", series = floor).use { it.row(25, null, "virtual", 0, 1, 0, 1L, 2L, 3L, 4L, 5L, 6, "cold") }
         }
         assertEquals("floor.csv: jdk_version has no value, and run-folder.json does not let it be empty", empty.message)
         val unknown = assertFailsWith<IllegalStateException> { RunFolderFormat.experiment("sweep", "floor.csv") }
