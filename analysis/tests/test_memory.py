@@ -388,13 +388,14 @@ def test_warm_over_cold_is_taken_pass_by_pass_then_across_passes(repeats_folder)
     _open_warm(repeats_folder, {"live_heap": 0.5})
     runs = [load_run(repeats_folder)]
 
-    passes = warm_sockets.per_pass(runs).set_index(["pass", "measure"])
-    table = warm_sockets.table(runs).set_index(["server", "measure"])
+    passes = warm_sockets.per_pass(runs)
+    by_pass = passes.set_index(["pass", "measure"])
+    table = warm_sockets.table(passes).set_index(["server", "measure"])
 
-    assert passes.loc[("vthread-r2", "live heap"), "warm over cold"] == pytest.approx(0.5)
-    assert passes.loc[("vthread-r2", "kernel memory"), "warm over cold"] == pytest.approx(1)
+    assert by_pass.loc[("vthread-r2", "live heap"), "warm over cold"] == pytest.approx(0.5)
+    assert by_pass.loc[("vthread-r2", "kernel memory"), "warm over cold"] == pytest.approx(1)
     assert table.loc[("Jetty 12, virtual threads", "live heap"), "warm over cold"] == "0.5 [0.5, 0.5]"
-    assert warm_sockets.order_sentence(runs).startswith("Cold and warm sockets order the servers alike")
+    assert warm_sockets.order_sentence(passes).startswith("Cold and warm sockets order the servers alike")
 
 
 def test_a_pair_that_warm_sockets_no_longer_set_apart_is_named(repeats_folder):
@@ -402,12 +403,13 @@ def test_a_pair_that_warm_sockets_no_longer_set_apart_is_named(repeats_folder):
     _open_warm(repeats_folder, dict.fromkeys(("live_heap", "nmt_thread", "kernel", "kernel_tcp"), 0.01), servers=("platform",))
     _open_warm(repeats_folder, {}, servers=("vthread",))
 
-    changes = warm_sockets.order_changes([load_run(repeats_folder)])
+    passes = warm_sockets.per_pass([load_run(repeats_folder)])
+    changes = warm_sockets.order_changes(passes)
 
     platform, vthread = "Jetty 12, platform threads", "Jetty 12, virtual threads"
     assert [c.split(" held ")[0] for c in changes] == [platform, vthread], changes
     assert changes[0].startswith(f"{platform} held 4.76 [4.72, 4.86] times what {vthread} held for a cold socket"), changes
-    assert warm_sockets.order_sentence([load_run(repeats_folder)]).startswith("Warm sockets change the servers' order")
+    assert warm_sockets.order_sentence(passes).startswith("Warm sockets change the servers' order")
 
 
 def test_a_server_whose_pool_kept_its_cold_sockets_threads_is_left_out_of_the_order_and_said_to_be(repeats_folder):
@@ -415,11 +417,12 @@ def test_a_server_whose_pool_kept_its_cold_sockets_threads_is_left_out_of_the_or
     _open_warm(repeats_folder, {}, servers=("vthread",))
     runs = [load_run(repeats_folder)]
 
-    assert warm_sockets.order_changes(runs) == []
-    said = warm_sockets.order_sentence(runs)
+    passes = warm_sockets.per_pass(runs)
+    assert warm_sockets.order_changes(passes) == []
+    said = warm_sockets.order_sentence(passes)
     assert said.startswith("Cold and warm sockets order the servers alike")
     assert "Left out: Jetty 12, platform threads, whose pool kept 400 threads of its cold sockets to the warm rest" in said
-    table = warm_sockets.table(runs).set_index(["server", "measure"])
+    table = warm_sockets.table(passes).set_index(["server", "measure"])
     assert table.loc[("Jetty 12, platform threads", "live heap"), "threads at rest, cold / warm"] == "40 / 440"
 
 

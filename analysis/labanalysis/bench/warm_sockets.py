@@ -87,10 +87,10 @@ def pools_kept(passes: pd.DataFrame) -> dict[str, float]:
     return kept
 
 
-def table(runs: list[Run]) -> pd.DataFrame:
-    """Per server and measure: KiB a socket cold and warm, and warm over cold, each its median over the passes with their range; and
-    the threads the server held at each rest (threads_at_rest), which say where a pool kept what its cold sockets made."""
-    passes = per_pass(runs)
+def table(passes: pd.DataFrame) -> pd.DataFrame:
+    """Per server and measure of `passes` (per_pass): KiB a socket cold and warm, and warm over cold, each its median over the
+    passes with their range; and the threads the server held at each rest (threads_at_rest), which say where a pool kept what its
+    cold sockets made."""
     rows = []
     for (label, measure), group in passes.groupby(["label", "measure"], sort=False):
         cold, warm, ratio = (across(group[c]) for c in ("cold", "warm", "warm over cold"))
@@ -109,11 +109,10 @@ def table(runs: list[Run]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def order_changes(runs: list[Run], measure: str = memory.HELD) -> list[str]:
+def order_changes(passes: pd.DataFrame, measure: str = memory.HELD) -> list[str]:
     """Each pair of servers that one set orders clearly (stats.rounds.clear_lead: less held in every round, by 15% or more) and the
     other does not order the same way, in a sentence: empty where cold and warm sockets order the servers alike. A server whose pool
-    kept its cold sockets' threads (pools_kept) is in no pair: its warm slope is not a socket's whole cost."""
-    passes = per_pass(runs)
+    kept its cold sockets' threads (pools_kept) is in no pair: its warm slope is not a socket's whole cost. `passes` is per_pass's."""
     kept = pools_kept(passes)
     passes = passes[(passes["measure"] == measure) & ~passes["label"].isin(kept)]
     by_set = {
@@ -133,11 +132,11 @@ def order_changes(runs: list[Run], measure: str = memory.HELD) -> list[str]:
     return changes
 
 
-def order_sentence(runs: list[Run], measure: str = memory.HELD) -> str:
+def order_sentence(passes: pd.DataFrame, measure: str = memory.HELD) -> str:
     """Whether warm sockets change the servers' order by `measure`, in words, with the servers left out and why: the closing line of
-    the report's section."""
-    changes = order_changes(runs, measure)
-    kept = pools_kept(per_pass(runs))
+    the report's section. `passes` is per_pass's."""
+    changes = order_changes(passes, measure)
+    kept = pools_kept(passes)
     left_out = (
         " Left out: "
         + "; ".join(f"{label}, whose pool kept {number(more)} threads of its cold sockets to the warm rest" for label, more in kept.items())

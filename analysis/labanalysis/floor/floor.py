@@ -38,9 +38,9 @@ MEASURES = {
 CSV = series.EXPERIMENTS["floor"]["floor.csv"]
 CSV_COLUMNS = list(CSV.columns)
 CELL = ["jdk", "model", "depth", "warmth"]
-# A JVM parks its tasks on a JIT that has compiled nothing of their path (cold) or after the model's warm-up rounds (warm). A floor
-# of before floor.csv had the column warmed every JVM up.
-COLD, WARM = "cold", "warm"
+# A JVM parks its tasks on a JIT that has compiled nothing of their path (cold) or after the model's warm-up rounds (warm), as a
+# bench's sockets open cold or warm (the same names). A floor of before floor.csv had the column warmed every JVM up.
+COLD, WARM = memory.COLD, memory.WARM
 WARMTHS = (COLD, WARM)
 PER_TASK_COLUMNS = [*CELL, "measure", "median", "low", "high", "repeats"]
 # Below this many repeats a claim is judged on the median alone: two values are not a spread to resolve it with (floor_verdicts).

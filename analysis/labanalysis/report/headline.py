@@ -56,7 +56,8 @@ def tables(runs: list[Run], per_pass: pd.DataFrame) -> list[tuple[str, pd.DataFr
         title = (
             f"Cold and warm sockets: what an idle socket holds, opened before the load and after it (the verdict's are {runs[0].sockets_headline})"
         )
-        found.append((f"{title}. {warm_sockets.order_sentence(runs)}", warm_sockets.table(runs)))
+        warm = warm_sockets.per_pass(runs)
+        found.append((f"{title}. {warm_sockets.order_sentence(warm)}", warm_sockets.table(warm)))
     stalls = zgc.stalls_table(runs)
     if not stalls.empty:
         title = "The steady /json phase and ZGC's major cycles: the wire's p99 inside and outside them, a row a pass"

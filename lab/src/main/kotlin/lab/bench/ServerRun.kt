@@ -227,8 +227,9 @@ class ServerRun(
             val sample = measured.proc?.latest
             // k6 counts the sockets it opened, cold and then warm; the warm ones open after the cold ones closed.
             val opened = live?.socketsOpened?.toInt() ?: 0
-            if (!LoadTimeline.isWarmSockets(clock.phase())) coldOpened = opened
-            val open = if (LoadTimeline.isWarmSockets(clock.phase())) opened - coldOpened else opened
+            val warm = LoadTimeline.isWarmSockets(clock.phase())
+            if (!warm) coldOpened = opened
+            val open = if (warm) opened - coldOpened else opened
             measured.peakSockets = maxOf(measured.peakSockets, open)
             measured.peakRss = maxOf(measured.peakRss, sample?.rssBytes ?: 0)
             measured.peakThreads = maxOf(measured.peakThreads, sample?.threads ?: 0)

@@ -1,7 +1,6 @@
 package lab.bench.collect
 
 import kotlinx.serialization.Serializable
-import lab.bench.load.LoadTimeline
 import lab.bench.load.PassTimeline
 import lab.bench.load.Profile
 import java.time.Duration
@@ -101,9 +100,6 @@ class RunClock(
          * half a millisecond a second at most, and the two clocks are read a few microseconds apart.
          */
         const val WALL_STEP_MS = 100L
-
-        /** The phase of socket step [step], counting from 1. */
-        fun socketStep(step: Int) = LoadTimeline.socketStep(step)
 
         private fun epochNs(instant: Instant): Long = instant.epochSecond * 1_000_000_000 + instant.nano
     }

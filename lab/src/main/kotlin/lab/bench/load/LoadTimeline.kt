@@ -47,17 +47,20 @@ object LoadTimeline {
     /** The phase of socket step [step], counting from 1. */
     fun socketStep(step: Int) = "sockets-step-$step"
 
+    /** What the name of each warm sockets' phase begins with (Profile.warmSockets). */
+    private const val WARM_SOCKETS = "warm-sockets-"
+
     /**
      * The phase after the load where k6 closes the sockets it held, each on the echo of one message, and the server comes to
-     * rest again: its end is the warm sockets' at-rest snapshot (Profile.warmSockets).
+     * rest again: its end is the warm sockets' at-rest snapshot.
      */
-    const val WARM_SOCKETS_REST = "warm-sockets-rest"
+    const val WARM_SOCKETS_REST = "${WARM_SOCKETS}rest"
 
     /** The phase of warm socket step [step], counting from 1: the sockets opened again after the load, as [socketStep]'s were. */
-    fun warmSocketStep(step: Int) = "warm-sockets-step-$step"
+    fun warmSocketStep(step: Int) = "${WARM_SOCKETS}step-$step"
 
     /** Whether [phase] is the warm sockets' rest or one of their steps: k6's count of sockets opened holds the cold ones too. */
-    fun isWarmSockets(phase: String): Boolean = phase == WARM_SOCKETS_REST || phase.startsWith(warmSocketStep(1).dropLast(1))
+    fun isWarmSockets(phase: String): Boolean = phase.startsWith(WARM_SOCKETS)
 
     /** A curve step's settling phase: the move to [ratePerSecond]. */
     fun curveSettle(endpoint: String, ratePerSecond: Int) = "$endpoint-to-$ratePerSecond"

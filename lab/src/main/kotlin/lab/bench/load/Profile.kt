@@ -4,6 +4,7 @@ import kotlinx.serialization.ExperimentalSerializationApi
 import kotlinx.serialization.Serializable
 import kotlinx.serialization.json.Json
 import kotlinx.serialization.json.decodeFromStream
+import lab.floor.tasks.Warmth
 import java.io.File
 import kotlin.math.ceil
 
@@ -131,10 +132,10 @@ data class Profile(
      */
     val warmSockets: Boolean = false,
     /**
-     * Which sockets the figures per socket of the verdict and the headline are: [COLD], opened before any load, or [WARM]
-     * ([warmSockets]). The report shows both where the profile has both.
+     * Which sockets the figures per socket of the verdict and the headline are, by [Warmth]'s slug: cold, opened before any
+     * load, or warm ([warmSockets]). The report shows both where the profile has both.
      */
-    val socketsHeadline: String = COLD,
+    val socketsHeadline: String = Warmth.COLD.slug,
     /** Why [socketsHeadline] is what it is; the manifest records it with the profile. */
     val socketsHeadlineReason: String = "",
 ) {
@@ -185,7 +186,7 @@ data class Profile(
         jsonFullStepSeconds = 0,
         curveServerCpuBudget = 0.0,
         warmSockets = false,
-        socketsHeadline = COLD,
+        socketsHeadline = Warmth.COLD.slug,
     )
 
     fun problems(): List<String> = buildList {
@@ -213,10 +214,10 @@ data class Profile(
         if (pinTrapsPerSecond < 0) add("pinTrapsPerSecond must be 0 or more")
         if (heapMb < 64) add("heapMb must be at least 64")
         if (repeats !in 1..MAX_REPEATS) add("repeats must be between 1 and $MAX_REPEATS")
-        if (socketsHeadline !in SOCKET_WARMTHS) {
-            add("socketsHeadline must be one of ${SOCKET_WARMTHS.joinToString()}, not \"$socketsHeadline\"")
+        if (socketsHeadline !in Warmth.slugs) add("socketsHeadline must be one of ${Warmth.slugs.joinToString()}, not \"$socketsHeadline\"")
+        if (socketsHeadline == Warmth.WARM.slug && !warmSockets) {
+            add("socketsHeadline \"${Warmth.WARM.slug}\" needs warmSockets true: no warm sockets are opened")
         }
-        if (socketsHeadline == WARM && !warmSockets) add("socketsHeadline \"$WARM\" needs warmSockets true: no warm sockets are opened")
         addAll(curveProblems())
     }
 
@@ -295,13 +296,6 @@ data class Profile(
         /** The full step's closed loop ([ClosedLoopStep]); no profile field chooses it. */
         const val WRK = "wrk"
         val CURVE_GENERATORS = listOf(K6, VEGETA)
-
-        /** Idle sockets opened before any load ([socketsHeadline]). */
-        const val COLD = "cold"
-
-        /** Idle sockets opened after the load, with the echo and request paths compiled ([warmSockets]). */
-        const val WARM = "warm"
-        val SOCKET_WARMTHS = listOf(COLD, WARM)
 
         @OptIn(ExperimentalSerializationApi::class)
         private val strict = Json { ignoreUnknownKeys = false }
