@@ -4,6 +4,7 @@ import pandas as pd
 
 from labanalysis import markdown
 from labanalysis.curve import curve, curve_tables
+from labanalysis.floor import floor
 from labanalysis.folder import catalogue, run, sweepfolder
 from labanalysis.report import headline
 from labanalysis.sweep import sweep
@@ -72,3 +73,19 @@ def test_a_sweeps_headline_is_its_reports_tables_traced_to_its_folder_and_comman
     held = _rows(text, "How far each server held C/D, and why it stopped")
     assert [r[0] for r in held] == [catalogue.label(s) for s in sweep.capacity(ran)["server"]]
     assert "### Server CPU per request (µs): the slope over the steps each server held" in text
+
+
+def test_a_floors_headline_is_its_reports_tables_traced_to_its_folder_and_command(fixture_copy, capsys):
+    folder = fixture_copy("floor", "20261122-194038-floor")
+    ran = floor.load(folder)
+
+    assert headline.main([str(folder)]) == 0
+    text = capsys.readouterr().out
+
+    first = text.splitlines()[0]
+    assert first.startswith(f"From `{folder.name}` ") and ran.manifest["provenance"]["command"] in first
+    rows = _rows(text, "Memory per parked task (KiB), median [lowest, highest] over the repeats")
+    expected = floor.table(ran).reset_index()
+    assert rows == [[str(v) for v in r] for r in expected.itertuples(index=False)]
+    # The fixture parked its tasks warm only: there is no cold to set beside them.
+    assert "Cold and warm" not in text

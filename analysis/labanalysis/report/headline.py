@@ -2,7 +2,8 @@
 
 `make headline RUN=results/<run>` prints the tables the report leads with: the verdict, "Who wins what", and for a run with a curve, each
 server's highest sustained rate and the curve's figures step by step; for a `make sweep` folder, how far each server held C/D, its CPU
-per request, and where that CPU went by thread family; `make headline A=results/<run> B=results/<run>` prints the
+per request, and where that CPU went by thread family; for a `make floor` folder, memory per parked task, cold and warm;
+`make headline A=results/<run> B=results/<run>` prints the
 comparison `make compare` renders; `PICTURE=<file>.png` also saves the report's first plot a reader looks at.
 
 Nothing here computes a figure: the tables are the report's own (summary, curve, compare), only written as text, under a line
@@ -18,7 +19,8 @@ import pandas as pd
 from ..bench import cpu, warm_sockets, zgc
 from ..cli import OneLineParser
 from ..curve import curve, curve_tables
-from ..folder import catalogue, provenance, sweepfolder
+from ..floor import floor
+from ..folder import catalogue, floor_folders, provenance, sweepfolder
 from ..folder.run import Run, RunFolderError, load_run
 from ..markdown import markdown
 from ..stats.numbers import shown
@@ -103,12 +105,33 @@ def picture(runs: list[Run], path: str) -> None:
     figure.savefig(path, dpi=72, bbox_inches="tight")
 
 
+def _made_by(experiment: str, folder, manifest: dict, problems: list[str]) -> list[str]:
+    """The lines an experiment's headline opens with: its folder, commit, format and command, then its problems or that it had none."""
+    made_as = f"{experiment}, {provenance.headline_commit(manifest)}, run-folder format {manifest.get('runFolderFormat', '?')}"
+    return [
+        f"From `{folder.name}` ({made_as}), made by `{provenance.of(manifest).get('command', '?')}`.",
+        f"The run's problems: {'; '.join(problems)}." if problems else "The run had no problems.",
+    ]
+
+
+def of_floor(run: floor.FloorRun) -> str:
+    """The Markdown of a `make floor` folder's headline tables, the experiments report's: memory per parked task by model, depth
+    and warmth; cold against warm, where the run parked both; and what a deeper call costs a frame."""
+    parts = _made_by("make floor", run.folder, run.manifest, run.problems)
+    parts += ["### Memory per parked task (KiB), median [lowest, highest] over the repeats", markdown(floor.table(run).reset_index())]
+    warmth = floor.warmth_table(run)
+    if not warmth.empty:
+        parts += ["### Cold and warm: live heap per parked task", markdown(warmth)]
+    depth = floor.depth_cost(run)
+    if not depth.empty:
+        parts += ["### What a deeper call costs a parked task", markdown(depth)]
+    return "\n\n".join(parts) + "\n"
+
+
 def of_sweep(run: sweepfolder.SweepRun) -> str:
     """The Markdown of a `make sweep` folder's headline tables: how far each server held C/D and why it stopped, its CPU per
     request (the slope over the steps it held), and per workload where that CPU went, by thread family."""
-    made_as = f"make sweep, {provenance.headline_commit(run.manifest)}, run-folder format {run.manifest.get('runFolderFormat', '?')}"
-    parts = [f"From `{run.folder.name}` ({made_as}), made by `{provenance.of(run.manifest).get('command', '?')}`."]
-    parts += [f"The run's problems: {'; '.join(run.problems)}." if run.problems else "The run had no problems."]
+    parts = _made_by("make sweep", run.folder, run.manifest, run.problems)
     parts += [
         "### How far each server held C/D, and why it stopped",
         markdown(sweep.capacity(run).assign(server=lambda f: f["server"].map(catalogue.label))),
@@ -166,12 +189,14 @@ def main(argv: list[str]) -> int:
             print(of_comparison(load_run(args.compare[0]), load_run(args.compare[1])), end="")
         elif args.run.rstrip("/").endswith(sweep.SWEEP_SUFFIX):
             print(of_sweep(sweepfolder.load(args.run)), end="")
+        elif args.run.rstrip("/").endswith(floor_folders.FLOOR_SUFFIX):
+            print(of_floor(floor.load(args.run)), end="")
         else:
             runs = [load_run(f) for f in [args.run, *args.also]]
             print(of_run(runs), end="")
             if args.picture:
                 picture(runs, args.picture)
-    except (RunFolderError, sweepfolder.SweepFolderError) as e:
+    except (RunFolderError, sweepfolder.SweepFolderError, floor.FloorFolderError) as e:
         print(f"make headline: {e}", file=sys.stderr)
         return 2
     return 0
