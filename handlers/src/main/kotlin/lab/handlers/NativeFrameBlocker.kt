@@ -7,11 +7,16 @@ package lab.handlers
  */
 internal object NativeFrameBlocker {
     fun blockUnderNativeFrame(ms: Long) {
-        val loader = SleepingLoader(ms, NativeFrameBlocker::class.java.classLoader)
+        val loader = SleepingLoader(ms)
         Class.forName(String::class.java.name, false, loader)
     }
 
-    private class SleepingLoader(private val ms: Long, parent: ClassLoader) : ClassLoader(parent) {
+    /**
+     * Its parent is the bootstrap loader, which takes no lock a concurrent call could wait for: the application's loader
+     * locks each class name, and a call that waited for another's lock under `Class.forName`'s native frame would pin
+     * for the lock, the `-fixed` twin too, whatever the callback did.
+     */
+    private class SleepingLoader(private val ms: Long) : ClassLoader(null) {
         override fun loadClass(name: String, resolve: Boolean): Class<*> {
             if (ms > 0) Thread.sleep(ms)
             return super.loadClass(name, resolve)
