@@ -3,9 +3,10 @@
 import pandas as pd
 
 from labanalysis import markdown
+from labanalysis.autobahn import autobahnperf
 from labanalysis.curve import curve, curve_tables
 from labanalysis.floor import floor
-from labanalysis.folder import catalogue, run, sweepfolder
+from labanalysis.folder import autobahnfolder, catalogue, run, sweepfolder
 from labanalysis.report import headline
 from labanalysis.sweep import sweep
 
@@ -89,3 +90,16 @@ def test_a_floors_headline_is_its_reports_tables_traced_to_its_folder_and_comman
     assert rows == [[str(v) for v in r] for r in expected.itertuples(index=False)]
     # The fixture parked its tasks warm only: there is no cold to set beside them.
     assert "Cold and warm" not in text
+
+
+def test_an_autobahn_runs_headline_is_its_reports_tables_traced_to_its_folder_and_command(fixture_copy, capsys):
+    folder = fixture_copy("autobahn/20261129-103400-autobahn", "20261129-103400-autobahn")
+    ran = autobahnfolder.load(folder)
+
+    assert headline.main([str(folder)]) == 0
+    text = capsys.readouterr().out
+
+    first = text.splitlines()[0]
+    assert first.startswith(f"From `{folder.name}` ") and ran.manifest["provenance"]["command"] in first
+    rows = _rows(text, "Autobahn's section 9: each arm's cases' durations, summed")
+    assert rows == [[str(v) for v in r] for r in autobahnperf.summary_table(ran).itertuples(index=False)]

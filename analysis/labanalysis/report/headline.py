@@ -2,7 +2,8 @@
 
 `make headline RUN=results/<run>` prints the tables the report leads with: the verdict, "Who wins what", and for a run with a curve, each
 server's highest sustained rate and the curve's figures step by step; for a `make sweep` folder, how far each server held C/D, its CPU
-per request, and where that CPU went by thread family; for a `make floor` folder, memory per parked task, cold and warm;
+per request, and where that CPU went by thread family; for a `make floor` folder, memory per parked task, cold and warm; for a
+`make autobahn-perf` folder, each arm's section 9;
 `make headline A=results/<run> B=results/<run>` prints the
 comparison `make compare` renders; `PICTURE=<file>.png` also saves the report's first plot a reader looks at.
 
@@ -16,11 +17,12 @@ import sys
 
 import pandas as pd
 
+from ..autobahn import autobahnperf
 from ..bench import cpu, warm_sockets, zgc
 from ..cli import OneLineParser
 from ..curve import curve, curve_tables
 from ..floor import floor
-from ..folder import catalogue, floor_folders, provenance, sweepfolder
+from ..folder import autobahnfolder, catalogue, floor_folders, provenance, sweepfolder
 from ..folder.run import Run, RunFolderError, load_run
 from ..markdown import markdown
 from ..stats.numbers import shown
@@ -128,6 +130,17 @@ def of_floor(run: floor.FloorRun) -> str:
     return "\n\n".join(parts) + "\n"
 
 
+def of_autobahn(run: autobahnfolder.AutobahnRun) -> str:
+    """The Markdown of a `make autobahn-perf` folder's headline tables, the experiments report's: each arm's section 9 summed over
+    its cases, and each section's median duration."""
+    parts = _made_by("make autobahn-perf", run.folder, run.manifest, run.problems)
+    parts += ["### Autobahn's section 9: each arm's cases' durations, summed", markdown(autobahnperf.summary_table(run))]
+    sections = autobahnperf.section_table(run)
+    if not sections.empty:
+        parts += ["### Each section's durations summed (ms), median across passes", markdown(sections.reset_index(names="arm"))]
+    return "\n\n".join(parts) + "\n"
+
+
 def of_sweep(run: sweepfolder.SweepRun) -> str:
     """The Markdown of a `make sweep` folder's headline tables: how far each server held C/D and why it stopped, its CPU per
     request (the slope over the steps it held), and per workload where that CPU went, by thread family."""
@@ -191,12 +204,14 @@ def main(argv: list[str]) -> int:
             print(of_sweep(sweepfolder.load(args.run)), end="")
         elif args.run.rstrip("/").endswith(floor_folders.FLOOR_SUFFIX):
             print(of_floor(floor.load(args.run)), end="")
+        elif args.run.rstrip("/").endswith(autobahnfolder.AUTOBAHN_SUFFIX):
+            print(of_autobahn(autobahnfolder.load(args.run)), end="")
         else:
             runs = [load_run(f) for f in [args.run, *args.also]]
             print(of_run(runs), end="")
             if args.picture:
                 picture(runs, args.picture)
-    except (RunFolderError, sweepfolder.SweepFolderError, floor.FloorFolderError) as e:
+    except (RunFolderError, sweepfolder.SweepFolderError, floor.FloorFolderError, autobahnfolder.AutobahnFolderError) as e:
         print(f"make headline: {e}", file=sys.stderr)
         return 2
     return 0
