@@ -1,3 +1,4 @@
+import json
 import math
 from types import SimpleNamespace
 
@@ -5,6 +6,7 @@ import pandas as pd
 import pytest
 
 from labanalysis.bench import zgc
+from labanalysis.folder.run import load_run
 
 
 def _wire(stalled_from_s: float, stalled_to_s: float) -> pd.DataFrame:
@@ -57,3 +59,12 @@ def test_a_series_that_names_no_warm_up_cycle_says_nothing_of_them_rather_than_n
     server = _series((57.6, zgc.MAJOR, 1.1))
 
     assert math.isnan(zgc.warmup_seconds_within(server, pd.DataFrame({"time_s": [51.0, 66.0]})))
+
+
+def test_the_phase_table_shows_a_zgc_runs_passes_and_none_of_a_run_on_g1(run_folder):
+    assert len(zgc.stalls_table([load_run(run_folder)])) == 4
+
+    manifest = json.loads((run_folder / "manifest.json").read_text())
+    (run_folder / "manifest.json").write_text(json.dumps({**manifest, "collector": "g1"}))
+
+    assert zgc.stalls_table([load_run(run_folder)]).empty

@@ -16,6 +16,7 @@ import math
 import pandas as pd
 
 from ..folder import repeats
+from ..folder.bench_manifest import ZGC
 from ..folder.run import Run, ServerRun
 from ..stats.numbers import number
 from .latency import percentile
@@ -83,9 +84,12 @@ def warmup_seconds_within(server: ServerRun, wire: pd.DataFrame) -> float:
 def stalls_table(runs: list[Run], endpoint: str = "json") -> pd.DataFrame:
     """One row a compared pass: how much of `endpoint`'s steady phase a major cycle ran in, how much of that was ZGC's warm-up,
     and the wire's p99 inside and outside the cycles, so that a reader sees whether a pass's p99 is the model's or the collector's,
-    and whether the collector's was its steady cost or its warm-up. Passes with no wire or no cycle series are left out."""
+    and whether the collector's was its steady cost or its warm-up. Passes with no wire or no cycle series are left out, and so
+    are those of a run on another collector, which has no ZGC cycle to show."""
     rows = []
-    for _run, server, base in repeats.each_pass(runs):
+    for run, server, base in repeats.each_pass(runs):
+        if run.collector != ZGC:
+            continue
         wire = server.wire
         if wire.empty or server.jfr.empty:
             continue
