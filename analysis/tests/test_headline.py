@@ -103,3 +103,22 @@ def test_an_autobahn_runs_headline_is_its_reports_tables_traced_to_its_folder_an
     assert first.startswith(f"From `{folder.name}` ") and ran.manifest["provenance"]["command"] in first
     rows = _rows(text, "Autobahn's section 9: each arm's cases' durations, summed")
     assert rows == [[str(v) for v in r] for r in autobahnperf.summary_table(ran).itertuples(index=False)]
+
+
+def test_a_floor_without_its_csv_says_so_and_shows_no_empty_table(fixture_copy, capsys):
+    folder = fixture_copy("floor", "20261122-194038-floor")
+    (folder / "floor.csv").unlink()
+
+    assert headline.main([str(folder)]) == 0
+    text = capsys.readouterr().out
+
+    assert "floor.csv is missing" in text.splitlines()[2]
+    assert "###" not in text
+
+
+def test_a_folder_named_for_a_floor_or_an_autobahn_run_that_is_none_is_refused_in_one_line(tmp_path, capsys):
+    for name in ("20261207-000000-floor", "20261207-000000-autobahn"):
+        (tmp_path / name).mkdir()
+        assert headline.main([str(tmp_path / name)]) == 2
+        said = capsys.readouterr().err.strip().splitlines()
+        assert len(said) == 1 and said[0].startswith("make headline: ") and name in said[0], name

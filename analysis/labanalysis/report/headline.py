@@ -14,6 +14,7 @@ that names the folder, its commit and the command that made it, so that a figure
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import pandas as pd
 
@@ -107,7 +108,7 @@ def picture(runs: list[Run], path: str) -> None:
     figure.savefig(path, dpi=72, bbox_inches="tight")
 
 
-def _made_by(experiment: str, folder, manifest: dict, problems: list[str]) -> list[str]:
+def _made_by(experiment: str, folder: Path, manifest: dict, problems: list[str]) -> list[str]:
     """The lines an experiment's headline opens with: its folder, commit, format and command, then its problems or that it had none."""
     made_as = f"{experiment}, {provenance.headline_commit(manifest)}, run-folder format {manifest.get('runFolderFormat', '?')}"
     return [
@@ -120,7 +121,9 @@ def of_floor(run: floor.FloorRun) -> str:
     """The Markdown of a `make floor` folder's headline tables, the experiments report's: memory per parked task by model, depth
     and warmth; cold against warm, where the run parked both; and what a deeper call costs a frame."""
     parts = _made_by("make floor", run.folder, run.manifest, run.problems)
-    parts += ["### Memory per parked task (KiB), median [lowest, highest] over the repeats", markdown(floor.table(run).reset_index())]
+    per_task = floor.table(run)
+    if not per_task.empty:
+        parts += ["### Memory per parked task (KiB), median [lowest, highest] over the repeats", markdown(per_task.reset_index())]
     warmth = floor.warmth_table(run)
     if not warmth.empty:
         parts += ["### Cold and warm: live heap per parked task", markdown(warmth)]

@@ -12,7 +12,7 @@ internal object NativeFrameBlocker {
     }
 
     /**
-     * Its parent is the bootstrap loader, which takes no lock a concurrent call could wait for: the application's loader
+     * Its parent is the bootstrap loader, which takes no lock shared between calls: the application's loader
      * locks each class name, and a call that waited for another's lock under `Class.forName`'s native frame would pin
      * for the lock, the `-fixed` twin too, whatever the callback did.
      */

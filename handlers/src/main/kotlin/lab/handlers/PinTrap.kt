@@ -76,14 +76,15 @@ enum class PinTrap(
         }
     },
     CLASS_INIT_FIXED("class-init-fixed", unpinnedFromJdk = FIXED, fix = "class-init") {
-        // The class initializes with the traps, which the Router loads before serving; a call only waits, in plain code.
-        // Defining a class under a call, even one whose initializer waits for nothing, is no fix: concurrent calls
-        // contend for the class loader's locks under defineClass's native frame, which pins on every JDK.
+        // The class initializes with the traps, before serving (initializeBeforeServing); a call uses it and waits, in plain
+        // code. Defining a class under a call, even one whose initializer waits for nothing, is no fix: concurrent calls
+        // contend for the class loader's locks under defineClass's native frame, which pins on JDK 21 and 25.
         init {
             SleepingInClinit.touch()
         }
 
         override fun spring(ms: Long) {
+            SleepingInClinit.touch()
             Thread.sleep(ms)
         }
     },
@@ -110,6 +111,14 @@ enum class PinTrap(
         const val DEFAULT_BLOCK_MS = 50L
 
         fun bySlug(slug: String): PinTrap? = entries.firstOrNull { it.slug == slug }
+
+        /**
+         * Initializes the traps, and with them the class `class-init-fixed` uses, on the calling thread: a server calls it
+         * before serving. A class that initializes under concurrent requests makes virtual threads wait for it, pinned on
+         * JDK 21 and 25, so `class-init-fixed` is the fix it names only if that happened first. Reaching this companion runs
+         * PinTrap's static initializer, which builds every entry; there is nothing left to do here.
+         */
+        fun initializeBeforeServing() = Unit
     }
 }
 

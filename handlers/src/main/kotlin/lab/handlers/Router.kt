@@ -8,12 +8,10 @@ package lab.handlers
  * decode it; [query] returns a decoded query parameter, which every engine agrees on.
  */
 class Router(private val limits: Limits) {
-    /**
-     * The pinning traps, initialized with the router, before any request: a class initializing under concurrent requests
-     * makes virtual threads wait for it, pinned on every JDK, and `class-init-fixed` is the fix only if that happened
-     * before serving.
-     */
-    private val traps = PinTrap.entries
+    init {
+        // Every server builds its router before serving, so no request waits for the traps' classes to initialize.
+        PinTrap.initializeBeforeServing()
+    }
 
     fun route(method: String, path: String, query: (String) -> String?): Endpoint {
         // RFC 9110 9.1: a method the server does not recognize gets 501; 405 is for one it knows and the resource does not allow.
@@ -70,7 +68,7 @@ class Router(private val limits: Limits) {
     private fun pin(name: String, query: (String) -> String?): Endpoint {
         val trap = PinTrap.bySlug(name)
             ?: return Endpoint.Rejected(
-                Reply.error(404, "unknown pinning trap '$name'; known traps: ${traps.joinToString { it.slug }}"),
+                Reply.error(404, "unknown pinning trap '$name'; known traps: ${PinTrap.entries.joinToString { it.slug }}"),
             )
         if (query("ms") == null) return Endpoint.Pin(trap, PinTrap.DEFAULT_BLOCK_MS)
         return number(query, "ms", 0..limits.maxDelayMs) { Endpoint.Pin(trap, it) }
