@@ -19,6 +19,16 @@ def _rows(markdown: str, title: str) -> list[list[str]]:
     return [[c.strip() for c in line.strip("|").split(" | ")] for line in section.splitlines()[2:]]
 
 
+def _printed_and_traced(folder, manifest: dict, capsys) -> str:
+    """What `make headline` prints for an experiment's folder, after checking that it succeeded and that its first line names the
+    folder and the command the manifest records."""
+    assert headline.main([str(folder)]) == 0
+    text = capsys.readouterr().out
+    first = text.splitlines()[0]
+    assert first.startswith(f"From `{folder.name}` ") and manifest["provenance"]["command"] in first
+    return text
+
+
 def test_a_table_is_a_header_a_rule_and_a_row_each_with_a_pipe_in_a_cell_escaped_and_nan_left_blank():
     frame = pd.DataFrame({"server": ["a|b", "c"], "p99 (ms)": [1.5, float("nan")]})
 
@@ -66,11 +76,7 @@ def test_a_sweeps_headline_is_its_reports_tables_traced_to_its_folder_and_comman
     folder = fixture_copy("sweep", "20261129-080728-sweep")
     ran = sweepfolder.load(folder)
 
-    assert headline.main([str(folder)]) == 0
-    text = capsys.readouterr().out
-
-    first = text.splitlines()[0]
-    assert first.startswith(f"From `{folder.name}` ") and ran.manifest["provenance"]["command"] in first
+    text = _printed_and_traced(folder, ran.manifest, capsys)
     held = _rows(text, "How far each server held C/D, and why it stopped")
     assert [r[0] for r in held] == [catalogue.label(s) for s in sweep.capacity(ran)["server"]]
     assert "### Server CPU per request (µs): the slope over the steps each server held" in text
@@ -80,11 +86,7 @@ def test_a_floors_headline_is_its_reports_tables_traced_to_its_folder_and_comman
     folder = fixture_copy("floor", "20261122-194038-floor")
     ran = floor.load(folder)
 
-    assert headline.main([str(folder)]) == 0
-    text = capsys.readouterr().out
-
-    first = text.splitlines()[0]
-    assert first.startswith(f"From `{folder.name}` ") and ran.manifest["provenance"]["command"] in first
+    text = _printed_and_traced(folder, ran.manifest, capsys)
     rows = _rows(text, "Memory per parked task (KiB), median [lowest, highest] over the repeats")
     expected = floor.table(ran).reset_index()
     assert rows == [[str(v) for v in r] for r in expected.itertuples(index=False)]
@@ -96,11 +98,7 @@ def test_an_autobahn_runs_headline_is_its_reports_tables_traced_to_its_folder_an
     folder = fixture_copy("autobahn/20261129-103400-autobahn", "20261129-103400-autobahn")
     ran = autobahnfolder.load(folder)
 
-    assert headline.main([str(folder)]) == 0
-    text = capsys.readouterr().out
-
-    first = text.splitlines()[0]
-    assert first.startswith(f"From `{folder.name}` ") and ran.manifest["provenance"]["command"] in first
+    text = _printed_and_traced(folder, ran.manifest, capsys)
     rows = _rows(text, "Autobahn's section 9: each arm's cases' durations, summed")
     assert rows == [[str(v) for v in r] for r in autobahnperf.summary_table(ran).itertuples(index=False)]
 

@@ -14,7 +14,6 @@ that names the folder, its commit and the command that made it, so that a figure
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import pandas as pd
 
@@ -108,19 +107,20 @@ def picture(runs: list[Run], path: str) -> None:
     figure.savefig(path, dpi=72, bbox_inches="tight")
 
 
-def _made_by(experiment: str, folder: Path, manifest: dict, problems: list[str]) -> list[str]:
+def _made_by(experiment: str, run: sweepfolder.SweepRun | floor.FloorRun | autobahnfolder.AutobahnRun) -> list[str]:
     """The lines an experiment's headline opens with: its folder, commit, format and command, then its problems or that it had none."""
+    manifest = run.manifest
     made_as = f"{experiment}, {provenance.headline_commit(manifest)}, run-folder format {manifest.get('runFolderFormat', '?')}"
     return [
-        f"From `{folder.name}` ({made_as}), made by `{provenance.of(manifest).get('command', '?')}`.",
-        f"The run's problems: {'; '.join(problems)}." if problems else "The run had no problems.",
+        f"From `{run.folder.name}` ({made_as}), made by `{provenance.of(manifest).get('command', '?')}`.",
+        f"The run's problems: {'; '.join(run.problems)}." if run.problems else "The run had no problems.",
     ]
 
 
 def of_floor(run: floor.FloorRun) -> str:
     """The Markdown of a `make floor` folder's headline tables, the experiments report's: memory per parked task by model, depth
     and warmth; cold against warm, where the run parked both; and what a deeper call costs a frame."""
-    parts = _made_by("make floor", run.folder, run.manifest, run.problems)
+    parts = _made_by("make floor", run)
     per_task = floor.table(run)
     if not per_task.empty:
         parts += ["### Memory per parked task (KiB), median [lowest, highest] over the repeats", markdown(per_task.reset_index())]
@@ -136,7 +136,7 @@ def of_floor(run: floor.FloorRun) -> str:
 def of_autobahn(run: autobahnfolder.AutobahnRun) -> str:
     """The Markdown of a `make autobahn-perf` folder's headline tables, the experiments report's: each arm's section 9 summed over
     its cases, and each section's median duration."""
-    parts = _made_by("make autobahn-perf", run.folder, run.manifest, run.problems)
+    parts = _made_by("make autobahn-perf", run)
     parts += ["### Autobahn's section 9: each arm's cases' durations, summed", markdown(autobahnperf.summary_table(run))]
     sections = autobahnperf.section_table(run)
     if not sections.empty:
@@ -147,7 +147,7 @@ def of_autobahn(run: autobahnfolder.AutobahnRun) -> str:
 def of_sweep(run: sweepfolder.SweepRun) -> str:
     """The Markdown of a `make sweep` folder's headline tables: how far each server held C/D and why it stopped, its CPU per
     request (the slope over the steps it held), and per workload where that CPU went, by thread family."""
-    parts = _made_by("make sweep", run.folder, run.manifest, run.problems)
+    parts = _made_by("make sweep", run)
     parts += [
         "### How far each server held C/D, and why it stopped",
         markdown(sweep.capacity(run).assign(server=lambda f: f["server"].map(catalogue.label))),
