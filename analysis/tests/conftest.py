@@ -5,7 +5,7 @@ import pytest
 
 FIXTURES = Path(__file__).parent / "fixtures"
 FIXTURE = FIXTURES / "smoke-run"
-# A synthetic run in the issue-16 format, two servers x three passes, every figure known (make_repeats_run.py says which).
+# A synthetic run in the current run-folder format, two servers x three passes, every figure known (make_repeats_run.py says which).
 REPEATS = FIXTURES / "repeats-run"
 
 

@@ -10,9 +10,12 @@ import pytest
 
 from labanalysis.autobahn import autobahnperf
 from labanalysis.folder import autobahnfolder, catalogue
+from labanalysis.folder.declared import read_as
+from labanalysis.folder.experiment_manifests import AutobahnManifest
 from labanalysis.report import offline, render
 
 FOLDER = "20261129-103400-autobahn"
+FIXTURE = Path(__file__).resolve().parent / "fixtures" / "autobahn" / FOLDER
 # What servers.json says Ktor's close-linger holds a WebSocket open after its last frame: wstest's clock runs until the close.
 CLOSE_LINGER_MS = 100
 
@@ -96,7 +99,7 @@ def test_the_ktor_servers_extra_time_is_its_close_linger_in_every_case(folder):
 
     # No Ktor case ends before its linger has run out, and against every Jetty arm the excess across passes is at least the linger.
     assert run.cases.loc[run.cases["arm"] == "ktor-coroutine", "duration_ms"].min() >= CLOSE_LINGER_MS
-    for reference in [a for a in _arms_by_catalogue(folder) if catalogue.engine_in(run.manifest, a) == "jetty"]:
+    for reference in [a for a in _arms_by_catalogue(folder) if catalogue.engine_in(run.manifest.catalogue, a) == "jetty"]:
         assert statistics.median(autobahnperf.excess(run, "ktor-coroutine", reference)["excess_ms"]) >= CLOSE_LINGER_MS, reference
 
 
@@ -129,9 +132,14 @@ def test_verdicts_count_every_case_of_every_pass_by_autobahns_behavior(folder):
     assert {r["arm"]: {b: n for b, n in r.items() if b != "arm"} for r in verdicts.to_dict("records")} == expected
 
 
+def _run_of(**recorded) -> autobahnfolder.AutobahnRun:
+    """A run of no cases whose manifest is the fixture's, but for the properties given, each as the manifest records it."""
+    manifest = json.loads((FIXTURE / "manifest.json").read_text()) | recorded
+    return autobahnfolder.AutobahnRun(Path("."), read_as(AutobahnManifest, manifest, "a manifest"), pd.DataFrame(columns=autobahnfolder.CASE_COLUMNS))
+
+
 def test_an_arm_without_some_of_the_labs_changes_says_so_and_keeps_its_servers_colour():
-    manifest = {"arms": [{"name": "ktor-plain", "server": "ktor-coroutine", "asShipped": ["close-linger"]}]}
-    run = autobahnfolder.AutobahnRun(Path("."), manifest, pd.DataFrame(columns=autobahnfolder.CASE_COLUMNS))
+    run = _run_of(arms=[{"name": "ktor-plain", "server": "ktor-coroutine", "asShipped": ["close-linger"]}])
 
     assert autobahnperf.label(run, "ktor-plain") == f"{catalogue.label('ktor-coroutine')} without close-linger"
     assert autobahnperf.colour(run, "ktor-plain") == catalogue.colour("ktor-coroutine")
@@ -139,12 +147,11 @@ def test_an_arm_without_some_of_the_labs_changes_says_so_and_keeps_its_servers_c
 
 def test_an_arm_without_every_change_of_its_engine_is_the_engine_as_shipped():
     changes = [{"name": n, "kind": "patch", "what": "", "why": ""} for n in ("close-linger", "raw-session")]
-    manifest = {
-        "arms": [{"name": "ktor-shipped", "server": "ktor-coroutine", "asShipped": ["raw-session", "close-linger"]}],
-        "catalogue": [{"name": "ktor-coroutine", "engine": "ktor-netty", "model": "coroutine"}],
-        "engines": {"ktor-netty": {"label": "Ktor", "changes": changes}},
-    }
-    run = autobahnfolder.AutobahnRun(Path("."), manifest, pd.DataFrame(columns=autobahnfolder.CASE_COLUMNS))
+    run = _run_of(
+        arms=[{"name": "ktor-shipped", "server": "ktor-coroutine", "asShipped": ["raw-session", "close-linger"]}],
+        catalogue=[{"name": "ktor-coroutine", "engine": "ktor-netty", "model": "coroutine"}],
+        engines={"ktor-netty": {"label": "Ktor", "changes": changes}},
+    )
 
     assert autobahnperf.label(run, "ktor-shipped") == f"{catalogue.label('ktor-coroutine')} as shipped"
 
@@ -198,7 +205,7 @@ def test_a_folder_of_another_run_folder_format_is_refused_in_one_line_naming_its
 def test_the_facts_say_how_the_passes_were_ordered_and_what_each_arm_runs_without(folder):
     facts = autobahnperf.facts(autobahnfolder.load(folder))
     assert facts["passes, in the order they ran"].startswith("ktor-coroutine 1 → jetty-virtual 1")
-    assert facts["passes, in the order they ran"].endswith("(in a fixed order)")
+    assert facts["passes, in the order they ran"].endswith("(shuffled with seed 0)")
     assert facts["wstest"] == "Autobahn 0.10.9, AutobahnTestSuite 25.10.1"
     assert "close-linger (patch" in facts["what the lab changed in each engine"]
 

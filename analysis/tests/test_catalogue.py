@@ -85,7 +85,7 @@ def test_a_run_folder_from_before_the_rename_is_drawn_as_the_server_it_was():
     for old, now in [("coroutine", "ktor-coroutine"), ("vthread", "jetty-virtual"), ("platform", "jetty-platform")]:
         server = catalogue.server(now)
         assert old in server.former_names
-        assert (catalogue.label(old), catalogue.colour(old), catalogue.model_in({}, old)) == (server.label, server.colour, server.model)
+        assert (catalogue.label(old), catalogue.colour(old), catalogue.model_in((), old)) == (server.label, server.colour, server.model)
     assert catalogue.order(["vthread", "jetty-coroutine", "fibers", "coroutine"]) == ["coroutine", "vthread", "jetty-coroutine", "fibers"]
     assert (catalogue.label("fibers"), catalogue.colour("fibers")) == ("fibers", catalogue.UNKNOWN_COLOUR)
 
@@ -138,19 +138,19 @@ def test_a_server_the_catalogue_no_longer_declares_is_still_drawn_and_named():
 
 def test_a_runs_own_record_of_a_servers_model_wins_over_the_catalogues():
     name = catalogue.names()[0]
-    recorded = {"catalogue": [{"name": name, "model": "platform"}]}
+    recorded = [{"name": name, "model": "platform"}]
 
     assert catalogue.model_in(recorded, name) == "platform"
-    assert catalogue.model_in({}, name) == catalogue.server(name).model
-    assert catalogue.model_in({}, "retired") is None
+    assert catalogue.model_in((), name) == catalogue.server(name).model
+    assert catalogue.model_in((), "retired") is None
 
 
 def test_a_runs_own_record_of_a_servers_engine_wins_over_the_catalogues():
     name = catalogue.names()[0]
 
-    assert catalogue.engine_in({"catalogue": [{"name": name, "engine": "jetty"}]}, name) == "jetty"
-    assert catalogue.engine_in({}, name) == catalogue.server(name).engine
-    assert catalogue.engine_in({}, "retired") is None
+    assert catalogue.engine_in([{"name": name, "engine": "jetty"}], name) == "jetty"
+    assert catalogue.engine_in((), name) == catalogue.server(name).engine
+    assert catalogue.engine_in((), "retired") is None
 
 
 # What may name servers: the catalogue, tests and their fixtures, and prose (README, notes).
@@ -186,8 +186,8 @@ def test_no_other_source_lists_the_servers_or_tests_a_name():
 def test_an_arm_is_its_server_without_the_changes_its_name_lists():
     assert catalogue.arm_of("jetty-virtual-without-fill-lock") == "jetty-virtual"
     assert catalogue.label("jetty-virtual-without-fill-lock") == f"{catalogue.label('jetty-virtual')}, without fill-lock"
-    assert catalogue.engine_in({}, "jetty-virtual-without-fill-lock") == "jetty"
-    assert catalogue.model_in({}, "jetty-virtual-without-fill-lock") == "virtual"
+    assert catalogue.engine_in((), "jetty-virtual-without-fill-lock") == "jetty"
+    assert catalogue.model_in((), "jetty-virtual-without-fill-lock") == "virtual"
     assert catalogue.colour("jetty-virtual-without-fill-lock") not in {s.colour for s in catalogue.servers()}
     every = "-and-".join(catalogue.engine_changes()["jetty"])
     assert catalogue.label(f"jetty-virtual-without-{every}") == f"{catalogue.label('jetty-virtual')}, as shipped"

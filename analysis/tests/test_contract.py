@@ -2,6 +2,7 @@
 make (lab.contract.ContractSchemaTest): a property the harness writes is a field here, under its name, of its type, with the
 default the harness leaves out; and every outcome a committed fixture recorded reads."""
 
+import dataclasses
 import json
 import math
 import types
@@ -9,67 +10,157 @@ import typing
 from collections.abc import Mapping
 from dataclasses import MISSING, fields
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from labanalysis.folder.bench_manifest import CpuSplit, HostLimits, LoadPhase
-from labanalysis.folder.declared import DeclaredError, facts, recorded_name
+from labanalysis.folder.declared import ADDED_LATER, DeclaredError, default_of, facts, recorded_name
+from labanalysis.folder.experiment_manifests import AutobahnManifest, FloorManifest, SweepManifest
 from labanalysis.folder.outcome import PassOutcome
+from labanalysis.folder.provenance import Provenance
 from labanalysis.folder.run import RunFolderError, load_run
 
 CONTRACT = Path(__file__).resolve().parents[2] / "contract"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
-JSON_TYPES = {"string": str, "integer": int, "number": float, "boolean": bool, "array": tuple, "object": Mapping}
+JSON_TYPES = {"string": str, "integer": int, "number": float, "boolean": bool}
+# The harness's classes whose parts the analysis reads as mappings, by the reader named: servers.json's entries, as the run recorded
+# them, which catalogue.py reads as it reads servers.json itself.
+READ_AS_MAPPINGS = {"lab.support.ServerEntry": "catalogue.py", "lab.support.EngineEntry": "catalogue.py and bench.runtime"}
 
-
-def definition(schema: str, name: str) -> dict:
-    return json.loads((CONTRACT / schema).read_text())["$defs"][name]
-
-
-def json_type(property_schema: dict) -> tuple[type, bool]:
-    """A declared property's type, and whether it may be null."""
-    kinds = property_schema.get("anyOf", [property_schema])
-    named = [k["type"] for k in kinds if k.get("type") != "null"]
-    return JSON_TYPES[named[0]], len(named) < len(kinds)
-
-
-def python_type(hint) -> tuple[type, bool]:
-    """A field's type, and whether it may be None."""
-    if typing.get_origin(hint) is types.UnionType:
-        return python_type(next(a for a in typing.get_args(hint) if a is not type(None)))[0], True
-    return typing.get_origin(hint) or hint, False
-
-
-def written(read) -> dict:
-    """A part of a manifest as JSON holds it: a tuple as a list."""
-    return {name: list(value) if isinstance(value, tuple) else value for name, value in facts(read).items()}
-
-
-# Each type the analysis reads a bench manifest's part into, and the harness's class it is declared as.
+# Each type the analysis reads a manifest (or a part of one) into, the schema that declares it, and the harness's class it is
+# declared as. The types each one holds (a manifest's settings, its provenance) are held with it.
 DECLARED_AS = [
-    (PassOutcome, "lab.bench.ServerOutcome"),
-    (LoadPhase, "lab.bench.load.LoadPhase"),
-    (CpuSplit, "lab.bench.host.CpuSplit"),
-    (HostLimits, "lab.bench.host.HostLimits"),
+    (PassOutcome, "bench-manifest.schema.json", "lab.bench.ServerOutcome"),
+    (LoadPhase, "bench-manifest.schema.json", "lab.bench.load.LoadPhase"),
+    (CpuSplit, "bench-manifest.schema.json", "lab.bench.host.CpuSplit"),
+    (HostLimits, "bench-manifest.schema.json", "lab.bench.host.HostLimits"),
+    (Provenance, "bench-manifest.schema.json", "lab.support.Provenance"),
+    (SweepManifest, "sweep-manifest.schema.json", "lab.sweep.SweepManifest"),
+    (FloorManifest, "floor-manifest.schema.json", "lab.floor.FloorManifest"),
+    (AutobahnManifest, "autobahn-manifest.schema.json", "lab.autobahn.AutobahnManifest"),
 ]
 
 
-@pytest.mark.parametrize(("read_as", "written_by"), DECLARED_AS, ids=[c.__name__ for c, _ in DECLARED_AS])
-def test_a_type_has_each_property_its_writer_writes_under_its_name_with_its_type(read_as, written_by):
-    declared = definition("bench-manifest.schema.json", written_by)["properties"]
-
-    fields_as_recorded = {recorded_name(name): python_type(hint) for name, hint in typing.get_type_hints(read_as).items()}
-    assert fields_as_recorded == {name: json_type(p) for name, p in declared.items()}
+def definitions(schema: str) -> dict:
+    return json.loads((CONTRACT / schema).read_text())["$defs"]
 
 
-@pytest.mark.parametrize(("read_as", "written_by"), DECLARED_AS, ids=[c.__name__ for c, _ in DECLARED_AS])
-def test_a_type_requires_what_its_writer_always_writes_and_defaults_the_rest_as_the_writer_does(read_as, written_by):
-    declared = definition("bench-manifest.schema.json", written_by)
-    required = [f for f in fields(read_as) if f.default is MISSING]
-    defaults = {recorded_name(f.name): f.default for f in fields(read_as) if f.default is not MISSING}
+def declared_shape(schema: dict) -> tuple[object, bool]:
+    """A declared property's shape, and whether it may be null: a JSON type's Python type, ("tuple", item), ("mapping", value), or
+    ("class", the name of the harness's class it refers to)."""
+    kinds = schema.get("anyOf", [schema])
+    named = next(k for k in kinds if k.get("type") != "null")
+    nullable = len(kinds) > 1
+    if "$ref" in named:
+        name = named["$ref"].removeprefix("#/$defs/")
+        return ("class", name), nullable
+    if named["type"] == "array":
+        return ("tuple", declared_shape(named["items"])[0]), nullable
+    if named["type"] == "object":
+        return ("mapping", declared_shape(named["additionalProperties"])[0]), nullable
+    return JSON_TYPES[named["type"]], nullable
 
-    assert sorted(recorded_name(f.name) for f in required) == sorted(declared["required"])
-    assert {n: list(d) if isinstance(d, tuple) else d for n, d in defaults.items()} == {
+
+def python_shape(hint) -> tuple[object, bool]:
+    """A field's shape, as declared_shape gives a property's, and whether it may be None; a dataclass is named by its type."""
+    if typing.get_origin(hint) is types.UnionType:
+        return python_shape(next(a for a in typing.get_args(hint) if a is not type(None)))[0], True
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if dataclasses.is_dataclass(hint):
+        return ("class", hint), False
+    if origin is tuple:
+        return ("tuple", python_shape(args[0])[0]), False
+    if origin is Mapping:
+        return ("mapping", python_shape(args[1])[0] if args[1] is not Any else Any), False
+    return hint, False
+
+
+def held(read_as: type, schema: str, written_by: str) -> list[tuple[type | None, str]]:
+    """`read_as` and every type it holds, each beside the class it is declared as; a class read as a mapping, with None."""
+    pairs, todo = {}, [(read_as, written_by)]
+    while todo:
+        cls, name = todo.pop()
+        if name in pairs:
+            continue
+        pairs[name] = cls
+        if cls is None:
+            continue
+        declared = definitions(schema)[name]["properties"]
+        hints = typing.get_type_hints(cls)
+        for f in fields(cls):
+            mine, theirs = (
+                python_shape(hints[f.name])[0],
+                declared_shape(declared[recorded_name(f.name)])[0] if recorded_name(f.name) in declared else None,
+            )
+            todo += _classes(mine, theirs)
+    return [(cls, name) for name, cls in pairs.items()]
+
+
+def _classes(mine, theirs) -> list[tuple[type | None, str]]:
+    """The (type, class name) pairs a field's shape and its property's shape refer to, side by side."""
+    if isinstance(theirs, tuple) and theirs[0] == "class":
+        return [(mine[1] if isinstance(mine, tuple) and mine[0] == "class" else None, theirs[1])]
+    if isinstance(theirs, tuple) and isinstance(mine, tuple) and mine[0] == theirs[0]:
+        return _classes(mine[1], theirs[1])
+    if isinstance(theirs, tuple) and isinstance(mine, tuple) and mine[0] == "mapping" and mine[1] is Any:
+        return _classes(None, theirs[1])
+    return []
+
+
+def _same(mine, theirs) -> bool:
+    """Whether a field's shape is its property's: a class by the type declared as it, or by a mapping where READ_AS_MAPPINGS says so."""
+    if isinstance(theirs, tuple) and theirs[0] == "class":
+        if isinstance(mine, tuple) and mine[0] == "class":
+            return True  # held() pairs the two, and the pair is held to its declaration in turn
+        return typing.get_origin(mine) is Mapping or mine is Mapping or (isinstance(mine, tuple) and mine == ("mapping", Any))
+    if isinstance(theirs, tuple) and isinstance(mine, tuple):
+        return mine[0] == theirs[0] and (mine[1] is Any or _same(mine[1], theirs[1]))
+    return mine == theirs
+
+
+def written(read) -> object:
+    """A part of a manifest as JSON holds it: a tuple as a list, a held type as an object."""
+    if dataclasses.is_dataclass(read):
+        return {name: written(value) for name, value in facts(read).items()}
+    if isinstance(read, tuple):
+        return [written(item) for item in read]
+    if isinstance(read, Mapping):
+        return {key: written(value) for key, value in read.items()}
+    return read
+
+
+def every_pair():
+    for read_as, schema, written_by in DECLARED_AS:
+        for cls, name in held(read_as, schema, written_by):
+            yield pytest.param(cls, schema, name, id=f"{read_as.__name__}-{name.rsplit('.', 1)[-1]}")
+
+
+@pytest.mark.parametrize(("read_as", "schema", "written_by"), list(every_pair()))
+def test_a_type_has_each_property_its_writer_writes_under_its_name_with_its_type(read_as, schema, written_by):
+    if read_as is None:
+        assert written_by in READ_AS_MAPPINGS, f"{written_by} is read as a mapping: declare a type for it, or say who reads it"
+        return
+    declared = definitions(schema)[written_by]["properties"]
+    hints = typing.get_type_hints(read_as)
+
+    assert sorted(recorded_name(f.name) for f in fields(read_as)) == sorted(declared)
+    for f in fields(read_as):
+        (mine, may_be_none), (theirs, nullable) = python_shape(hints[f.name]), declared_shape(declared[recorded_name(f.name)])
+        assert _same(mine, theirs) and may_be_none == nullable, (
+            f"{read_as.__name__}.{f.name} is {hints[f.name]}, declared {declared[recorded_name(f.name)]}"
+        )
+
+
+@pytest.mark.parametrize(("read_as", "schema", "written_by"), [p for p in every_pair() if p.values[0] is not None])
+def test_a_type_requires_what_its_writer_always_writes_and_defaults_the_rest_as_the_writer_does(read_as, schema, written_by):
+    declared = definitions(schema)[written_by]
+    added_later = {recorded_name(f.name) for f in fields(read_as) if ADDED_LATER in f.metadata}
+    required = [recorded_name(f.name) for f in fields(read_as) if default_of(f) is MISSING]
+    defaults = {recorded_name(f.name): default_of(f) for f in fields(read_as) if default_of(f) is not MISSING}
+
+    assert sorted(required + sorted(added_later)) == sorted(declared["required"])
+    assert {n: list(d) if isinstance(d, tuple) else d for n, d in defaults.items() if n not in added_later} == {
         n: p["default"] for n, p in declared["properties"].items() if n not in declared["required"]
     }
 

@@ -325,7 +325,7 @@ def test_a_failed_pass_and_a_run_on_another_jdk_are_left_out_and_named(run_folde
     other = tmp_path / "on-21"
     shutil.copytree(run_folder, other)
     other_manifest = json.loads((other / "manifest.json").read_text())
-    other_manifest["provenance"]["jdk"] = {"version": "21.0.8", "feature": 21}
+    other_manifest["provenance"]["jdk"] = {"home": "/usr/lib/jvm/temurin-21-jdk-amd64", "version": "21.0.8", "feature": 21}
     (other / "manifest.json").write_text(json.dumps(other_manifest))
     runs = [load_run(run_folder), load_run(other)]
 

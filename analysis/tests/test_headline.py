@@ -6,7 +6,8 @@ from labanalysis import markdown
 from labanalysis.autobahn import autobahnperf
 from labanalysis.curve import curve, curve_tables
 from labanalysis.floor import floor
-from labanalysis.folder import autobahnfolder, catalogue, run, sweepfolder
+from labanalysis.folder import autobahnfolder, catalogue, provenance, run, sweepfolder
+from labanalysis.folder.provenance import Provenance
 from labanalysis.report import headline
 from labanalysis.sweep import sweep
 
@@ -19,13 +20,13 @@ def _rows(markdown: str, title: str) -> list[list[str]]:
     return [[c.strip() for c in line.strip("|").split(" | ")] for line in section.splitlines()[2:]]
 
 
-def _printed_and_traced(folder, manifest: dict, capsys) -> str:
+def _printed_and_traced(folder, made: Provenance, capsys) -> str:
     """What `make headline` prints for an experiment's folder, after checking that it succeeded and that its first line names the
-    folder and the command the manifest records."""
+    folder, and the commit and command its manifest records."""
     assert headline.main([str(folder)]) == 0
     text = capsys.readouterr().out
     first = text.splitlines()[0]
-    assert first.startswith(f"From `{folder.name}` ") and manifest["provenance"]["command"] in first
+    assert first.startswith(f"From `{folder.name}` ") and made.command in first and made.git_commit[:7] in first
     return text
 
 
@@ -42,8 +43,9 @@ def test_the_tables_name_the_folder_the_commit_and_the_command_that_made_them(fi
 
     first = text.splitlines()[0]
     assert first.startswith(f"From `{ran.folder.name}` ")
-    assert ran.manifest["provenance"]["gitCommit"][:7] in first
-    assert ran.manifest["provenance"]["command"] in first
+    made = provenance.of(ran.manifest)
+    assert made.git_commit[:7] in first
+    assert made.command in first
 
 
 def test_a_curves_highest_sustained_rate_is_the_reports_own_cell_for_cell(fixture_copy):
@@ -76,7 +78,7 @@ def test_a_sweeps_headline_is_its_reports_tables_traced_to_its_folder_and_comman
     folder = fixture_copy("sweep", "20261129-080728-sweep")
     ran = sweepfolder.load(folder)
 
-    text = _printed_and_traced(folder, ran.manifest, capsys)
+    text = _printed_and_traced(folder, ran.manifest.provenance, capsys)
     held = _rows(text, "How far each server held C/D, and why it stopped")
     assert [r[0] for r in held] == [catalogue.label(s) for s in sweep.capacity(ran)["server"]]
     assert "### Server CPU per request (µs): the slope over the steps each server held" in text
@@ -86,7 +88,7 @@ def test_a_floors_headline_is_its_reports_tables_traced_to_its_folder_and_comman
     folder = fixture_copy("floor", "20261122-194038-floor")
     ran = floor.load(folder)
 
-    text = _printed_and_traced(folder, ran.manifest, capsys)
+    text = _printed_and_traced(folder, ran.manifest.provenance, capsys)
     rows = _rows(text, "Memory per parked task (KiB), median [lowest, highest] over the repeats")
     expected = floor.table(ran).reset_index()
     assert rows == [[str(v) for v in r] for r in expected.itertuples(index=False)]
@@ -98,7 +100,7 @@ def test_an_autobahn_runs_headline_is_its_reports_tables_traced_to_its_folder_an
     folder = fixture_copy("autobahn/20261129-103400-autobahn", "20261129-103400-autobahn")
     ran = autobahnfolder.load(folder)
 
-    text = _printed_and_traced(folder, ran.manifest, capsys)
+    text = _printed_and_traced(folder, ran.manifest.provenance, capsys)
     rows = _rows(text, "Autobahn's section 9: each arm's cases' durations, summed")
     assert rows == [[str(v) for v in r] for r in autobahnperf.summary_table(ran).itertuples(index=False)]
 

@@ -6,7 +6,7 @@ import json
 import pandas as pd
 import pytest
 
-from labanalysis.folder import provenance, series
+from labanalysis.folder import series
 from labanalysis.folder.bench_manifest import CpuSplit
 from labanalysis.folder.run import RunFolderError, load_run
 from labanalysis.folder.series import FORMAT_VERSION
@@ -61,7 +61,7 @@ def test_a_run_in_another_run_folder_format_or_none_is_one_line_naming_the_commi
         load_run(run_folder)
 
     assert said in str(error.value) and "\n" not in str(error.value)
-    assert f"render it from a checkout of {provenance.of(manifest)['gitCommit']}" in str(error.value)
+    assert f"render it from a checkout of {manifest['provenance']['gitCommit']}" in str(error.value)
 
 
 def test_a_failed_server_is_named_with_its_reason(run_folder):

@@ -31,7 +31,7 @@ def test_the_run_facts_name_what_the_lab_changed_in_each_engine_as_the_run_recor
         }
     }
 
-    text = engine_changes(manifest)
+    text = engine_changes(manifest["engines"])
 
     assert text.startswith("Jetty 12.1.12: fill-lock (patch: one thread fills a connection); Ktor 3.5.2 on Netty 4.2.20: ")
 

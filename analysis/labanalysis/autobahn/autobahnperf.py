@@ -18,8 +18,9 @@ import pandas as pd
 
 from .. import stats
 from ..bench import runtime
-from ..folder import catalogue, provenance
+from ..folder import catalogue
 from ..folder.autobahnfolder import AutobahnRun, short_passes
+from ..folder.experiment_manifests import AutobahnArm
 from ..stats.numbers import shown
 
 # Autobahn's verdicts on a case's echo, in the order a reader is shown them: the first three pass (make test's conformance).
@@ -28,20 +29,20 @@ ACROSS_COLUMNS = ["median_ms", "low_ms", "high_ms", "passes"]
 
 
 def server_of(run: AutobahnRun, arm: str) -> str:
-    return _arm(run, arm)["server"]
+    return _arm(run, arm).server
 
 
 def label(run: AutobahnRun, arm: str) -> str:
     """How a reader is told which arm it is: its server's label, and the lab's changes it runs without (catalogue's, for an arm
     named as the harness names one; from the manifest for a run folder whose arms were named otherwise)."""
     entry = _arm(run, arm)
-    if catalogue.arm_of(arm) == entry["server"]:
+    if catalogue.arm_of(arm) == entry.server:
         return catalogue.label(arm)
-    without = entry.get("asShipped") or []
-    engine = run.manifest.get("engines", {}).get(catalogue.engine_in(run.manifest, entry["server"]), {})
+    without = entry.as_shipped
+    engine = run.manifest.engines.get(catalogue.engine_in(run.manifest.catalogue, entry.server), {})
     if without and set(without) == {change["name"] for change in engine.get("changes", [])}:
-        return f"{catalogue.label(entry['server'])} as shipped"
-    return catalogue.label(entry["server"]) + (f" without {', '.join(without)}" if without else "")
+        return f"{catalogue.label(entry.server)} as shipped"
+    return catalogue.label(entry.server) + (f" without {', '.join(without)}" if without else "")
 
 
 def colour(run: AutobahnRun, arm: str) -> str:
@@ -57,7 +58,7 @@ def arm_order(run: AutobahnRun, arms) -> list[str]:
 def totals(run: AutobahnRun) -> pd.DataFrame:
     """Per arm and pass (in the order they ran): the cases' durations summed (ms), the cases, how many Autobahn judged OK and how
     many not, and the pass's wall time around wstest (s), which adds wstest's own start and the server's."""
-    wall = {(o["arm"], o["pass"]): o.get("wallSeconds") for o in run.manifest.get("outcomes", [])}
+    wall = {(o.arm, o.pass_): o.wall_seconds for o in run.manifest.outcomes}
     rows = []
     for (arm, pass_number), group in run.cases.groupby(["arm", "pass"], sort=False):
         ok = int((group["behavior"] == "OK").sum())
@@ -137,7 +138,7 @@ def excess(run: AutobahnRun, arm: str, reference: str) -> pd.DataFrame:
 def fastest(run: AutobahnRun) -> str | None:
     """The reference arm: the lowest median total of the arms that run their server with all of the lab's changes; None if none has a total."""
     values = summary(run)
-    whole = [arm for arm in values["arm"] if not _arm(run, arm).get("asShipped")]
+    whole = [arm for arm in values["arm"] if not _arm(run, arm).as_shipped]
     values = values[values["arm"].isin(whole)].dropna(subset=["median_ms"])
     return None if values.empty else values.sort_values("median_ms", kind="stable")["arm"].iloc[0]
 
@@ -163,34 +164,32 @@ def verdicts(run: AutobahnRun) -> pd.DataFrame:
 def facts(run: AutobahnRun) -> dict[str, str]:
     """What ran, for the report's table of runs."""
     m = run.manifest
-    jdk = provenance.of(m)["jdk"]
-    split = m.get("cpuSplit")
-    seed = m.get("passSeed")
-    order = " → ".join(f"{p['arm']} {p['pass']}" for p in m["passOrder"])
-    failed = [o for o in m.get("outcomes", []) if o["status"] != "ok"]
+    split = m.cpu_split
+    order = " → ".join(f"{p.arm} {p.pass_}" for p in m.pass_order)
+    failed = [o for o in m.outcomes if o.status != "ok"]
     return {
-        **provenance.run_facts(m),
-        "server JDK": f"{jdk.get('version', '?')} ({jdk.get('home', '?')})",
-        "JVM flags": " ".join(m.get("jvmFlags", [])),
-        "CPUs": f"server {split['serverCpus']}, wstest {split['loadCpus']}" if split else "shared",
-        "wstest": m.get("wstest", "?"),
-        "cases": f"{', '.join(m.get('cases', []))}: {run.cases['case'].nunique()} a pass",
-        "largest frame a server takes": f"{m['maxFrameBytes']:,} bytes" if m.get("maxFrameBytes") else "the server's default",
-        "passes, in the order they ran": order + (f" (shuffled with seed {seed})" if seed is not None else " (in a fixed order)"),
-        "passes that failed": "; ".join(f"{o['folder']}: {o.get('reason') or o['status']}" for o in failed) or "none",
-        "what the lab changed in each engine": runtime.engine_changes(m),
+        **m.provenance.run_facts(),
+        "server JDK": f"{m.server_jdk.version} ({m.server_jdk.home})",
+        "JVM flags": " ".join(m.jvm_flags),
+        "CPUs": f"server {list(split.server_cpus)}, wstest {list(split.load_cpus)}" if split else "shared",
+        "wstest": m.wstest,
+        "cases": f"{', '.join(m.cases)}: {run.cases['case'].nunique()} a pass",
+        "largest frame a server takes": f"{m.max_frame_bytes:,} bytes" if m.max_frame_bytes else "the server's default",
+        "passes, in the order they ran": order + f" (shuffled with seed {m.pass_seed})",
+        "passes that failed": "; ".join(f"{o.folder}: {o.reason or o.status}" for o in failed) or "none",
+        "what the lab changed in each engine": runtime.engine_changes(m.engines),
         "arms": "; ".join(
-            f"{a['name']}: {a['server']}, " + (f"without {', '.join(a['asShipped'])}" if a.get("asShipped") else "with every change the lab makes")
+            f"{a.name}: {a.server}, " + (f"without {', '.join(a.as_shipped)}" if a.as_shipped else "with every change the lab makes")
             for a in run.arms
         ),
-        "git commit": provenance.commit(m),
+        "git commit": m.provenance.commit(),
     }
 
 
-def _arm(run: AutobahnRun, arm: str) -> dict:
-    found = next((a for a in run.arms if a["name"] == arm), None)
+def _arm(run: AutobahnRun, arm: str) -> AutobahnArm:
+    found = next((a for a in run.arms if a.name == arm), None)
     # An agent the manifest does not declare is drawn as a server of its own name (grey, unlabelled).
-    return found or {"name": arm, "server": arm, "asShipped": []}
+    return found or AutobahnArm(name=arm, server=arm, as_shipped=())
 
 
 def _whole(run: AutobahnRun, per_pass: pd.DataFrame) -> pd.DataFrame:

@@ -84,7 +84,7 @@ def table(run: Run) -> pd.DataFrame:
     # A claim is about a model as servers run it: an arm (a server without some of the lab's changes) is not checked against it.
     names = [n for n in dict.fromkeys(s.server for s in repeats.compared(run)) if catalogue.arm_of(n) is None]
     for claim in SOCKET_CLAIMS:
-        of_model = [name for name in names if catalogue.model_in(run.manifest, name) == claim.model]
+        of_model = [name for name in names if catalogue.model_in(run.catalogue, name) == claim.model]
         rows += [_row(run, claim, [s for s in repeats.compared(run) if s.server == name]) for name in of_model or [None]]
     return pd.DataFrame([*rows, in_ktor_row(run)])
 
@@ -103,7 +103,7 @@ def _row(run: Run, claim: Claim, passes: list[ServerRun] | None) -> dict:
     if left:
         how += f"; left out, not settled: {', '.join(left)}"
     server = passes[0] if passes else None
-    engine = catalogue.engine_in(run.manifest, server.server) if server else None
+    engine = catalogue.engine_in(run.catalogue, server.server) if server else None
     return {
         "server": server.server if server else "",
         "engine": engine or "",
@@ -135,7 +135,11 @@ def like_the_seeds(engine: str | None) -> str:
 def in_ktor_row(run: Run) -> dict:
     """The seed's comparison of the two models inside Ktor, as a row: it cannot be checked, since Ktor has no virtual-thread mode."""
     engines = sorted(
-        {catalogue.engine_in(run.manifest, s.server) or "?" for s in repeats.compared(run) if catalogue.model_in(run.manifest, s.server) == "virtual"}
+        {
+            catalogue.engine_in(run.catalogue, s.server) or "?"
+            for s in repeats.compared(run)
+            if catalogue.model_in(run.catalogue, s.server) == "virtual"
+        }
     )
     here = f"this run's virtual threads run on {', '.join(engines)}" if engines else "this run has no virtual-thread server"
     return {

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from typing import Any
 
 import pandas as pd
 
@@ -74,20 +76,17 @@ def run_facts(run: Run) -> dict[str, str]:
     """The manifest, summarised for a reader: host, JDK, flags, profile, preflight and the host limits it read."""
     m = run.manifest
     header = provenance.of(m)
-    host, jdk, preflight, profile = header["host"], header["jdk"], m.get("preflight", {}), m.get("profile", {})
-    git = provenance.commit(m)
+    host, jdk, preflight, profile = header.host, header.jdk, m.get("preflight", {}), m.get("profile", {})
+    git = header.commit()
     return {
-        "status": header["status"] or "?",
-        "command": header["command"] or "?",
-        "started, finished (UTC)": f"{(header['startedAt'] or '?')[:19]}, {str(header['finishedAt'] or 'not finished')[:19]}",
-        "host": (
-            f"{host.get('hostname', '?')}: {host.get('cpus', '?')} CPUs ({host.get('cpuModel', '?')}), "
-            f"{host.get('memoryBytes', 0) / (1 << 30):.1f} GiB, kernel {host.get('kernel', '?')}"
-        ),
-        "server JDK": f"{jdk.get('version', '?')} ({jdk.get('home', '?')}); the harness ran on {m.get('harnessJdk', '?')}",
+        "status": header.status,
+        "command": header.command,
+        "started, finished (UTC)": f"{header.started_at[:19]}, {(header.finished_at or 'not finished')[:19]}",
+        "host": f"{host.hostname}: {host.cpus} CPUs ({host.cpu_model}), {host.memory_bytes / (1 << 30):.1f} GiB, kernel {host.kernel}",
+        "server JDK": f"{jdk.version} ({jdk.home}); the harness ran on {m.get('harnessJdk', '?')}",
         "garbage collector (every server)": collector_label(run.collector),
         "JVM flags (every server)": " ".join(m.get("jvmFlags", [])),
-        "what the lab changed in each engine": engine_changes(m),
+        "what the lab changed in each engine": engine_changes(m.get("engines", {})),
         "k6": m.get("k6Version", "?"),
         "load generation": load_generation(m),
         "git commit": git,
@@ -104,9 +103,8 @@ def run_facts(run: Run) -> dict[str, str]:
     }
 
 
-def engine_changes(manifest: dict) -> str:
+def engine_changes(engines: Mapping[str, Any]) -> str:
     """What the lab changed in each engine of the run, as servers.json declared it when the run started (the manifest's `engines`)."""
-    engines = manifest.get("engines")
     if not engines:
         return "not recorded: the run was made before its manifest recorded them (2026-11-29)"
 

@@ -46,8 +46,7 @@ def load(folder: Path) -> ClientsRun:
     if not manifest_file.is_file():
         raise ClientsFolderError(f"{folder} is not a `make clients` folder (no manifest.json); pass results/<time>-clients")
     manifest = json.loads(manifest_file.read_text())
-    status = provenance.status(manifest)
-    problems = ([] if status == "complete" else [f"the run is {status}"]) + list(manifest.get("problems", []))
+    problems = provenance.problems_of(provenance.of(manifest), tuple(manifest.get("problems", [])))
     threads = _lines(folder / "threads.jsonl", problems)
     downloads = _lines(folder / "downloads.jsonl", problems)
     concurrent = _lines(folder / "concurrent.jsonl", problems)
@@ -214,10 +213,10 @@ def facts(run: ClientsRun) -> dict[str, str]:
     s = m["settings"]
     header = provenance.of(m)
     return {
-        **provenance.run_facts(m),
-        "JDK": f"{header['jdk']['version']} ({header['jdk']['home']})",
+        **header.run_facts(),
+        "JDK": f"{header.jdk.version} ({header.jdk.home})",
         "JVM flags (servers and clients)": " ".join(m["jvmFlags"]),
-        "git commit": provenance.commit(m),
+        "git commit": header.commit(),
         "curl": m["curlVersion"],
         "thread census": (
             f"{', '.join(map(str, s['requests']))} calls answered after {s['delayMs']} ms; {s['repeats']} repeats in random order (seed {s['seed']})"

@@ -24,6 +24,9 @@ import pandas as pd
 
 from ..bench import memory
 from ..folder import catalogue, provenance, series
+from ..folder.declared import DeclaredError, read_as
+from ..folder.experiment_manifests import FloorManifest
+from ..folder.provenance import Jdk
 from ..stats import Across, numbers
 
 # The measures, by the name per_task gives them, and floor.csv's column for each.
@@ -57,7 +60,7 @@ class FloorFolderError(Exception):
 @dataclass
 class FloorRun:
     folder: Path
-    manifest: dict
+    manifest: FloorManifest
     steps: pd.DataFrame
     problems: list[str] = field(default_factory=list)
 
@@ -70,8 +73,11 @@ def load(folder: str | Path) -> FloorRun:
         raise FloorFolderError(f"{folder} is not a `make floor` folder (no manifest.json with settings); pass results/<time>-floor")
     if refused := series.refused_version(folder, manifest):
         raise FloorFolderError(refused)
-    status = provenance.status(manifest)
-    problems = ([] if status == "complete" else [f"the run is {status}"]) + list(manifest.get("problems", []))
+    try:
+        manifest = read_as(FloorManifest, manifest, "a floor's manifest")
+    except DeclaredError as e:
+        raise FloorFolderError(f"{manifest_file}: {e}") from e
+    problems = provenance.problems_of(manifest.provenance, manifest.problems)
     csv = folder / "floor.csv"
     if not csv.is_file():
         problems.append("floor.csv is missing")
@@ -265,27 +271,26 @@ def depth_cost(run: FloorRun, measure: str = "live heap") -> pd.DataFrame:
 
 def facts(run: FloorRun) -> dict[str, str]:
     m = run.manifest
-    s = m["settings"]
-    runtimes = m.get("jdkRuntimes", {})
-    jdks = "; ".join(
-        f"{runtimes.get(str(j['feature']), {}).get('runtimeVersion') or j['version']} ({j.get('vendor') or 'vendor unknown'}, {j['home']})"
-        for j in m.get("jdks", [])
-    )
-    flags = "; ".join(f"JDK {feature}: {' '.join(f)}" for feature, f in m.get("jvmFlags", {}).items())
+    s = m.settings
+
+    def version(jdk: Jdk) -> str:
+        runtime = m.jdk_runtimes.get(str(jdk.feature))
+        return (runtime.runtime_version if runtime else None) or jdk.version
+
+    jdks = "; ".join(f"{version(j)} ({j.vendor or 'vendor unknown'}, {j.home})" for j in m.jdks)
+    flags = "; ".join(f"JDK {feature}: {' '.join(f)}" for feature, f in m.jvm_flags.items())
     return {
-        **provenance.run_facts(m),
+        **m.provenance.run_facts(),
         "JDKs the tasks parked on": jdks,
         "JVM flags": flags,
-        "git commit": provenance.commit(m),
-        "models": "; ".join(f"{model}: {waits}" for model, waits in m.get("models", {}).items()),
-        "steps (tasks parked)": ", ".join(f"{n:,}" for n in s["steps"]),
-        "depths": f"{', '.join(map(str, s['depths']))} frames, {s['liveLocalsPerFrame']} live longs a frame",
-        "repeats": f"{s['repeats']}, each in a fresh JVM, in random order within each repeat (seed {s['seed']})",
-        "warm-up before the first step": "; ".join(
-            f"{model}: {w['rounds']} x {w['tasks']:,} tasks parked and woken" for model, w in s["warmup"].items()
-        )
-        + ("; cold JVMs: none" if COLD in s.get("warmths", [WARM]) else ""),
-        "warmths": ", ".join(s.get("warmths", [WARM])),
-        "heap": f"{s['heapMb']:,} MiB, fixed: the bench's",
-        "JVMs": f"{len(m.get('cells', []))} ran, {sum(c['status'] != 'ok' for c in m.get('cells', []))} failed",
+        "git commit": m.provenance.commit(),
+        "models": "; ".join(f"{model}: {waits}" for model, waits in m.models.items()),
+        "steps (tasks parked)": ", ".join(f"{n:,}" for n in s.steps),
+        "depths": f"{', '.join(map(str, s.depths))} frames, {s.live_locals_per_frame} live longs a frame",
+        "repeats": f"{s.repeats}, each in a fresh JVM, in random order within each repeat (seed {s.seed})",
+        "warm-up before the first step": "; ".join(f"{model}: {w.rounds} x {w.tasks:,} tasks parked and woken" for model, w in s.warmup.items())
+        + ("; cold JVMs: none" if COLD in s.warmths else ""),
+        "warmths": ", ".join(s.warmths),
+        "heap": f"{s.heap_mb:,} MiB, fixed: the bench's",
+        "JVMs": f"{len(m.cells)} ran, {sum(c.status != 'ok' for c in m.cells)} failed",
     }

@@ -15,6 +15,8 @@ from pathlib import Path
 import pandas as pd
 
 from . import provenance, series
+from .declared import DeclaredError, read_as
+from .experiment_manifests import AutobahnArm, AutobahnManifest
 
 AUTOBAHN_SUFFIX = "-autobahn"
 CASE_COLUMNS = ["arm", "pass", "case", "section", "duration_ms", "behavior", "behavior_close"]
@@ -28,14 +30,14 @@ class AutobahnFolderError(Exception):
 @dataclass
 class AutobahnRun:
     folder: Path
-    manifest: dict
+    manifest: AutobahnManifest
     cases: pd.DataFrame
     problems: list[str] = field(default_factory=list)
 
     @property
-    def arms(self) -> list[dict]:
-        """The manifest's arms: each one's name, the server it runs and the lab's changes it runs without (asShipped)."""
-        return self.manifest["arms"]
+    def arms(self) -> tuple[AutobahnArm, ...]:
+        """The manifest's arms: each one's name, the server it runs and the lab's changes it runs without (as_shipped)."""
+        return self.manifest.arms
 
 
 def load(folder: str | Path) -> AutobahnRun:
@@ -48,19 +50,22 @@ def load(folder: str | Path) -> AutobahnRun:
         )
     if refused := series.refused_version(folder, manifest):
         raise AutobahnFolderError(refused)
-    status = provenance.status(manifest)
-    problems = ([] if status == "complete" else [f"the run is {status}"]) + list(manifest.get("problems", []))
-    ended = {(o["arm"], o["pass"]): o for o in manifest.get("outcomes", [])}
+    try:
+        manifest = read_as(AutobahnManifest, manifest, "an Autobahn run's manifest")
+    except DeclaredError as e:
+        raise AutobahnFolderError(f"{manifest_file}: {e}") from e
+    problems = provenance.problems_of(manifest.provenance)
+    ended = {(o.arm, o.pass_): o for o in manifest.outcomes}
     frames = []
-    for planned in manifest["passOrder"]:
-        outcome = ended.get((planned["arm"], planned["pass"]))
-        where = f"{planned['folder']} ({planned['arm']}, pass {planned['pass']})"
+    for planned in manifest.pass_order:
+        outcome = ended.get((planned.arm, planned.pass_))
+        where = f"{planned.folder} ({planned.arm}, pass {planned.pass_})"
         if outcome is None:
             problems.append(f"{where} did not run: the run stopped before it")
-        elif outcome["status"] != "ok":
-            problems.append(f"{where} {outcome['status']}: {outcome.get('reason') or 'no reason recorded'}; its cases are left out")
+        elif outcome.status != "ok":
+            problems.append(f"{where} {outcome.status}: {outcome.reason or 'no reason recorded'}; its cases are left out")
         else:
-            frames.append(_pass_cases(folder / planned["folder"], planned["arm"], planned["pass"], where, problems))
+            frames.append(_pass_cases(folder / planned.folder, planned.arm, planned.pass_, where, problems))
     read = [frame for frame in frames if not frame.empty]
     cases = pd.concat(read, ignore_index=True) if read else pd.DataFrame(columns=CASE_COLUMNS)
     most = cases.groupby(["arm", "pass"])["case"].nunique().max() if not cases.empty else 0

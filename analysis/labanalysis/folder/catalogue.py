@@ -16,6 +16,7 @@ import json
 import re
 import sys
 import zlib
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
@@ -214,17 +215,17 @@ def label(name: str) -> str:
     return s.label if (s := _declared(name)) else name
 
 
-def model_in(manifest: dict, name: str) -> str | None:
-    """How `name`'s tasks wait, as the run's manifest recorded it; servers.json's for a run from before manifests did."""
-    recorded = {e["name"]: e["model"] for e in manifest.get("catalogue", [])}
+def model_in(recorded_catalogue: Iterable[Mapping], name: str) -> str | None:
+    """How `name`'s tasks wait, as the run's manifest recorded it in its catalogue; servers.json's for a run from before manifests did."""
+    recorded = {e["name"]: e["model"] for e in recorded_catalogue}
     if name in recorded:
         return recorded[name]
     return s.model if (s := _declared(name)) else None
 
 
-def engine_in(manifest: dict, name: str) -> str | None:
-    """`name`'s HTTP and WebSocket stack, as the run's manifest recorded it; servers.json's for a run from before it did."""
-    recorded = {e["name"]: e["engine"] for e in manifest.get("catalogue", [])}
+def engine_in(recorded_catalogue: Iterable[Mapping], name: str) -> str | None:
+    """`name`'s HTTP and WebSocket stack, as the run's manifest recorded it in its catalogue; servers.json's for a run from before it did."""
+    recorded = {e["name"]: e["engine"] for e in recorded_catalogue}
     if name in recorded:
         return recorded[name]
     return s.engine if (s := _declared(name)) else None

@@ -25,6 +25,7 @@ FLOOR_SUFFIX = "-floor"
 
 # The warmths a floor parks its tasks in (labanalysis.floor.floor.WARMTHS); a floor from before they were an axis parked them warm.
 WARMTHS = ("cold", "warm")
+BEFORE_WARMTHS = ("warm",)
 
 
 def covering(
@@ -46,7 +47,7 @@ def covering(
             and (folder / "floor.csv").is_file()
             and any(j.get("feature") == jdk_feature for j in manifest.get("jdks", []))
             and set(models) <= set(manifest.get("settings", {}).get("models", []))
-            and set(warmths) <= set(manifest.get("settings", {}).get("warmths", ["warm"]))
+            and set(warmths) <= set(manifest.get("settings", {}).get("warmths", BEFORE_WARMTHS))
         ):
             found.append(folder)
     return found

@@ -17,6 +17,15 @@ INCOMPLETE = "incomplete"
 
 
 @dataclass(frozen=True)
+class WallClockStep:
+    """A move of the host's wall clock during a pass (lab.bench.collect.WallClockStep): when, on the pass's monotonic clock, and by
+    how much; k6 stamps its samples by the wall clock."""
+
+    at_seconds: float
+    moved_ms: int
+
+
+@dataclass(frozen=True)
 class PassOutcome:
     """One pass's end and what the harness counted in it; the statistics are the analysis's own, elsewhere. Times by the
     host's wall clock, which k6 stamps its samples with."""
@@ -46,8 +55,8 @@ class PassOutcome:
     marks: tuple[str, ...] = ()
     pinned_events: int | None = None
     kernel_memory_source: str | None = None
-    # Each move of the wall clock against the pass's monotonic one: {"atSeconds": …, "movedMs": …}.
-    wall_clock_steps: tuple[Mapping[str, Any], ...] = ()
+    # Each move of the wall clock against the pass's monotonic one.
+    wall_clock_steps: tuple[WallClockStep, ...] = ()
     futex_hash: str | None = None
     pool_threads_max: int | None = None
 

@@ -36,8 +36,7 @@ def compared(run: Run) -> list[ServerRun]:
 
 def jdk_of(run: Run):
     """The JDK feature release (25) a run's servers ran on, from its provenance."""
-    found = provenance.of(run.manifest)["jdk"]
-    return found.get("feature") or feature(found.get("version"))
+    return provenance.of(run.manifest).jdk.feature
 
 
 def feature(version) -> str | None:
@@ -61,8 +60,8 @@ def each_pass(runs: list[Run], passes: Callable[[Run], list[ServerRun]] = compar
                     "pass": server.name,
                     "server": server.server,
                     "label": labels.get(server.server, server.server),
-                    "engine": catalogue.engine_in(run.manifest, server.server) or "?",
-                    "model": catalogue.model_in(run.manifest, server.server) or "?",
+                    "engine": catalogue.engine_in(run.catalogue, server.server) or "?",
+                    "model": catalogue.model_in(run.catalogue, server.server) or "?",
                     "jdk": jdk,
                 },
             )
@@ -122,7 +121,7 @@ def first_difference(run: Run, other: Run) -> str | None:
         return {k: v for k, v in r.manifest.get("profile", {}).items() if k not in PROFILE_WORDS}
 
     def jdk(r: Run) -> str:
-        return str(provenance.of(r.manifest)["jdk"].get("version"))
+        return provenance.of(r.manifest).jdk.version
 
     mine, theirs = run.manifest, other.manifest
     if rate(run) != rate(other):

@@ -209,7 +209,7 @@ class Run:
 
     @property
     def complete(self) -> bool:
-        return provenance.status(self.manifest) == "complete"
+        return provenance.of(self.manifest).complete
 
     @property
     def comparable(self) -> list[ServerRun]:
@@ -219,6 +219,11 @@ class Run:
 
     def server(self, name: str) -> ServerRun:
         return next(s for s in self.servers if s.name == name)
+
+    @property
+    def catalogue(self) -> list[dict]:
+        """Each server as servers.json declared it when the run started (catalogue.py reads the entries); none in a run from before."""
+        return list(self.manifest.get("catalogue", []))
 
     # The manifest's facts of how the passes ran.
 
@@ -307,11 +312,11 @@ def load_run(folder: str | Path) -> Run:
     try:
         run.cpu_split, run.limits, run.timeline  # noqa: B018 (read once, here, so that a manifest not the harness's is no run)
         outcomes = [PassOutcome.read(recorded) for recorded in manifest.get("outcomes", [])]
+        made = provenance.of(manifest)
     except DeclaredError as e:
         raise RunFolderError(f"{manifest_path}: {e}") from e
-    status = provenance.status(manifest)
-    if status != "complete":
-        run.problems.append(f"the run is {status or 'of unknown status'}: it stopped before every server had run")
+    if not made.complete:
+        run.problems.append(f"the run is {made.status}: it stopped before every server had run")
     finished = set()
     for outcome in _placed(manifest_path, outcomes):
         server = ServerRun(folder / outcome.folder, outcome, sockets_headline=run.sockets_headline)

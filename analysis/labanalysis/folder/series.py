@@ -14,8 +14,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import provenance
-
 DECLARATION = Path(__file__).resolve().parents[3] / "run-folder.json"
 
 
@@ -66,7 +64,8 @@ def refused_version(folder: Path, manifest: dict) -> str | None:
     version = manifest.get("runFolderFormat")
     if version == FORMAT_VERSION:
         return None
-    commit = provenance.of(manifest)["gitCommit"] or "the commit that made it"
+    # A folder of another format is not read into this analysis's types: only the commit that can render it is looked up.
+    commit = (manifest.get("provenance") or manifest).get("gitCommit") or "the commit that made it"
     written = f"is in run-folder format {version}" if version is not None else "records no run-folder format (it predates run-folder.json)"
     return f"{folder} {written}, and this analysis reads format {FORMAT_VERSION} (run-folder.json): render it from a checkout of {commit}"
 

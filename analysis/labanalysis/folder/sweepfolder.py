@@ -13,6 +13,8 @@ from pathlib import Path
 import pandas as pd
 
 from . import provenance, series
+from .declared import DeclaredError, read_as
+from .experiment_manifests import SweepManifest
 
 # sweep.csv's and memory.csv's columns, as run-folder.json declares them (the harness writes through the same declaration).
 STEPS = series.EXPERIMENTS["sweep"]["sweep.csv"]
@@ -30,7 +32,7 @@ class SweepFolderError(Exception):
 @dataclass
 class SweepRun:
     folder: Path
-    manifest: dict
+    manifest: SweepManifest
     steps: pd.DataFrame
     memory: pd.DataFrame
     # Empty for a folder from before threads.csv.
@@ -46,8 +48,11 @@ def load(folder: str | Path) -> SweepRun:
         raise SweepFolderError(f"{folder} is not a `make sweep` folder (no manifest.json with highestConcurrency); pass results/<time>-sweep")
     if refused := series.refused_version(folder, manifest):
         raise SweepFolderError(refused)
-    status = provenance.status(manifest)
-    problems = ([] if status == "complete" else [f"the run is {status}"]) + list(manifest.get("problems", []))
+    try:
+        manifest = read_as(SweepManifest, manifest, "a sweep's manifest")
+    except DeclaredError as e:
+        raise SweepFolderError(f"{manifest_file}: {e}") from e
+    problems = provenance.problems_of(manifest.provenance, manifest.problems)
     steps = _csv(folder / "sweep.csv", STEPS, problems)
     memory = _csv(folder / "memory.csv", MEMORY, problems)
     # A folder from before threads.csv has none, and says nothing of its threads: not a problem of the run.

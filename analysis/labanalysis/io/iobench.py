@@ -187,12 +187,12 @@ def recommendations(io: IoRun) -> list[dict]:
 
 def facts(io: IoRun) -> dict[str, str]:
     m = io.manifest
-    header = provenance.of(m)
+    header = provenance.recorded(m)
     jdk, host = header["jdk"], header["host"]
     return {
         "started": header["startedAt"] or "",
         "host": f"{host.get('cpus', '?')} CPUs ({host.get('cpuModel', '?')}), kernel {host.get('kernel', '?')}" if host else "not recorded",
-        "git commit": provenance.commit(m) if header["gitCommit"] else "not recorded",
+        "git commit": provenance.of(m).commit() if header["gitCommit"] else "not recorded",
         "wall time": f"{m.get('wallMs', 0) / 1000:,.0f} s",
         "JDK": f"{jdk.get('version', '?')} {jdk.get('vendor', '')} ({jdk.get('home', '')})",
         "forked JVM flags": " ".join(m.get("forkedJvmFlags", [])),

@@ -163,7 +163,7 @@ def sweep_curves(run, workload: str):
 
     def reference(ax, figure: str, values: pd.DataFrame) -> None:
         if figure.startswith("throughput") and not values.empty:
-            delay_ms = run.manifest["settings"]["delayMs"]
+            delay_ms = run.manifest.settings.delay_ms
             c = sorted(values["concurrency"].unique())
             ax.plot(c, [x * 1000 / delay_ms for x in c], linestyle="--", color="grey", label="C/D (Little's law)")
 
@@ -208,7 +208,7 @@ def autobahn_totals(run):
     ys = list(range(len(values)))[::-1]
     for y, row in zip(ys, values.itertuples(), strict=True):
         colour = autobahnperf.colour(run, row.arm)
-        without = any(a["name"] == row.arm and a.get("asShipped") for a in run.arms)
+        without = any(a.name == row.arm and a.as_shipped for a in run.arms)
         ax.barh(y, row.median_ms / 1000, height=0.6, color=colour, alpha=0.45, edgecolor=colour, hatch="//" if without else None)
         passes = per_pass[per_pass["arm"] == row.arm]
         ax.scatter(passes["total_ms"] / 1000, [y] * len(passes), color=colour, edgecolor="black", linewidth=0.5, zorder=3, s=22)

@@ -110,9 +110,9 @@ def picture(runs: list[Run], path: str) -> None:
 def _made_by(experiment: str, run: sweepfolder.SweepRun | floor.FloorRun | autobahnfolder.AutobahnRun) -> list[str]:
     """The lines an experiment's headline opens with: its folder, commit, format and command, then its problems or that it had none."""
     manifest = run.manifest
-    made_as = f"{experiment}, {provenance.headline_commit(manifest)}, run-folder format {manifest.get('runFolderFormat', '?')}"
+    made_as = f"{experiment}, {manifest.provenance.headline_commit()}, run-folder format {manifest.run_folder_format}"
     return [
-        f"From `{run.folder.name}` ({made_as}), made by `{provenance.of(manifest).get('command', '?')}`.",
+        f"From `{run.folder.name}` ({made_as}), made by `{manifest.provenance.command}`.",
         f"The run's problems: {'; '.join(run.problems)}." if run.problems else "The run had no problems.",
     ]
 
@@ -158,7 +158,7 @@ def of_sweep(run: sweepfolder.SweepRun) -> str:
         markdown(slopes.assign(server=slopes["server"].map(catalogue.label)).round(1)),
     ]
     profiles = cpu_profile.profiles_of(run)
-    for workload in run.manifest["settings"]["workloads"]:
+    for workload in run.manifest.settings.workloads:
         families = sweep.thread_family_table(run, workload)
         if not families.empty:
             title = f"/{workload}: server CPU per request (µs) by thread family, median [lowest, highest] across passes"

@@ -148,7 +148,7 @@ def cpu_of_every_process(runs: list[Run]):
                 continue
             run, server = passes[column]
             frame = server.cpu
-            host_cpus = provenance.of(run.manifest)["host"].get("cpus") or 1
+            host_cpus = provenance.of(run.manifest).host.cpus
             if frame.empty:
                 ax.text(0.5, 0.5, "no cpu.csv", transform=ax.transAxes, ha="center", fontsize=8)
             else:

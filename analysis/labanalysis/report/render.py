@@ -104,7 +104,7 @@ def render(run_folder: str | Path, also: list[str | Path] = (), notebook: Path =
     run = load_run(Path(run_folder).resolve())
     others = [load_run(Path(folder).resolve()) for folder in also]
     refuse_to_pool(run, others)
-    jdk = provenance.of(run.manifest)["jdk"].get("feature")
+    jdk = provenance.of(run.manifest).jdk.feature
     models = tuple(dict.fromkeys(e["model"] for e in run.manifest.get("catalogue", [])))
     floors = siblings(run.folder, BENCH_SIBLINGS, jdk, run.collector, models)
     parameters = {"RUN": str(run.folder), "ALSO": [str(o.folder) for o in others], **floors}

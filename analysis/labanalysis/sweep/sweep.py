@@ -24,7 +24,7 @@ import math
 import pandas as pd
 
 from .. import stats
-from ..folder import catalogue, provenance
+from ..folder import catalogue
 from ..folder.sweepfolder import SweepRun
 from ..stats.numbers import shown
 
@@ -275,22 +275,22 @@ def why_not_held(failed: pd.DataFrame) -> str:
 def facts(run: SweepRun) -> dict[str, str]:
     """What ran, for the report's table of runs."""
     m = run.manifest
-    s = m["settings"]
-    split = m.get("cpuSplit")
+    s = m.settings
+    split = m.cpu_split
     return {
-        "command": provenance.of(m).get("command", "?"),
-        "status": provenance.status(m),
-        "server JDK": m["serverJdk"]["version"],
-        "JVM flags": " ".join(m["jvmFlags"]),
-        "CPUs": f"server {split['serverCpus']}, load (wrk, stub, harness) {split['loadCpus']}" if split else "shared",
-        "load generator": f"{m['wrk']}, one thread, a closed loop; gives a request up after {s['wrkTimeoutSeconds']} s",
-        "workloads": ", ".join(s["workloads"]),
-        "each request waits (D)": f"{s['delayMs']:,} ms",
-        "requests in flight (C)": ", ".join(f"{c:,}" for c in s["concurrencies"]),
-        "highest C each workload may reach": ", ".join(f"{w} {c:,}" for w, c in m["highestConcurrency"].items()),
-        "what bounds it": f"{s['openFilesLimitSource']}: {s['openFilesLimit']:,}",
-        "a step": f"{s['warmupSeconds']} s warm-up at its C (memory taken apart then), {s['seconds']} s measured",
-        "passes": f"{s['passes']}, interleaved (each pass runs every server, starting with the next)",
+        "command": m.provenance.command,
+        "status": m.provenance.status,
+        "server JDK": m.server_jdk.version,
+        "JVM flags": " ".join(m.jvm_flags),
+        "CPUs": f"server {list(split.server_cpus)}, load (wrk, stub, harness) {list(split.load_cpus)}" if split else "shared",
+        "load generator": f"{m.wrk}, one thread, a closed loop; gives a request up after {s.wrk_timeout_seconds} s",
+        "workloads": ", ".join(s.workloads),
+        "each request waits (D)": f"{s.delay_ms:,} ms",
+        "requests in flight (C)": ", ".join(f"{c:,}" for c in s.concurrencies),
+        "highest C each workload may reach": ", ".join(f"{w} {c:,}" for w, c in m.highest_concurrency.items()),
+        "what bounds it": f"{s.open_files_limit_source}: {s.open_files_limit:,}",
+        "a step": f"{s.warmup_seconds} s warm-up at its C (memory taken apart then), {s.seconds} s measured",
+        "passes": f"{s.passes}, interleaved (each pass runs every server, starting with the next)",
     }
 
 

@@ -196,14 +196,14 @@ def facts(run: Run) -> dict[str, str]:
     """The manifest's facts a comparison puts side by side, by the name the table gives them."""
     m = run.manifest
     header = provenance.of(m)
-    host, jdk = header["host"], header["jdk"]
+    host, jdk = header.host, header.jdk
     split = run.cpu_split
     ran = settings(run)
     return {
-        "JDK": " ".join(str(x) for x in (jdk.get("version"), jdk.get("vendor")) if x) or "?",
+        "JDK": " ".join(x for x in (jdk.version, jdk.vendor) if x),
         "JVM flags": " ".join(m.get("jvmFlags", [])),
-        "host": f"{host.get('hostname', '?')}, kernel {host.get('kernel', '?')}",
-        "CPUs": f"{host.get('cpus', '?')} ({host.get('cpuModel', '?')})",
+        "host": f"{host.hostname}, kernel {host.kernel}",
+        "CPUs": f"{host.cpus} ({host.cpu_model})",
         "CPU split": f"server on {list(split.server_cpus)}, load on {list(split.load_cpus)}" if split else "none: shared",
         "profile": str(m.get("profileName", "?")),
         "/json rate": f"{ran.get('jsonRatePerSecond')}/s",
@@ -211,9 +211,9 @@ def facts(run: Run) -> dict[str, str]:
         "idle sockets": str(ran.get("idleSockets")),
         "servers": ", ".join(m.get("servers", [])),
         "k6": str(m.get("k6Version", "?")),
-        "git commit": provenance.commit(m),
-        "started": str(header.get("startedAt") or "?")[:19].replace("T", " "),
-        "status": str(header.get("status") or "?"),
+        "git commit": header.commit(),
+        "started": header.started(),
+        "status": header.status,
     }
 
 

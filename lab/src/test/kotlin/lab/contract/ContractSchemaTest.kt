@@ -1,12 +1,20 @@
 package lab.contract
 
+import kotlinx.serialization.KSerializer
 import kotlinx.serialization.json.Json
 import kotlinx.serialization.json.JsonElement
 import kotlinx.serialization.json.jsonObject
+import lab.audit.AuditManifest
+import lab.autobahn.AutobahnManifest
 import lab.bench.Manifest
 import lab.bench.ServerOutcome
 import lab.bench.collect.WallClockStep
 import lab.bench.load.LoadPhase
+import lab.experiment.ClientsManifest
+import lab.floor.FloorCell
+import lab.floor.FloorManifest
+import lab.support.Provenance
+import lab.sweep.SweepManifest
 import java.io.File
 import kotlin.test.Test
 import kotlin.test.assertEquals
@@ -21,12 +29,53 @@ class ContractSchemaTest {
     fun `a bench run's manifest json is declared as its classes write it (contract, bench-manifest schema json)`() {
         holds(
             "contract/bench-manifest.schema.json",
-            ContractSchema(
-                "manifest.json of a make bench run",
-                Manifest.serializer(),
-                withDefaults = listOf(ServerOutcome.serializer(), WallClockStep.serializer(), LoadPhase.serializer()),
-            ),
+            "manifest.json of a make bench run",
+            Manifest.serializer(),
+            ServerOutcome.serializer(),
+            WallClockStep.serializer(),
+            LoadPhase.serializer(),
         )
+    }
+
+    @Test
+    fun `a sweep's manifest json is declared as its classes write it (contract, sweep-manifest schema json)`() {
+        holds(
+            "contract/sweep-manifest.schema.json",
+            "manifest.json of a make sweep run",
+            SweepManifest.serializer(),
+            SweepManifest.Settings.serializer(),
+            SweepManifest.Pass.serializer(),
+        )
+    }
+
+    @Test
+    fun `a floor's manifest json is declared as its classes write it (contract, floor-manifest schema json)`() {
+        holds(
+            "contract/floor-manifest.schema.json",
+            "manifest.json of a make floor run",
+            FloorManifest.serializer(),
+            FloorCell.Outcome.serializer(),
+        )
+    }
+
+    @Test
+    fun `an Autobahn run's manifest json is declared as its classes write it (contract, autobahn-manifest schema json)`() {
+        holds(
+            "contract/autobahn-manifest.schema.json",
+            "manifest.json of a make autobahn-perf run",
+            AutobahnManifest.serializer(),
+            AutobahnManifest.Arm.serializer(),
+        )
+    }
+
+    @Test
+    fun `a clients run's manifest json is declared as its classes write it (contract, clients-manifest schema json)`() {
+        holds("contract/clients-manifest.schema.json", "manifest.json of a make clients run", ClientsManifest.serializer())
+    }
+
+    @Test
+    fun `a pinning audit's manifest json is declared as its classes write it (contract, audit-manifest schema json)`() {
+        holds("contract/audit-manifest.schema.json", "manifest.json of a make audit-pinning run", AuditManifest.serializer())
     }
 
     @Test
@@ -41,7 +90,12 @@ class ContractSchemaTest {
         assertEquals("""{"type":"string"}""", properties.getValue("server").toString())
     }
 
-    private fun holds(path: String, schema: ContractSchema) {
+    /**
+     * The schema of [root] at [path], each class given its defaults where the writer leaves them out: the root's own, the
+     * provenance header's and its JDK's, which every manifest carries, and [withDefaults]'s.
+     */
+    private fun holds(path: String, title: String, root: KSerializer<*>, vararg withDefaults: KSerializer<*>) {
+        val schema = ContractSchema(title, root, listOf(root, Provenance.serializer(), Provenance.Jdk.serializer()) + withDefaults)
         val repo = generateSequence(File("").absoluteFile) { it.parentFile }.first { File(it, "servers.json").isFile }
         val file = File(repo, path)
         val now = Json { prettyPrint = true }.encodeToString(JsonElement.serializer(), schema.json()) + "\n"
