@@ -1,7 +1,11 @@
+import json
 import shutil
 from pathlib import Path
 
 import pytest
+
+from labanalysis.folder.bench_manifest import BenchManifest
+from labanalysis.folder.declared import read_as
 
 FIXTURES = Path(__file__).parent / "fixtures"
 FIXTURE = FIXTURES / "smoke-run"
@@ -35,3 +39,16 @@ def repeats_folder(tmp_path: Path) -> Path:
     copy = tmp_path / "20261123-100000-fixture"
     shutil.copytree(REPEATS, copy)
     return copy
+
+
+@pytest.fixture
+def bench_manifest():
+    """Makes a bench manifest as the harness writes it: the fixture run's, but for the properties given, each as the manifest records
+    it (`profile` given as the settings that differ from the fixture's profile)."""
+
+    def made(profile: dict | None = None, **recorded) -> BenchManifest:
+        manifest = json.loads((FIXTURE / "manifest.json").read_text())
+        manifest = manifest | recorded | {"profile": manifest["profile"] | (profile or {})}
+        return read_as(BenchManifest, manifest, "a test's manifest")
+
+    return made

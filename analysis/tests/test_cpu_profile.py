@@ -4,6 +4,8 @@ The sampler itself is held to a known truth in the lab's JfrProfileTest: a metho
 has three times its samples.
 """
 
+from pathlib import Path
+
 import pytest
 
 from labanalysis.sweep import cpu_profile
@@ -119,7 +121,8 @@ def test_the_sampler_is_set_beside_procs_count_of_the_same_family():
     threads = pd.DataFrame(
         [{"pass": 1, "server": "ktor-coroutine", "workload": "dashboard", "concurrency": 50, "thread_family": "DefaultDispatch", "cpu_s": 0.5}]
     )
-    run = sweepfolder.SweepRun(None, {}, steps, pd.DataFrame(columns=sweepfolder.MEMORY_COLUMNS), threads)
+    manifest = sweepfolder.load(Path(__file__).resolve().parent / "fixtures" / "sweep").manifest
+    run = sweepfolder.SweepRun(None, manifest, steps, pd.DataFrame(columns=sweepfolder.MEMORY_COLUMNS), threads)
     # 40 samples of 10 ms over 1,000 requests is 400 µs a request; /proc counted 0.5 s, 500 µs a request.
     profiles = [_profile({KTOR_CLIENT_HASHMAP: 40})]
 

@@ -206,7 +206,7 @@ def test_the_full_step_table_sets_the_closed_loop_beside_the_ladders_fullest_ste
     assert curve_tables.full_step(pd.DataFrame([*steps, top])).empty, "no full step, no table"
 
 
-def test_the_full_step_is_read_from_what_wrk_counted_over_its_measured_seconds(tmp_path):
+def test_the_full_step_is_read_from_what_wrk_counted_over_its_measured_seconds(tmp_path, bench_manifest):
     timeline = [
         {"name": "json-to-7000", "fromSeconds": 0, "toSeconds": 2, "endpoint": "json", "ratePerSecond": 7000, "generator": "vegeta"},
         {"name": "json-at-7000", "fromSeconds": 2, "toSeconds": 6, "endpoint": "json", "ratePerSecond": 7000, "generator": "vegeta"},
@@ -217,7 +217,7 @@ def test_the_full_step_is_read_from_what_wrk_counted_over_its_measured_seconds(t
         "phase,endpoint,connections,counted_s,answered,not_ok,timeouts,socket_errors,wrk_p50_ms,wrk_p99_ms\n"
         "json-full,json,256,4.02,60300,3,1,0,16.5,41.25\n"
     )
-    ran = run.Run(folder=tmp_path, manifest={"timeline": timeline})
+    ran = run.Run(folder=tmp_path, manifest=bench_manifest(timeline=timeline))
     server = run.ServerRun(folder=tmp_path, outcome=ended())
 
     full = curve.steps(ran, server)[-1]
@@ -276,7 +276,7 @@ def test_a_steps_whole_seconds_leave_out_the_seconds_it_shares_with_the_phases_e
     assert curve_sent.whole_seconds(server, step) == (1011, 1018)
 
 
-def test_a_search_slot_is_the_step_its_pass_chose_a_rate_for_and_counts_for_that_pass_alone(tmp_path):
+def test_a_search_slot_is_the_step_its_pass_chose_a_rate_for_and_counts_for_that_pass_alone(tmp_path, bench_manifest):
     # The ladder 7,000 and 8,000/s, then two search slots; this pass offered the first at 7,500/s and nothing in the second (its
     # search recorded a rate of 0).
     timeline = [
@@ -294,7 +294,7 @@ def test_a_search_slot_is_the_step_its_pass_chose_a_rate_for_and_counts_for_that
         "40.1,json-to-search-1,json,json-search-1,7500,7000,8000\n"
         "56.1,json-to-search-2,json,json-search-2,0,,\n"
     )
-    ran = run.Run(folder=tmp_path, manifest={"timeline": timeline})
+    ran = run.Run(folder=tmp_path, manifest=bench_manifest(timeline=timeline))
     searching = run.ServerRun(folder=tmp_path, outcome=ended())
 
     assert [(s.phase, s.rate_per_s, s.searched) for s in curve.steps(ran, searching)] == [
@@ -312,7 +312,7 @@ def test_a_search_slot_is_the_step_its_pass_chose_a_rate_for_and_counts_for_that
     assert sorted(curve.across_passes(steps, "achieved (req/s)")["offered_per_s"]) == [7000, 8000]
 
 
-def test_a_ladder_step_the_search_did_not_offer_is_no_step_of_that_pass(tmp_path):
+def test_a_ladder_step_the_search_did_not_offer_is_no_step_of_that_pass(tmp_path, bench_manifest):
     # Past the server's limit the ladder stops and the server rests (CurveSearch.offers): the pass's search recorded 4,000/s as
     # offered at 0, so its rows (none) are not read as 4,000 dropped requests.
     timeline = [
@@ -322,7 +322,7 @@ def test_a_ladder_step_the_search_did_not_offer_is_no_step_of_that_pass(tmp_path
     (tmp_path / "curve-search.csv").write_text(
         "time_s,phase,endpoint,planned,rate_per_s,held_per_s,failed_per_s\n30.0,json-to-4000,json,json-at-4000,0,1000,1500\n"
     )
-    ran = run.Run(folder=tmp_path, manifest={"timeline": timeline})
+    ran = run.Run(folder=tmp_path, manifest=bench_manifest(timeline=timeline))
 
     assert [s.phase for s in curve.steps(ran, run.ServerRun(folder=tmp_path, outcome=ended()))] == ["json-at-2000"]
 
@@ -519,7 +519,7 @@ def test_a_vegeta_request_sent_late_is_timed_from_when_it_was_due(tmp_path):
     assert (timed["ms"] > 400).sum() == 500
 
 
-def test_the_steady_phases_dropped_iterations_stop_where_its_scenario_goes_on_to_the_curve(tmp_path):
+def test_the_steady_phases_dropped_iterations_stop_where_its_scenario_goes_on_to_the_curve(tmp_path, bench_manifest):
     # The load started at epoch 1,000 s; /json's steady phase is 5-15 s of load, its curve's first step 15-19 s (settling 2 s).
     timeline = [
         {"name": "json", "fromSeconds": 5, "toSeconds": 15, "endpoint": "json", "ratePerSecond": 2000},
@@ -530,13 +530,13 @@ def test_the_steady_phases_dropped_iterations_stop_where_its_scenario_goes_on_to
     with gzip.open(tmp_path / "k6-metrics.csv.gz", "wt") as out:
         out.write("\n".join(lines) + "\n")
     server = run.ServerRun(folder=tmp_path, outcome=ended(load_start_epoch_ms=1_000_000, json_steady_from_epoch_second=1005))
-    ran = run.Run(tmp_path, {"timeline": timeline}, [server])
+    ran = run.Run(tmp_path, bench_manifest(timeline=timeline), [server])
 
     assert latency.steady_until(ran, server, "json") == 1015
     assert latency.dropped_iterations(server, "json", latency.steady_until(ran, server, "json")) == 2
     assert curve_sent.dropped(server, curve.steps(ran)[0]) == 40
     # Without a curve after it, the steady phase's count runs to the scenario's end, as it always did.
-    assert latency.steady_until(run.Run(tmp_path, {"timeline": timeline[:1]}, [server]), server, "json") is None
+    assert latency.steady_until(run.Run(tmp_path, bench_manifest(timeline=timeline[:1]), [server]), server, "json") is None
 
 
 def test_what_else_ran_on_the_load_cpus_is_their_busy_cores_less_the_labs_own_processes():

@@ -6,7 +6,7 @@ from labanalysis import markdown
 from labanalysis.autobahn import autobahnperf
 from labanalysis.curve import curve, curve_tables
 from labanalysis.floor import floor
-from labanalysis.folder import autobahnfolder, catalogue, provenance, run, sweepfolder
+from labanalysis.folder import autobahnfolder, catalogue, run, sweepfolder
 from labanalysis.folder.provenance import Provenance
 from labanalysis.report import headline
 from labanalysis.sweep import sweep
@@ -43,7 +43,7 @@ def test_the_tables_name_the_folder_the_commit_and_the_command_that_made_them(fi
 
     first = text.splitlines()[0]
     assert first.startswith(f"From `{ran.folder.name}` ")
-    made = provenance.of(ran.manifest)
+    made = ran.manifest.provenance
     assert made.git_commit[:7] in first
     assert made.command in first
 

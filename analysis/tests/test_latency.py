@@ -246,7 +246,7 @@ def test_a_pass_without_wire_csv_has_no_wire_durations_and_no_problem_of_its_own
     assert not latency.wire_durations(run.server("jetty-virtual"), "json").empty
 
 
-def test_where_vegeta_offered_the_steady_json_phase_its_figures_are_vegetas_by_the_curves_rule(tmp_path):
+def test_where_vegeta_offered_the_steady_json_phase_its_figures_are_vegetas_by_the_curves_rule(tmp_path, bench_manifest):
     # The profile's jsonGenerator "vegeta": its attack `json` runs 10-14 s of load at 100/s, each request 2 ms; the 51st went out
     # 1.5 s late (dropped, as k6 drops an iteration it cannot start within a second), the 100th failed its check.
     folder = tmp_path / "jetty-virtual"
@@ -261,7 +261,7 @@ def test_where_vegeta_offered_the_steady_json_phase_its_figures_are_vegetas_by_t
         {"name": "json-warmup", "fromSeconds": 0, "toSeconds": 10, "endpoint": "json", "ratePerSecond": 100, "ramp": True},
         {"name": "json", "fromSeconds": 10, "toSeconds": 14, "endpoint": "json", "ratePerSecond": 100, "generator": "vegeta"},
     ]
-    ran = Run(tmp_path, {"timeline": timeline, "profile": {"jsonSeconds": 4}}, [server])
+    ran = Run(tmp_path, bench_manifest(timeline=timeline, profile={"jsonSeconds": 4}), [server])
 
     row = latency.endpoint_table(ran, "json").set_index("run").loc["jetty-virtual"]
     ms = np.array([2 + seq / 1000 for seq in range(400)])

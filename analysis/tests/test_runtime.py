@@ -3,17 +3,16 @@
 from labanalysis.bench.runtime import engine_changes, load_generation
 
 
-def test_a_run_without_load_generators_says_k6_shared_the_cpu():
-    assert "shared the CPU" in load_generation({"loadGenerators": []})
-    assert "shared the CPU" in load_generation({})
+def test_a_run_without_load_generators_says_k6_shared_the_cpu(bench_manifest):
+    assert "shared the CPU" in load_generation(bench_manifest(loadGenerators=[]))
 
 
-def test_a_run_with_load_generators_names_each_segment():
+def test_a_run_with_load_generators_names_each_segment(bench_manifest):
     text = load_generation(
-        {
-            "bindAddress": "10.0.0.2",
-            "loadGenerators": [{"host": "root@10.0.0.3", "executionSegment": "0:1/2"}, {"host": "root@10.0.0.4", "executionSegment": "1/2:1"}],
-        }
+        bench_manifest(
+            bindAddress="10.0.0.2",
+            loadGenerators=[{"host": "root@10.0.0.3", "executionSegment": "0:1/2"}, {"host": "root@10.0.0.4", "executionSegment": "1/2:1"}],
+        )
     )
     assert "shared the CPU" not in text
     assert "root@10.0.0.3 (segment 0:1/2)" in text and "root@10.0.0.4 (segment 1/2:1)" in text

@@ -1,6 +1,8 @@
 """The concurrency sweep's figures (labanalysis.sweep.sweep), each held to a truth known by construction, and the report of a real one."""
 
+import dataclasses
 import json
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -35,10 +37,15 @@ def _step(**values) -> dict:
     return row
 
 
+# The committed sweep's manifest, each request waiting 1,000 ms: the runs the tests below make of rows of their own.
+FIXTURE = sweepfolder.load(Path(__file__).resolve().parent / "fixtures" / "sweep").manifest
+MANIFEST = dataclasses.replace(FIXTURE, settings=dataclasses.replace(FIXTURE.settings, delay_ms=1000))
+
+
 def _run(steps: list[dict], memory: list[dict] = (), tmp_path=None) -> sweepfolder.SweepRun:
     return sweepfolder.SweepRun(
         tmp_path,
-        {"settings": {"delayMs": 1000}},
+        MANIFEST,
         pd.DataFrame(steps, columns=sweepfolder.STEP_COLUMNS),
         pd.DataFrame(list(memory), columns=sweepfolder.MEMORY_COLUMNS),
     )

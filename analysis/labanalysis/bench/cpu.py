@@ -210,9 +210,8 @@ def steal_cores(run: Run) -> stats.Across:
 
 def host_cpus(run: Run) -> int:
     """The host's online CPUs, as its first host check read them, else the CPUs the run split between server and load."""
-    checks = run.manifest.get("hostChecks") or [{}]
-    split = run.cpu_split
-    return checks[0].get("reading", {}).get("onlineCpus") or (len(split.server_cpus) + len(split.load_cpus) if split else 0)
+    checks, split = run.manifest.host_checks, run.cpu_split
+    return checks[0].reading.online_cpus if checks else (len(split.server_cpus) + len(split.load_cpus) if split else 0)
 
 
 def phase_table(runs: list[Run]) -> pd.DataFrame:

@@ -36,8 +36,8 @@ def endpoint_table(run: Run, endpoint: str) -> pd.DataFrame:
     Where vegeta offered the steady phase (the profile's jsonGenerator), each is vegeta's, counted
     by vegeta_sent's rule, the rule of the curve's steps.
     """
-    profile = run.manifest.get("profile", {})
-    seconds = profile.get("jsonSeconds" if endpoint == "json" else "dashboardSeconds", 0)
+    profile = run.manifest.profile
+    seconds = profile.json_seconds if endpoint == "json" else profile.dashboard_seconds
     by_vegeta = vegeta_sent.steady_phase(run, endpoint)
     rows = []
     for server in run.servers:

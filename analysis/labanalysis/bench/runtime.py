@@ -8,8 +8,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..folder import provenance
-from ..folder.bench_manifest import collector_label
+from ..folder.bench_manifest import BenchManifest, collector_label
 from ..folder.declared import facts
 from ..folder.run import Run
 
@@ -75,31 +74,29 @@ def threads_and_cpu(run: Run) -> pd.DataFrame:
 def run_facts(run: Run) -> dict[str, str]:
     """The manifest, summarised for a reader: host, JDK, flags, profile, preflight and the host limits it read."""
     m = run.manifest
-    header = provenance.of(m)
-    host, jdk, preflight, profile = header.host, header.jdk, m.get("preflight", {}), m.get("profile", {})
-    git = header.commit()
+    header, preflight = m.provenance, m.preflight
+    host, jdk = header.host, header.jdk
     return {
         "status": header.status,
         "command": header.command,
         "started, finished (UTC)": f"{header.started_at[:19]}, {(header.finished_at or 'not finished')[:19]}",
         "host": f"{host.hostname}: {host.cpus} CPUs ({host.cpu_model}), {host.memory_bytes / (1 << 30):.1f} GiB, kernel {host.kernel}",
-        "server JDK": f"{jdk.version} ({jdk.home}); the harness ran on {m.get('harnessJdk', '?')}",
+        "server JDK": f"{jdk.version} ({jdk.home}); the harness ran on {m.harness_jdk}",
         "garbage collector (every server)": collector_label(run.collector),
-        "JVM flags (every server)": " ".join(m.get("jvmFlags", [])),
-        "what the lab changed in each engine": engine_changes(m.get("engines", {})),
-        "k6": m.get("k6Version", "?"),
+        "JVM flags (every server)": " ".join(m.jvm_flags),
+        "what the lab changed in each engine": engine_changes(m.engines),
+        "k6": m.k6_version,
         "load generation": load_generation(m),
-        "git commit": git,
-        "profile": f"{m.get('profileName', '?')}: {profile.get('description', '')}",
-        "/json rate": f"{m.get('jsonRatePerSecond', profile.get('jsonRatePerSecond', '?'))} req/s"
-        + (f": {run.json_rate_choice}" if run.json_rate_choice else ""),
+        "git commit": header.commit(),
+        "profile": f"{m.profile_name}: {m.profile.description}",
+        "/json rate": f"{m.json_rate} req/s" + (f": {run.json_rate_choice}" if run.json_rate_choice else ""),
         "passes, in the order they ran": pass_order(run),
         "CPU split": cpu_split(run),
         "kernel memory (memory.csv)": KERNEL_SOURCES.get(run.kernel_memory_source, run.kernel_memory_source or "not in this run"),
-        "idle sockets": f"{preflight.get('idleSockets', '?')} (the profile asked for {preflight.get('requestedSockets', '?')})",
-        "preflight notes": "; ".join(preflight.get("notes", [])) or "none",
-        **({"stopped because": m["reason"]} if m.get("reason") else {}),
-        "host limits read by the preflight": ", ".join(f"{k} {v:,}" for k, v in (facts(run.limits) if run.limits else {}).items()),
+        "idle sockets": f"{preflight.idle_sockets} (the profile asked for {preflight.requested_sockets})",
+        "preflight notes": "; ".join(preflight.notes) or "none",
+        **({"stopped because": m.reason} if m.reason else {}),
+        "host limits read by the preflight": ", ".join(f"{k} {v:,}" for k, v in facts(run.limits).items()),
     }
 
 
@@ -122,15 +119,15 @@ def engine_changes(engines: Mapping[str, Any]) -> str:
     )
 
 
-def load_generation(manifest: dict) -> str:
+def load_generation(manifest: BenchManifest) -> str:
     """Where k6 ran: beside the servers (so the figures include its CPU use) or split over load generators."""
-    generators = manifest.get("loadGenerators") or []
+    generators = manifest.load_generators
     if not generators:
         return "k6 ran on the server host itself: load generation shared the CPU with the servers"
-    segments = ", ".join(f"{g['host']} (segment {g['executionSegment']})" for g in generators)
+    segments = ", ".join(f"{g.host} (segment {g.execution_segment})" for g in generators)
     return (
         f"{len(generators)} load generator(s), one k6 execution segment each: {segments}; "
-        f"servers listened on {manifest.get('bindAddress', '?')}; percentiles computed from all their raw samples"
+        f"servers listened on {manifest.bind_address}; percentiles computed from all their raw samples"
     )
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..folder import provenance
+from ..folder.declared import DeclaredError
 
 CLIENTS_SUFFIX = "-clients"
 CURL = "curl"
@@ -46,7 +47,11 @@ def load(folder: Path) -> ClientsRun:
     if not manifest_file.is_file():
         raise ClientsFolderError(f"{folder} is not a `make clients` folder (no manifest.json); pass results/<time>-clients")
     manifest = json.loads(manifest_file.read_text())
-    problems = provenance.problems_of(provenance.of(manifest), tuple(manifest.get("problems", [])))
+    try:
+        made = provenance.of(manifest)
+    except DeclaredError as e:
+        raise ClientsFolderError(f"{manifest_file}: {e}") from e
+    problems = provenance.problems_of(made, tuple(manifest.get("problems", [])))
     threads = _lines(folder / "threads.jsonl", problems)
     downloads = _lines(folder / "downloads.jsonl", problems)
     concurrent = _lines(folder / "concurrent.jsonl", problems)

@@ -153,8 +153,10 @@ def has_curve(runs: list[Run]) -> bool:
 
 
 def bound_ms(run: Run, endpoint: str) -> float:
-    """The profile's p99 bound for a sustained step of `endpoint`."""
-    return float(run.manifest.get("profile", {}).get(f"{endpoint}CurveP99BoundMs", math.nan))
+    """The profile's p99 bound for a sustained step of `endpoint`; NaN where the profile sets none (0, its default)."""
+    profile = run.manifest.profile
+    bound = profile.json_curve_p99_bound_ms if endpoint == "json" else profile.dashboard_curve_p99_bound_ms
+    return bound if bound > 0 else math.nan
 
 
 def step_row(run: Run, server: ServerRun, step: Step) -> dict:

@@ -231,11 +231,12 @@ def engine_in(recorded_catalogue: Iterable[Mapping], name: str) -> str | None:
     return s.engine if (s := _declared(name)) else None
 
 
-def run_servers(manifest: dict) -> list[dict]:
-    """Each server of a run, as its manifest recorded it (servers.json's entry for a run from before it did): what it is, for the report."""
-    recorded = {e["name"]: e for e in manifest.get("catalogue", [])}
+def run_servers(recorded_catalogue: Iterable[Mapping], servers: Iterable[str]) -> list[dict]:
+    """Each of a run's `servers`, as its manifest recorded it in its catalogue (servers.json's entry for a run from before it did):
+    what it is, for the report."""
+    recorded = {e["name"]: e for e in recorded_catalogue}
     rows = []
-    for name in manifest.get("servers", []):
+    for name in servers:
         entry = recorded.get(name) or (vars(s) if (s := _declared(name)) else None)
         if entry is None:
             rows.append({"server": name, "engine": "?", "model": "?", "what it is": "not in servers.json"})

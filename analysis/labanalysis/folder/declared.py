@@ -51,17 +51,19 @@ def default_of(declared: dataclasses.Field) -> Any:
 
 def _value(hint: Any, value: Any, what: str) -> Any:
     """`value` as a field typed `hint` holds it: a declared dataclass read as one, a list as a tuple, each item and each mapping's
-    value by its own type."""
+    value by its own type; null only where the field may be None."""
     if value is None:
+        if _not_none(hint) is hint and hint is not Any:
+            raise DeclaredError(f"{what} is null: its manifest was not written by this lab's harness")
         return None
     hint = _not_none(hint)
     if dataclasses.is_dataclass(hint):
         return read_as(hint, value, what)
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     if origin is tuple and isinstance(value, list):
-        return tuple(_value(args[0] if args else Any, item, what) for item in value)
+        return tuple(_value(args[0] if args else Any, item, f"one of {what}") for item in value)
     if origin in (Mapping, dict) and isinstance(value, Mapping) and len(args) == 2:
-        return {key: _value(args[1], item, what) for key, item in value.items()}
+        return {key: _value(args[1], item, f"{what} {key!r}") for key, item in value.items()}
     return tuple(value) if isinstance(value, list) else value
 
 
@@ -70,6 +72,18 @@ def _not_none(hint: Any) -> Any:
     if typing.get_origin(hint) in (types.UnionType, typing.Union):
         return next(a for a in typing.get_args(hint) if a is not type(None))
     return hint
+
+
+def recorded(instance: Any) -> Any:
+    """A type read by read_as as the manifest records it: each field by its recorded name, a tuple as a list, a held type as an
+    object."""
+    if dataclasses.is_dataclass(instance):
+        return {name: recorded(value) for name, value in facts(instance).items()}
+    if isinstance(instance, tuple):
+        return [recorded(item) for item in instance]
+    if isinstance(instance, Mapping):
+        return {key: recorded(value) for key, value in instance.items()}
+    return instance
 
 
 def facts(instance: Any) -> dict[str, Any]:

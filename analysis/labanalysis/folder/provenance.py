@@ -83,8 +83,8 @@ class Provenance:
 
 
 def of(manifest: Mapping[str, Any]) -> Provenance:
-    """The header of a manifest the analysis reads as a mapping (a bench's, a clients or io-bench run's); a manifest read into its
-    type holds its own (`.provenance`)."""
+    """The header of a manifest the analysis reads as a mapping (a clients or an io-bench run's); a manifest read into its type
+    holds its own (`.provenance`)."""
     return read_as(Provenance, manifest.get("provenance", manifest), "the manifest's provenance")
 
 
@@ -106,8 +106,9 @@ def problems_of(provenance: Provenance, recorded: tuple[str, ...] = ()) -> list[
 
 
 def source(run) -> str:
-    """One line naming where a run's (run.Run's) tables come from: the folder, the commit (and whether it was dirty), the run folder's
+    """One line naming where a bench run's (run.Run's) tables come from: the folder, the commit (and whether it was dirty), the run folder's
     format (a published figure must come from a run the analysis still reads: tests/test_published.py), and the command."""
-    manifest, made = run.manifest, of(run.manifest)
-    made_as = f"{manifest.get('profileName', '?')} profile, {made.headline_commit()}, run-folder format {manifest.get('runFolderFormat', '?')}"
+    manifest = run.manifest
+    made = manifest.provenance
+    made_as = f"{manifest.profile_name} profile, {made.headline_commit()}, run-folder format {manifest.run_folder_format}"
     return f"From `{run.folder.name}` ({made_as}), made by `{made.command}`."

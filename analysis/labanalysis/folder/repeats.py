@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 import pandas as pd
 
 from ..stats import across
-from . import catalogue, provenance
+from . import catalogue
 from .bench_manifest import collector_label
 from .run import Run, ServerRun
 
@@ -36,7 +36,7 @@ def compared(run: Run) -> list[ServerRun]:
 
 def jdk_of(run: Run):
     """The JDK feature release (25) a run's servers ran on, from its provenance."""
-    return provenance.of(run.manifest).jdk.feature
+    return run.manifest.provenance.jdk.feature
 
 
 def feature(version) -> str | None:
@@ -50,7 +50,7 @@ def each_pass(runs: list[Run], passes: Callable[[Run], list[ServerRun]] = compar
     for run in runs:
         if jdk_of(run) != jdk or run.collector != collector:
             continue
-        labels = {entry["server"]: entry["what it is"] for entry in catalogue.run_servers(run.manifest)}
+        labels = {entry["server"]: entry["what it is"] for entry in catalogue.run_servers(run.catalogue, run.manifest.servers)}
         for server in passes(run):
             yield (
                 run,
@@ -99,39 +99,30 @@ def per_server(per_pass: pd.DataFrame, value: str = "value", by: tuple[str, ...]
 # ---- pooling run folders (ALSO=) ------------------------------------------------------------------
 
 # What runs pooled as repeats must share: a pass of another rate, profile, flag or JDK measured another thing. The profile is
-# compared without its description and the sentences on its rates, which are words, not settings.
-PROFILE_WORDS = (
-    "description",
-    "jsonRateReason",
-    "dashboardRateReason",
-    "curveServerCpuBudgetReason",
-    "curveConnectionsReason",
-    "jsonFullStepReason",
-    "socketsHeadlineReason",
-)
+# compared by its settings (bench_manifest.Profile.settings), without its words.
 
 
 def first_difference(run: Run, other: Run) -> str | None:
     """The first thing that makes `other`'s passes not repeats of `run`'s (rate, profile, JVM flags, JDK), in words; None if none does."""
 
     def rate(r: Run):
-        return r.manifest.get("jsonRatePerSecond", r.manifest.get("profile", {}).get("jsonRatePerSecond"))
+        return r.manifest.json_rate
 
     def profile(r: Run) -> dict:
-        return {k: v for k, v in r.manifest.get("profile", {}).items() if k not in PROFILE_WORDS}
+        return r.manifest.profile.settings()
 
     def jdk(r: Run) -> str:
-        return provenance.of(r.manifest).jdk.version
+        return r.manifest.provenance.jdk.version
 
     mine, theirs = run.manifest, other.manifest
     if rate(run) != rate(other):
         return f"the /json rate differs ({rate(run)}/s against {rate(other)}/s)"
-    if mine.get("profileName") != theirs.get("profileName"):
-        return f"the profile differs ({mine.get('profileName')} against {theirs.get('profileName')})"
+    if mine.profile_name != theirs.profile_name:
+        return f"the profile differs ({mine.profile_name} against {theirs.profile_name})"
     if profile(run) != profile(other):
         key = next(k for k in sorted(set(profile(run)) | set(profile(other))) if profile(run).get(k) != profile(other).get(k))
         return f"the profile's {key} differs ({profile(run).get(key)} against {profile(other).get(key)})"
-    flags, other_flags = mine.get("jvmFlags", []), theirs.get("jvmFlags", [])
+    flags, other_flags = list(mine.jvm_flags), list(theirs.jvm_flags)
     if flags != other_flags:
         if sorted(flags) == sorted(other_flags):
             return "the JVM flags are the same but in another order"

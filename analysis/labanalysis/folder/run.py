@@ -9,15 +9,15 @@ Only a folder without a readable manifest is not a run at all (RunFolderError).
 from __future__ import annotations
 
 import json
-import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
-from . import provenance
-from .bench_manifest import CpuSplit, HostLimits, LoadPhase, collector_of
+from .bench_manifest import BenchManifest, CpuSplit, HostLimits, LoadPhase
 from .declared import DeclaredError, read_as
 from .outcome import PassOutcome
 from .series import SERIES, gunzip_what_is_there, read_k6_samples, refused_version, whole_rows
@@ -203,13 +203,13 @@ class ServerRun:
 @dataclass
 class Run:
     folder: Path
-    manifest: dict
+    manifest: BenchManifest
     servers: list[ServerRun] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 
     @property
     def complete(self) -> bool:
-        return provenance.of(self.manifest).complete
+        return self.manifest.provenance.complete
 
     @property
     def comparable(self) -> list[ServerRun]:
@@ -220,70 +220,67 @@ class Run:
     def server(self, name: str) -> ServerRun:
         return next(s for s in self.servers if s.name == name)
 
-    @property
-    def catalogue(self) -> list[dict]:
-        """Each server as servers.json declared it when the run started (catalogue.py reads the entries); none in a run from before."""
-        return list(self.manifest.get("catalogue", []))
+    # The manifest's facts of how the passes ran, by the names the analysis uses.
 
-    # The manifest's facts of how the passes ran.
+    @property
+    def catalogue(self) -> tuple[Mapping[str, Any], ...]:
+        """Each server as servers.json declared it when the run started (catalogue.py reads the entries); none in a run from before."""
+        return self.manifest.catalogue
 
     @property
     def pass_order(self) -> list[str]:
         """The pass folders in the order they ran: interleaved, shuffled with `pass_seed`."""
-        return list(self.manifest.get("passOrder") or [])
+        return list(self.manifest.pass_order)
 
     @property
     def pass_seed(self) -> int | None:
-        return self.manifest.get("passSeed")
+        return self.manifest.pass_seed
 
-    @cached_property
+    @property
     def cpu_split(self) -> CpuSplit | None:
         """The CPUs the server ran on and those the load (k6, stub, harness) ran on; None where they shared every CPU."""
-        split = self.manifest.get("cpuSplit")
-        return read_as(CpuSplit, split, "the manifest's cpuSplit") if split else None
+        return self.manifest.cpu_split
 
-    @cached_property
-    def limits(self) -> HostLimits | None:
-        """The host's limits as the preflight read them; None in a manifest without them."""
-        limits = self.manifest.get("limits")
-        return read_as(HostLimits, limits, "the manifest's limits") if limits else None
+    @property
+    def limits(self) -> HostLimits:
+        """The host's limits as the preflight read them."""
+        return self.manifest.limits
 
-    @cached_property
+    @property
     def timeline(self) -> tuple[LoadPhase, ...]:
         """Every pass's load phases in order, in seconds since its k6 started (each outcome's load_start_epoch_ms puts them on the clock)."""
-        return tuple(read_as(LoadPhase, phase, "a phase of the manifest's timeline") for phase in self.manifest.get("timeline", []))
+        return self.manifest.timeline
 
     @property
     def json_rate_choice(self) -> str | None:
         """How the /json rate was chosen, once for every pass, in a sentence."""
-        return self.manifest.get("jsonRateChoice")
+        return self.manifest.json_rate_choice
 
     @property
     def kernel_memory_source(self) -> str | None:
         """Where memory.csv's kernel memory came from: `cgroup-v1` (the server's own) or `sockstat-host` (the host's TCP memory)."""
-        return self.manifest.get("kernelMemorySource")
+        return self.manifest.kernel_memory_source
 
     @property
     def collector(self) -> str:
         """Every server's garbage collector, as lab.support.Collector names it: `zgc` (the lab's, and every run's before the
         manifest named it) or `g1`."""
-        return collector_of(self.manifest)
+        return self.manifest.collector
 
     @property
     def warm_sockets(self) -> bool:
         """Whether the passes opened their idle sockets again after the load, warm (the profile's warmSockets)."""
-        return bool(self.manifest.get("profile", {}).get("warmSockets", False))
+        return self.manifest.profile.warm_sockets
 
     @property
     def sockets_headline(self) -> str:
-        """Which sockets the figures per socket are, `cold` or `warm`: the profile's socketsHeadline, `cold` before it had one."""
-        return str(self.manifest.get("profile", {}).get("socketsHeadline", "cold"))
+        """Which sockets the figures per socket are, `cold` or `warm`: the profile's socketsHeadline."""
+        return self.manifest.profile.sockets_headline
 
     @property
     def heap_bytes(self) -> float:
-        """The heap the servers ran with (-Xmx, the profile's heapMb), in bytes; NaN if the manifest does not say."""
-        heap_mb = self.manifest.get("profile", {}).get("heapMb")
-        return heap_mb * (1 << 20) if heap_mb else math.nan
+        """The heap the servers ran with (-Xmx, the profile's heapMb), in bytes."""
+        return self.manifest.profile.heap_mb * (1 << 20)
 
     def read_all(self) -> None:
         for server in self.servers:
@@ -308,17 +305,15 @@ def load_run(folder: str | Path) -> Run:
         ) from e
     if refused := refused_version(folder, manifest):
         raise RunFolderError(refused)
-    run = Run(folder, manifest)
     try:
-        run.cpu_split, run.limits, run.timeline  # noqa: B018 (read once, here, so that a manifest not the harness's is no run)
-        outcomes = [PassOutcome.read(recorded) for recorded in manifest.get("outcomes", [])]
-        made = provenance.of(manifest)
+        manifest = read_as(BenchManifest, manifest, "the manifest")
     except DeclaredError as e:
         raise RunFolderError(f"{manifest_path}: {e}") from e
-    if not made.complete:
-        run.problems.append(f"the run is {made.status}: it stopped before every server had run")
+    run = Run(folder, manifest)
+    if not run.complete:
+        run.problems.append(f"the run is {manifest.provenance.status}: it stopped before every server had run")
     finished = set()
-    for outcome in _placed(manifest_path, outcomes):
+    for outcome in _placed(manifest_path, manifest.outcomes):
         server = ServerRun(folder / outcome.folder, outcome, sockets_headline=run.sockets_headline)
         finished.add(server.server)
         if not server.folder.is_dir():
@@ -328,7 +323,7 @@ def load_run(folder: str | Path) -> Run:
         # A pass that ran to the end with k6 checks failed or sockets never opened: its figures are not the profile's.
         server.problems.extend(outcome.marks)
         run.servers.append(server)
-    for name in manifest.get("servers", []):
+    for name in manifest.servers:
         if name in finished:
             continue
         # The harness writes an outcome when a server's run ends; a server without one was
@@ -342,7 +337,7 @@ def load_run(folder: str | Path) -> Run:
     return run
 
 
-def _placed(manifest_path: Path, outcomes: list[PassOutcome]) -> list[PassOutcome]:
+def _placed(manifest_path: Path, outcomes: tuple[PassOutcome, ...]) -> tuple[PassOutcome, ...]:
     """The passes' outcomes, each naming the folder it was written to."""
     if unplaced := [o.server for o in outcomes if not o.folder]:
         raise RunFolderError(f"{manifest_path}: the outcomes of {', '.join(unplaced)} name no folder; its run predates the run-folder format")

@@ -13,7 +13,7 @@ from matplotlib.patches import Patch
 from .. import stats
 from ..bench import cpu, latency, runtime
 from ..curve import curve
-from ..folder import catalogue, provenance, repeats
+from ..folder import catalogue, repeats
 from ..folder.run import Run
 from ..verdict import perpass
 from .plot_style import medians_panels, plain_log_axis
@@ -148,7 +148,7 @@ def cpu_of_every_process(runs: list[Run]):
                 continue
             run, server = passes[column]
             frame = server.cpu
-            host_cpus = provenance.of(run.manifest).host.cpus
+            host_cpus = run.manifest.provenance.host.cpus
             if frame.empty:
                 ax.text(0.5, 0.5, "no cpu.csv", transform=ax.transAxes, ha="center", fontsize=8)
             else:

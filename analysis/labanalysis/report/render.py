@@ -28,7 +28,7 @@ from ..audit import audit
 from ..cli import OneLineParser
 from ..clients import clients
 from ..floor import floor
-from ..folder import autobahnfolder, floor_folders, provenance, repeats, series, sweepfolder
+from ..folder import autobahnfolder, floor_folders, repeats, series, sweepfolder
 from ..folder.bench_manifest import ZGC, collector_of
 from ..folder.folders import newest_beside
 from ..folder.run import RunFolderError, load_run
@@ -104,8 +104,8 @@ def render(run_folder: str | Path, also: list[str | Path] = (), notebook: Path =
     run = load_run(Path(run_folder).resolve())
     others = [load_run(Path(folder).resolve()) for folder in also]
     refuse_to_pool(run, others)
-    jdk = provenance.of(run.manifest).jdk.feature
-    models = tuple(dict.fromkeys(e["model"] for e in run.manifest.get("catalogue", [])))
+    jdk = run.manifest.provenance.jdk.feature
+    models = tuple(dict.fromkeys(e["model"] for e in run.catalogue))
     floors = siblings(run.folder, BENCH_SIBLINGS, jdk, run.collector, models)
     parameters = {"RUN": str(run.folder), "ALSO": [str(o.folder) for o in others], **floors}
     return _execute(notebook, parameters, run.folder)

@@ -16,7 +16,7 @@ import pandas as pd
 
 from .. import stats
 from ..bench import cpu
-from ..folder import catalogue, provenance, repeats
+from ..folder import catalogue
 from ..folder.run import Run
 from ..stats import Across
 from ..stats.numbers import shown
@@ -27,14 +27,11 @@ def settings(run: Run) -> dict:
     """What the run's figures depend on: its profile's settings (without the words), with the /json rate and socket count it ran
     at (a calibrated rate, a preflight that scaled the sockets) and the pinning threshold."""
     m = run.manifest
-    found = {k: v for k, v in m.get("profile", {}).items() if k not in repeats.PROFILE_WORDS}
-    found["jsonRatePerSecond"] = m.get("jsonRatePerSecond", found.get("jsonRatePerSecond"))
-    found["idleSockets"] = m.get("preflight", {}).get("idleSockets", found.get("idleSockets"))
-    found["pinThresholdMs"] = m.get("pinThresholdMs")
-    # A profile that does not name the steady /json phase's generator gave it to k6 (Profile.jsonGenerator's default), as every
-    # profile did before vegeta could offer it.
-    found.setdefault("jsonGenerator", "k6")
-    return found
+    return m.profile.settings() | {
+        "jsonRatePerSecond": m.json_rate,
+        "idleSockets": m.preflight.idle_sockets,
+        "pinThresholdMs": m.pin_threshold_ms,
+    }
 
 
 def incomparable(figure: perpass.Figure, a: dict, b: dict) -> str | None:
@@ -121,19 +118,19 @@ def not_measured(run: Run, server: str) -> str:
 
 def named_in(run: Run, server: str) -> str:
     """What `run` calls the server the catalogue now calls `server`: a run from before a rename has its former name."""
-    return next((s for s in run.manifest.get("servers", []) if catalogue.current(s) == server), server)
+    return next((s for s in run.manifest.servers if catalogue.current(s) == server), server)
 
 
 def in_both(a: Run, b: Run) -> list[str]:
     """The servers both runs ran, by the catalogue's names now (a run from before a rename has former ones), in A's order."""
-    theirs = {catalogue.current(s) for s in b.manifest.get("servers", [])}
-    return [catalogue.current(s) for s in a.manifest.get("servers", []) if catalogue.current(s) in theirs]
+    theirs = {catalogue.current(s) for s in b.manifest.servers}
+    return [catalogue.current(s) for s in a.manifest.servers if catalogue.current(s) in theirs]
 
 
 def in_one(a: Run, b: Run) -> list[str]:
     """The servers only one run ran, one sentence each."""
-    mine = [catalogue.current(s) for s in a.manifest.get("servers", [])]
-    theirs = [catalogue.current(s) for s in b.manifest.get("servers", [])]
+    mine = [catalogue.current(s) for s in a.manifest.servers]
+    theirs = [catalogue.current(s) for s in b.manifest.servers]
     only_a = [s for s in mine if s not in theirs]
     only_b = [s for s in theirs if s not in mine]
     notes = [f"only in A ({a.folder.name}): {', '.join(only_a)}"] if only_a else []
@@ -195,22 +192,22 @@ def times(r: float) -> str:
 def facts(run: Run) -> dict[str, str]:
     """The manifest's facts a comparison puts side by side, by the name the table gives them."""
     m = run.manifest
-    header = provenance.of(m)
+    header = m.provenance
     host, jdk = header.host, header.jdk
     split = run.cpu_split
     ran = settings(run)
     return {
         "JDK": " ".join(x for x in (jdk.version, jdk.vendor) if x),
-        "JVM flags": " ".join(m.get("jvmFlags", [])),
+        "JVM flags": " ".join(m.jvm_flags),
         "host": f"{host.hostname}, kernel {host.kernel}",
         "CPUs": f"{host.cpus} ({host.cpu_model})",
         "CPU split": f"server on {list(split.server_cpus)}, load on {list(split.load_cpus)}" if split else "none: shared",
-        "profile": str(m.get("profileName", "?")),
+        "profile": m.profile_name,
         "/json rate": f"{ran.get('jsonRatePerSecond')}/s",
         "/dashboard rate": f"{ran.get('dashboardRatePerSecond')}/s",
         "idle sockets": str(ran.get("idleSockets")),
-        "servers": ", ".join(m.get("servers", [])),
-        "k6": str(m.get("k6Version", "?")),
+        "servers": ", ".join(m.servers),
+        "k6": m.k6_version,
         "git commit": header.commit(),
         "started": header.started(),
         "status": header.status,

@@ -7,9 +7,12 @@ import kotlinx.serialization.json.jsonObject
 import lab.audit.AuditManifest
 import lab.autobahn.AutobahnManifest
 import lab.bench.Manifest
+import lab.bench.RateCalibration
 import lab.bench.ServerOutcome
 import lab.bench.collect.WallClockStep
+import lab.bench.host.QuietHost
 import lab.bench.load.LoadPhase
+import lab.bench.load.Profile
 import lab.experiment.ClientsManifest
 import lab.floor.FloorCell
 import lab.floor.FloorManifest
@@ -31,9 +34,12 @@ class ContractSchemaTest {
             "contract/bench-manifest.schema.json",
             "manifest.json of a make bench run",
             Manifest.serializer(),
+            Profile.serializer(),
             ServerOutcome.serializer(),
             WallClockStep.serializer(),
             LoadPhase.serializer(),
+            RateCalibration.Probe.serializer(),
+            QuietHost.Reading.serializer(),
         )
     }
 
