@@ -1,6 +1,7 @@
 """The report: the notebook run headless on a run folder, exported to one self-contained report.html."""
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -45,6 +46,34 @@ def whole_run(tmp_path_factory) -> tuple[Path, str]:
     folder = results / FIXTURE.name
     shutil.copytree(FIXTURE, folder)
     shutil.copytree(FIXTURES / "audit", results / "20261122-061512-pinning")
+    # A run whose /json rate was calibrated, as the harness records it: a probe that sustained the rate, and one that failed.
+    manifest = json.loads((folder / "manifest.json").read_text())
+    manifest["calibration"] = {
+        "targetPerSecond": 2000,
+        "floorPerSecond": 500,
+        "ratePerSecond": 2000,
+        "unsustained": [],
+        "probes": [
+            {
+                "server": "jetty-virtual",
+                "ratePerSecond": 2000,
+                "sustained": True,
+                "droppedIterations": 0,
+                "achievedPerSecond": 1999.5,
+                "jsonP99Ms": 3.25,
+            },
+            {
+                "server": "ktor-coroutine",
+                "ratePerSecond": 2000,
+                "sustained": False,
+                "droppedIterations": None,
+                "achievedPerSecond": None,
+                "jsonP99Ms": None,
+                "failure": "exited with 137",
+            },
+        ],
+    }
+    (folder / "manifest.json").write_text(json.dumps(manifest))
     (folder / "jetty-virtual" / "k6-dashboard.html").write_text("<html></html>")
     for segment in ("0", "1"):
         (folder / "jetty-platform" / "k6-segments" / segment).mkdir(parents=True)
@@ -52,6 +81,13 @@ def whole_run(tmp_path_factory) -> tuple[Path, str]:
     report = render.render(folder)
     assert report == folder / "report.html"
     return folder, report.read_text()
+
+
+def test_a_calibrated_run_shows_each_probe_that_chose_its_json_rate(whole_run):
+    _, html = whole_run
+
+    probes = re.sub(r"<[^>]+>", " ", html[html.index("Calibration probes, which chose the /json rate") :])
+    assert "exited with 137" in probes and "1,999.50" in probes
 
 
 def test_a_whole_run_renders_every_section_with_embedded_plots(whole_run):
