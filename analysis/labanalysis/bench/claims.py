@@ -213,13 +213,13 @@ def limits_at(run: Run, server: ServerRun, sockets: int) -> str:
     points = memory.plateaus(server)
     found = []
     for column, limit, what in [
-        ("fds", limits and limits.open_files_hard, "open files (ulimit -n)"),
-        ("threads", limits and limits.pid_max, "kernel.pid_max"),
-        ("threads", limits and limits.threads_max, "kernel.threads-max"),
-        ("maps", limits and limits.max_map_count, "vm.max_map_count"),
+        ("fds", limits.open_files_hard, "open files (ulimit -n)"),
+        ("threads", limits.pid_max, "kernel.pid_max"),
+        ("threads", limits.threads_max, "kernel.threads-max"),
+        ("maps", limits.max_map_count, "vm.max_map_count"),
     ]:
         fit = memory.per_connection(points, column)
-        if limit is None or fit.points < 2 or math.isnan(fit.slope):
+        if fit.points < 2 or math.isnan(fit.slope):
             continue
         needed = fit.at(sockets)
         if needed > limit:

@@ -203,7 +203,7 @@ def step_row(run: Run, server: ServerRun, step: Step) -> dict:
         "load_others_cores": others_on_load(seconds, load_cpus),
         "load_steal_cores": steal_on_load(seconds, load_cpus),
         "server_files_max": files_max(server, step),
-        "files_limit": float(run.limits.open_files_hard) if run.limits else math.nan,
+        "files_limit": float(run.limits.open_files_hard),
         # k6 collecting its heap stops its requests: a step it fell in measures k6 as much as the server (k6gc).
         "k6_gc_ms": k6gc.wall_ms_within(server, step.from_s, step.to_s),
         # A major ZGC cycle in the step ran on the server's budget: its own cost, named beside a failed step's reasons (zgc).

@@ -190,14 +190,13 @@ def _limits(run: Run, server: ServerRun) -> dict[str, Limit]:
     threads-max. A bounded pool's bound is not one: the harness sizes it to each run's sockets and load (Preflight.poolThreads),
     as it would for this shape."""
     limits = run.limits
-    threads = Limit(float(min(limits.pid_max, limits.threads_max)) if limits else math.nan)
     cpus = len(run.cpu_split.server_cpus) if run.cpu_split else 0
     return {
-        "live heap (MiB)": Limit(run.heap_bytes / MIB if not math.isnan(run.heap_bytes) else math.nan),
+        "live heap (MiB)": Limit(run.heap_bytes / MIB),
         "RSS (MiB)": Limit(math.nan),  # the host's memory is not a run's limit: RSS is shown, not judged
         "CPU (cores)": Limit(float(cpus) if cpus else math.nan),
-        "threads": threads,
-        "open files": Limit(float(limits.open_files_hard) if limits else math.nan),
+        "threads": Limit(float(min(limits.pid_max, limits.threads_max))),
+        "open files": Limit(float(limits.open_files_hard)),
     }
 
 
