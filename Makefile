@@ -47,10 +47,10 @@ runs=(); for value in $(2); do status=0; $(MAKE) --no-print-directory bench $(1)
 for other in "$${runs[@]:1}"; do $(MAKE) --no-print-directory compare A="$${runs[0]}" B="$$other"; done
 endef
 
-# The runnable jars are rebuilt only when a main source or a pom changed, so `make stub` and
-# `make serve` in two terminals do not both run Maven; flock (where there is one) serialises
+# The runnable jars are rebuilt only when a main source, a pom or a declaration they carry (servers.json, run-folder.json)
+# changed, so `make stub` and `make serve` in two terminals do not both run Maven; flock (where there is one) serialises
 # the builds that do start together.
-MAIN_SOURCES := $(shell find . -path ./.tools -prune -o -path '*/src/main/*' -type f -print) $(wildcard pom.xml */pom.xml)
+MAIN_SOURCES := $(shell find . -path ./.tools -prune -o -path '*/src/main/*' -type f -print) $(wildcard pom.xml */pom.xml servers.json run-folder.json)
 JARS_STAMP := .tools/jars.stamp
 LOCKED := $(if $(shell command -v flock),flock .tools/build.lock,)
 
@@ -101,11 +101,10 @@ else ifneq ($(BENCH_GCS),)
 else ifneq ($(BENCH_JDKS),)
 	$(call BENCH_EACH,JDK,$(BENCH_JDKS))
 else
-	@# The report splits each socket's memory with its JDK's and collector's floor, of both warmths: measured first, once, where
-	@# results/ has none for them (48 JVMs, half of what make floor takes for two JDKs).
-	@jdk="$(or $(JDK),25)" gc="$(or $(GC),zgc)"; if ! PYTHONPATH=analysis python3 -m labanalysis.folder.floor_folders "$$jdk" results "$$gc" >/dev/null; then \
-	  echo "make bench: no make floor folder for JDK $$jdk on $$gc in results/: measuring it first, once (make floor JDKS=$$jdk GC=$$gc, about 2 minutes)"; \
-	  $(MAKE) --no-print-directory floor JDKS="$$jdk" GC="$$gc" || echo "make bench: make floor did not finish; the report says what its split lacks"; fi
+	@# The report splits each socket's memory with its JDK's and collector's floor, of both warmths: the floor program measures
+	@# it first, once, where results/ has none (48 JVMs, half of what make floor takes for two JDKs), and says which it found.
+	@$(MAKE) --no-print-directory floor JDKS="$(or $(JDK),25)" GC="$(or $(GC),zgc)" UNLESS_MEASURED=yes \
+	  || echo "make bench: make floor did not finish; the report says what its split lacks"
 	status=0; "$$(setup/jdk.sh 25)/bin/java" --enable-native-access=ALL-UNNAMED -jar lab/target/lab.jar --profile $(PROFILE) \
 	  --server-jdk "$$(setup/jdk.sh $(or $(JDK),25))" --k6 "$$(setup/k6.sh)" --vegeta "$$(setup/vegeta-steps.sh)" --wrk "$$(setup/wrk.sh || true)" --pin-threshold-ms $(PIN_THRESHOLD_MS) \
 	  $(if $(GC),--gc $(GC),) $(if $(ONLY),--servers $(ONLY),) $(if $(RATE),--json-rate $(RATE),) $(if $(K6_DASHBOARD),--k6-dashboard,) $(if $(FUTEX_HASH),--futex-hash $(FUTEX_HASH),) || status=$$?; \
@@ -182,7 +181,7 @@ REPEATS ?=
 SIZES ?=
 STUB ?=
 clients: build ## threads each HTTP client blocks, and its download speed from each server: make clients [CLIENTS=retrofit,ktor-java] [REQUESTS=100,500] [REPEATS=10] [SIZES=80000,7000000] [JDK=21|25]
-	status=0; "$$(setup/jdk.sh 25)/bin/java" -cp lab/target/lab.jar lab.experiment.ClientsExperimentKt --jdk "$$(setup/jdk.sh $(or $(JDK),25))" $(if $(SERVERS),--servers $(SERVERS),) \
+	status=0; "$$(setup/jdk.sh 25)/bin/java" -cp lab/target/lab.jar lab.clients.ClientsMainKt --jdk "$$(setup/jdk.sh $(or $(JDK),25))" $(if $(SERVERS),--servers $(SERVERS),) \
 	  $(if $(CLIENTS),--clients $(CLIENTS),) $(if $(REQUESTS),--requests $(REQUESTS),) $(if $(REPEATS),--repeats $(REPEATS),) \
 	  $(if $(SIZES),--sizes $(SIZES),) $(if $(STUB),--stub $(STUB),) || status=$$?; \
 	latest="$$(ls -d results/*-clients 2>/dev/null | tail -n 1)"; \
@@ -203,13 +202,14 @@ MODELS ?=
 DEPTHS ?=
 STEPS ?=
 WARMTHS ?=
-floor: build ## each model's own memory per parked task, no server: make floor [JDKS=21,25] [GC=zgc|g1] [MODELS=coroutine,virtual] [DEPTHS=0,20] [WARMTHS=cold,warm] [STEPS=0,2000,4000] [REPEATS=3]
-	status=0; "$$(setup/jdk.sh 25)/bin/java" -cp lab/target/lab.jar lab.floor.FloorMainKt \
+floor: build ## each model's own memory per parked task, no server: make floor [JDKS=21,25] [GC=zgc|g1] [MODELS=coroutine,virtual] [DEPTHS=0,20] [WARMTHS=cold,warm] [STEPS=0,2000,4000] [REPEATS=3] [UNLESS_MEASURED=yes]
+	status=0; before="$$(ls -d results/*-floor 2>/dev/null | tail -n 1)"; \
+	"$$(setup/jdk.sh 25)/bin/java" -cp lab/target/lab.jar lab.floor.FloorMainKt \
 	  $(foreach j,$(subst $(comma), ,$(JDKS)),--jdk "$$(setup/jdk.sh $(j))") $(if $(GC),--gc $(GC),) $(if $(MODELS),--models $(MODELS),) \
 	  $(if $(DEPTHS),--depths $(DEPTHS),) $(if $(WARMTHS),--warmths $(WARMTHS),) $(if $(STEPS),--steps $(STEPS),) \
-	  $(if $(REPEATS),--repeats $(REPEATS),) || status=$$?; \
+	  $(if $(REPEATS),--repeats $(REPEATS),) $(if $(UNLESS_MEASURED),--unless-measured,) || status=$$?; \
 	latest="$$(ls -d results/*-floor 2>/dev/null | tail -n 1)"; \
-	if [ $$status -le 1 ] && [ -n "$$latest" ]; then $(MAKE) --no-print-directory experiment-report FOLDER="$$latest"; fi; exit $$status
+	if [ $$status -le 1 ] && [ -n "$$latest" ] && [ "$$latest" != "$$before" ]; then $(MAKE) --no-print-directory experiment-report FOLDER="$$latest"; fi; exit $$status
 
 # The concurrency sweep: wrk holds C requests in flight on each server, each waiting D ms; empty
 # variables keep the defaults the sweep declares (delay and dashboard, C=100,1000,2000,4000,6000,

@@ -1,15 +1,12 @@
-"""`make bench` measures the floor of its JDK and collector first where results/ has no whole `make floor` folder that measured it."""
+"""The report splits a bench run's memory with the newest whole `make floor` folder of results/ that measured its JDK and collector."""
 
 import json
 import shutil
-import subprocess
 from pathlib import Path
 
 from conftest import FIXTURES
 
 from labanalysis.folder import catalogue, floor_folders
-
-REPO = Path(__file__).resolve().parents[2]
 
 
 def floor_folder(
@@ -75,16 +72,3 @@ def test_a_floor_that_parked_its_tasks_warm_only_covers_no_bench_that_needs_them
 
     assert floor_folders.covering(tmp_path, 25) == [both]
     assert floor_folders.covering(tmp_path, 25, warmths=("warm",)) == [both, warm, before]
-
-
-def test_make_reads_it_as_a_status_and_a_path():
-    def asked(*argv):
-        done = subprocess.run(["python3", "-m", "labanalysis.folder.floor_folders", *argv], cwd=REPO / "analysis", capture_output=True, text=True)
-        return done.returncode, done.stdout.strip(), done.stderr.strip()
-
-    assert asked("25", str(FIXTURES)) == (1, "", "")
-    assert asked("25", str(FIXTURES.parent / "nowhere")) == (1, "", "")
-    code, _, said = asked("twenty-five", str(FIXTURES))
-    assert code == 2 and said.startswith("make bench: argument jdk: invalid int value") and "\n" not in said
-    code, _, said = asked("25", str(FIXTURES), "shenandoah")
-    assert code == 2 and said.startswith("make bench: argument collector: invalid choice") and "\n" not in said

@@ -247,6 +247,8 @@ class BenchManifest:
     server_args: tuple[str, ...] = ()
     host_checks: tuple[HostCheck, ...] = ()
     load_generators: tuple[LoadGeneratorSegment, ...] = ()
+    # One sentence for each pass that failed; its outcome says more. Before the harness recorded them, the outcomes alone did.
+    problems: tuple[str, ...] = ()
 
     @property
     def json_rate(self) -> int:

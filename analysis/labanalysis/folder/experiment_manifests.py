@@ -200,3 +200,5 @@ class AutobahnManifest:
     engines: Mapping[str, Any]
     pass_order: tuple[AutobahnPass, ...] = ()
     outcomes: tuple[AutobahnOutcome, ...] = ()
+    # One sentence for each pass that failed: its folder and why (its outcome says it too).
+    problems: tuple[str, ...] = ()

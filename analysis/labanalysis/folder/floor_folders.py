@@ -1,7 +1,6 @@
-"""Which `make floor` folder of results/ measured a JDK with a collector: `make bench` measures the floor first where none did,
-so that a new machine's first report splits each socket's memory without a second command. Standard library only, as make runs it:
-
-    PYTHONPATH=analysis python3 -m labanalysis.folder.floor_folders 25 results [g1]   # the newest such folder; status 1 if none
+"""Which `make floor` folder of results/ measured a JDK with a collector: the report splits each socket's memory with the newest.
+The harness decides by the same rule whether `make bench` measures a floor first (lab.floor.MeasuredFloors, `--unless-measured`),
+so that a new machine's first report splits each socket's memory without a second command.
 
 A floor's manifest that names no collector is from before the collector was an axis: ZGC's.
 """
@@ -9,11 +8,9 @@ A floor's manifest that names no collector is from before the collector was an a
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
-from ..cli import OneLineParser
-from .bench_manifest import COLLECTORS, ZGC, collector_of
+from .bench_manifest import ZGC, collector_of
 from .catalogue import MODELS
 
 # The run-folder format the analysis reads (series.FORMAT_VERSION, read here without pandas): a floor in another, or in none (one
@@ -51,22 +48,3 @@ def covering(
         ):
             found.append(folder)
     return found
-
-
-def main(argv: list[str]) -> int:
-    cli = OneLineParser("make bench", f"floor_folders <JDK feature, e.g. 25> <results folder> [{'|'.join(COLLECTORS)}]")
-    cli.add_argument("jdk", type=int)
-    cli.add_argument("results", type=Path)
-    cli.add_argument("collector", nargs="?", default=ZGC, choices=list(COLLECTORS))
-    args = cli.parse(argv)
-    if isinstance(args, int):
-        return args
-    found = covering(args.results, args.jdk, args.collector)
-    if not found:
-        return 1
-    print(found[-1])
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

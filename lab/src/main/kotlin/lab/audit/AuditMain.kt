@@ -1,6 +1,5 @@
 package lab.audit
 
-import com.github.ajalt.clikt.core.CliktCommand
 import com.github.ajalt.clikt.core.Context
 import com.github.ajalt.clikt.core.UsageError
 import com.github.ajalt.clikt.parameters.options.default
@@ -11,43 +10,25 @@ import com.github.ajalt.clikt.parameters.types.int
 import com.github.ajalt.clikt.parameters.types.long
 import com.github.ajalt.clikt.parameters.types.restrictTo
 import kotlinx.serialization.json.Json
-import lab.support.LabMain
-import lab.support.ManifestFile
-import lab.support.NotAJdk
-import lab.support.Provenance
-import lab.support.RunFolder
+import lab.experiment.ExperimentMain
 import lab.support.Stub
 import lab.support.serversOption
 import java.io.File
-import kotlin.system.exitProcess
 
-private class AuditCommand : CliktCommand(name = "audit-pinning") {
+private class AuditCommand : ExperimentMain("audit-pinning") {
     override fun help(
         context: Context,
     ) = "Springs every pinning trap and walks the request paths on each server and JDK, and reports what pinned."
 
     private val servers by serversOption()
-    private val jdks by option("--jdk", help = "a JDK home the servers run on; repeat for each JDK").file().multiple(required = true)
-    private val repo by option("--repo", help = "the lab's repository root").file().default(File("."))
-    private val resultsDir by option("--results", help = "where run folders go").file().default(File("results"))
+    private val homes by option("--jdk", help = "a JDK home the servers run on; repeat for each JDK").file().jdk().multiple(required = true)
     private val requests by option("--requests", help = "requests to each trap, sent at once").int().restrictTo(1..200).default(8)
     private val blockMs by option("--block-ms", help = "how long each trap blocks").long().restrictTo(1L..1_000L).default(50)
 
     override fun run() {
-        val homes = jdks.map { home ->
-            try {
-                Provenance.Jdk.read(home)
-            } catch (e: NotAJdk) {
-                throw UsageError("${e.message}; setup/jdk.sh 21 or 25 prints one")
-            }
-        }
-        val dir = RunFolder.create(resultsDir, "pinning")
-        val provenance = Provenance.start(Provenance.thisCommand("audit-pinning"), Provenance.Jdk.current(), repo)
-        val manifest = ManifestFile(
-            File(dir, "manifest.json"),
-            AuditManifest.serializer(),
-            AuditManifest(provenance, servers.map { it.name }, homes, requests, blockMs),
-        )
+        val run =
+            startRun("pinning", AuditManifest.serializer(), AuditManifest(provenance(), servers.map { it.name }, homes, requests, blockMs))
+        val dir = run.folder
         println("pinning audit: ${servers.joinToString { it.name }} on JDK ${homes.joinToString { it.version }}, into ${dir.path}")
         val stub = startStub(dir)
         val cells = homes.flatMap { jdk ->
@@ -68,15 +49,10 @@ private class AuditCommand : CliktCommand(name = "audit-pinning") {
         File(dir, "audit.md").writeText(markdown)
         println(markdown.substringBefore("## The fix"))
         println("audit: ${File(dir, "audit.md").path}")
-        val violations = cells.filter { it.mustNotPin && it.pinned }
-        manifest.end(if (violations.isEmpty()) Provenance.COMPLETE else Provenance.FAILED)
-        if (violations.isNotEmpty()) {
-            System.err.println(
-                "audit: ${violations.size} path(s) that must not pin did: " +
-                    violations.joinToString { "${it.subject} on ${it.server} JDK ${it.jdk}" },
-            )
-            exitProcess(1)
-        }
+        cells.filter {
+            it.mustNotPin && it.pinned
+        }.forEach { run.problem("${it.subject} on ${it.server} JDK ${it.jdk} must not pin, and did") }
+        run.end { problems -> "${problems.size} path(s) that must not pin did" }
     }
 
     private fun startStub(dir: File): String {
@@ -87,4 +63,4 @@ private class AuditCommand : CliktCommand(name = "audit-pinning") {
 }
 
 // The children (the stub) are stopped by Children's shutdown hook as the JVM exits.
-fun main(args: Array<String>): Unit = LabMain.exit("make audit-pinning", AuditCommand(), args, failure = { it is IllegalStateException })
+fun main(args: Array<String>): Unit = AuditCommand().main(args)

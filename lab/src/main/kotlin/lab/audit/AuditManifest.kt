@@ -1,8 +1,8 @@
 package lab.audit
 
 import kotlinx.serialization.Serializable
+import lab.experiment.ExperimentManifest
 import lab.support.Provenance
-import lab.support.RunManifest
 
 /**
  * `manifest.json` of a `make audit-pinning` run, beside its findings (`audit.json`, `audit.md`).
@@ -17,6 +17,6 @@ data class AuditManifest(
     /** Requests sent at once to each trap, and how long each trap blocks. */
     val requestsPerTrap: Int,
     val blockMs: Long,
-) : RunManifest<AuditManifest> {
-    override fun with(provenance: Provenance) = copy(provenance = provenance)
-}
+    /** One sentence for each path that must not pin and did (audit.md has every finding). */
+    override val problems: List<String> = emptyList(),
+) : ExperimentManifest

@@ -2,9 +2,9 @@ package lab.autobahn
 
 import kotlinx.serialization.Serializable
 import lab.bench.host.CpuSplit
+import lab.experiment.ExperimentManifest
 import lab.support.EngineEntry
 import lab.support.Provenance
-import lab.support.RunManifest
 import lab.support.ServerEntry
 
 /** `manifest.json` of a `make autobahn-perf` run, beside a folder of each pass with wstest's own `index.json`. */
@@ -33,9 +33,9 @@ data class AutobahnManifest(
     val engines: Map<String, EngineEntry>,
     val passOrder: List<Pass> = emptyList(),
     val outcomes: List<Outcome> = emptyList(),
-) : RunManifest<AutobahnManifest> {
-    override fun with(provenance: Provenance) = copy(provenance = provenance)
-
+    /** One sentence for each pass that failed: its folder and why. */
+    override val problems: List<String> = emptyList(),
+) : ExperimentManifest {
     @Serializable
     data class Arm(
         val name: String,

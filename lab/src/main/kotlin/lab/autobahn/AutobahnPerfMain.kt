@@ -1,6 +1,5 @@
 package lab.autobahn
 
-import com.github.ajalt.clikt.core.CliktCommand
 import com.github.ajalt.clikt.core.Context
 import com.github.ajalt.clikt.core.UsageError
 import com.github.ajalt.clikt.parameters.options.default
@@ -14,14 +13,12 @@ import com.github.ajalt.clikt.parameters.types.restrictTo
 import lab.bench.folder.RunFolderFormat
 import lab.bench.host.CpuSplit
 import lab.bench.host.PreflightRefusal
-import lab.bench.load.BenchInputException
 import lab.bench.load.Profile
+import lab.experiment.BadInput
+import lab.experiment.ExperimentMain
 import lab.support.Catalogue
 import lab.support.Children
 import lab.support.JvmFlags
-import lab.support.LabMain
-import lab.support.ManifestFile
-import lab.support.NotAJdk
 import lab.support.Provenance
 import lab.support.RunFolder
 import lab.support.ServerEntry
@@ -42,12 +39,10 @@ import kotlin.random.Random
  * holds wstest's own `index.json` and report; labanalysis.autobahn.autobahnperf computes every figure.
  * Writes `results/<time>-autobahn/`.
  */
-private class AutobahnPerfCommand(private val argv: List<String>) : CliktCommand(name = "autobahn-perf") {
+private class AutobahnPerfCommand : ExperimentMain("autobahn-perf") {
     override fun help(context: Context) = "Autobahn's section 9, timed by wstest, on each server alone: a WebSocket echo comparison."
 
-    private val jdkHome by option("--jdk", help = "the JDK home the servers run on (21 or later)").file().required()
-    private val repo by option("--repo", help = "the lab's repository root").file().default(File("."))
-    private val resultsDir by option("--results", help = "where run folders go").file().default(File("results"))
+    private val jdk by option("--jdk", help = "the JDK home the servers run on (21 or later)").file().jdk().required()
     private val wstest by option("--wstest", help = "the Autobahn testsuite's wstest (setup/autobahn.sh prints it)").file().required()
 
     /** Each a catalogue server, or an arm of one: `ktor-coroutine:close-linger+raw-session` ([Catalogue.arm]). */
@@ -60,29 +55,22 @@ private class AutobahnPerfCommand(private val argv: List<String>) : CliktCommand
         .int().restrictTo(1..120).default(20)
 
     override fun run() {
-        val jdk = try {
-            Provenance.Jdk.read(jdkHome)
-        } catch (e: NotAJdk) {
-            throw UsageError("${e.message}; setup/jdk.sh 21 or 25 prints one")
-        }
-        if (jdk.feature < 21) throw UsageError("--jdk: ${jdk.home} is JDK ${jdk.version}; the lab's servers need 21 or later")
         if (!wstest.canExecute()) throw UsageError("--wstest: ${wstest.path} is not an executable; setup/autobahn.sh installs it")
-        arms.map { it.jarIn(repo) }.firstOrNull { !it.isFile }?.let { throw UsageError("${it.path} is missing; run `make build` first") }
+        requireBuilt(arms.map { it.jarIn(repo) })
 
         val profile = Profile.load(File(repo, "loadtests/profiles"), PROFILE)
         val split = try {
             CpuSplit.forThisHost(profile.serverCpus)
         } catch (e: PreflightRefusal) {
-            throw BenchInputException(e.reasons.joinToString("; "))
+            throw BadInput(e.reasons.joinToString("; "))
         }
         // wstest, started from here, inherits the load's CPUs.
         split?.pinToLoadCpus()
         val flags = JvmFlags.forServer(profile.heapMb, jdk.feature) + listOfNotNull(split?.activeProcessorCountFlag)
         val passSeed = seed ?: Random.nextLong()
-        val dir = RunFolder.create(resultsDir, "autobahn")
         val servers = arms.map { Catalogue.named(it.armOf ?: it.name) }.distinct()
         val first = AutobahnManifest(
-            provenance = Provenance.start("lab.autobahn.AutobahnPerfMainKt " + argv.joinToString(" "), Provenance.Jdk.current(), repo),
+            provenance = provenance(),
             runFolderFormat = RunFolderFormat.version,
             wstest = RunFolder.commandText(wstest.path, "-a").lines().filter { it.isNotBlank() }.joinToString(", ") { it.trim() },
             cases = cases,
@@ -96,38 +84,26 @@ private class AutobahnPerfCommand(private val argv: List<String>) : CliktCommand
             catalogue = servers,
             engines = Catalogue.enginesOf(servers),
         )
-        val manifest = ManifestFile(File(dir, "manifest.json"), AutobahnManifest.serializer(), first) {
-            System.err.println("stopped: ${dir.path} is marked incomplete")
-        }
+        val run = startRun("autobahn", AutobahnManifest.serializer(), first)
         println(
             "autobahn-perf: ${arms.joinToString {
                 it.name
-            }}, cases ${cases.joinToString(",")}, $passes passes, seed $passSeed, into ${dir.path}",
+            }}, cases ${cases.joinToString(",")}, $passes passes, seed $passSeed, into ${run.folder.path}",
         )
         val random = Random(passSeed)
         val startNs = System.nanoTime()
         for (pass in 1..passes) {
             for (arm in arms.shuffled(random)) {
                 val folder = if (pass == 1) arm.name else "${arm.name}-r$pass"
-                manifest.update { it.copy(passOrder = it.passOrder + AutobahnManifest.Pass(arm.name, pass, folder)) }
+                run.record { it.copy(passOrder = it.passOrder + AutobahnManifest.Pass(arm.name, pass, folder)) }
                 val passStartNs = System.nanoTime()
-                val failure = runPass(arm, File(dir, folder), split, flags, jdk)
+                val failure = runPass(arm, File(run.folder, folder), split, flags, jdk)
                 val wallSeconds = (System.nanoTime() - passStartNs) / 1e9
-                val outcome = AutobahnManifest.Outcome(
-                    arm.name,
-                    pass,
-                    folder,
-                    if (failure ==
-                        null
-                    ) {
-                        "ok"
-                    } else {
-                        "failed"
-                    },
-                    failure,
-                    wallSeconds,
-                )
-                manifest.update { it.copy(outcomes = it.outcomes + outcome) }
+                val status = if (failure == null) "ok" else "failed"
+                run.record {
+                    it.copy(outcomes = it.outcomes + AutobahnManifest.Outcome(arm.name, pass, folder, status, failure, wallSeconds))
+                }
+                failure?.let { why -> run.problem("$folder: $why") }
                 val at = (System.nanoTime() - startNs) / 1e9
                 println(
                     "[%d:%02d] %s pass %d: %s in %.0f s".format(
@@ -142,16 +118,7 @@ private class AutobahnPerfCommand(private val argv: List<String>) : CliktCommand
                 )
             }
         }
-        val failed = manifest.current.outcomes.filter { it.status != "ok" }
-        manifest.end(if (failed.isEmpty()) Provenance.COMPLETE else Provenance.FAILED)
-        println("run folder: ${dir.path}")
-        if (failed.isNotEmpty()) {
-            throw AutobahnFailed(
-                "${failed.size} pass(es) failed: ${failed.joinToString("; ") {
-                    "${it.folder}: ${it.reason}"
-                }}",
-            )
-        }
+        run.end { problems -> "${problems.size} pass(es) failed: ${problems.joinToString("; ")}" }
     }
 
     /** One arm's pass: its server started fresh, wstest's cases against it, the server stopped; the reason it failed, or null. */
@@ -198,13 +165,5 @@ private class AutobahnPerfCommand(private val argv: List<String>) : CliktCommand
     }
 }
 
-private class AutobahnFailed(message: String) : IllegalStateException(message)
-
 // The servers and wstest are stopped by Children's shutdown hook as this JVM exits.
-fun main(args: Array<String>): Unit = LabMain.exit(
-    "make autobahn-perf",
-    AutobahnPerfCommand(args.toList()),
-    args,
-    badInput = { it is BenchInputException },
-    failure = { it is IllegalStateException },
-)
+fun main(args: Array<String>): Unit = AutobahnPerfCommand().main(args)

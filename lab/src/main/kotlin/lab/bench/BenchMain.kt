@@ -1,6 +1,5 @@
 package lab.bench
 
-import com.github.ajalt.clikt.core.CliktCommand
 import com.github.ajalt.clikt.core.Context
 import com.github.ajalt.clikt.core.ProgramResult
 import com.github.ajalt.clikt.core.UsageError
@@ -22,7 +21,6 @@ import lab.bench.host.Preflight
 import lab.bench.host.PreflightRefusal
 import lab.bench.host.QuietHost
 import lab.bench.host.checkLoadGenerators
-import lab.bench.load.BenchInputException
 import lab.bench.load.K6GoRuntime
 import lab.bench.load.LoadGeneratorLost
 import lab.bench.load.LoadGenerators
@@ -30,14 +28,14 @@ import lab.bench.load.Profile
 import lab.bench.load.SshHost
 import lab.bench.load.VegetaCurve
 import lab.bench.load.Wrk
+import lab.experiment.BadInput
+import lab.experiment.ExperimentMain
+import lab.experiment.ExperimentRun
 import lab.handlers.Limits
 import lab.support.BuiltJars
 import lab.support.Catalogue
 import lab.support.FutexHash
 import lab.support.JvmFlags
-import lab.support.LabMain
-import lab.support.ManifestFile
-import lab.support.NotAJdk
 import lab.support.Provenance
 import lab.support.RunFolder
 import lab.support.collectorOption
@@ -46,7 +44,7 @@ import java.io.File
 import java.util.concurrent.CompletableFuture
 import kotlin.random.Random
 
-private class BenchCommand : CliktCommand(name = "bench") {
+private class BenchCommand : ExperimentMain("bench") {
     override fun help(context: Context) = "Runs every server under one k6 profile and writes results/<timestamp>-<profile>/."
 
     private val profileName by option("--profile", help = "a profile in loadtests/profiles").default("local")
@@ -58,8 +56,6 @@ private class BenchCommand : CliktCommand(name = "bench") {
         help = "the lab's vegeta-steps (setup/vegeta-steps.sh), for a profile that gives vegeta load (jsonGenerator, curveGenerator)",
     ).file()
     private val wrk by option("--wrk", help = "wrk (setup/wrk.sh), for a full step (jsonFullStepSeconds); none leaves it out").file()
-    private val repo by option("--repo", help = "the lab's repository root").file().default(File("."))
-    private val resultsDir by option("--results", help = "where run folders go").file().default(File("results"))
     private val pinThresholdMs by option("--pin-threshold-ms", help = "shortest pinning that JFR records").long()
         .restrictTo(0L..60_000L).default(20)
     private val jsonRate by option("--json-rate", help = "run /json at this rate instead of calibrating one").int()
@@ -113,25 +109,22 @@ private class BenchCommand : CliktCommand(name = "bench") {
         get() = listOf("--futex-hash", futexHash.slug) +
             if (ballastBytes > 0) listOf("--socket-ballast-bytes", "$ballastBytes", "--socket-ballast", ballastKind) else emptyList()
 
+    /** Besides the experiments' exit codes, 3: the preflight refused the host, before any server started. */
     override fun run() {
         try {
             bench()
         } catch (e: PreflightRefusal) {
-            echo("make bench PROFILE=$profileName: ${e.message}", err = true)
+            echo("$label PROFILE=$profileName: ${e.message}", err = true)
             throw ProgramResult(3)
-        } catch (e: Exception) {
-            if (e !is BenchInputException && e !is NotAJdk) throw e
-            echo("make bench: ${e.message}", err = true)
-            throw ProgramResult(2)
         }
     }
 
     private fun bench() {
         // make bench-vps ships jars without their sources, and names the commit they came from (sourceCommit).
-        if (sourceCommit == null) BuiltJars.refusalForRun(repo, Catalogue.servers)?.let { throw BenchInputException(it) }
+        if (sourceCommit == null) BuiltJars.refusalForRun(repo, Catalogue.servers)?.let { throw BadInput(it) }
         val asLoaded = Profile.load(profilesDir ?: File(repo, "loadtests/profiles"), profileName)
         val jdk = Provenance.Jdk.read(serverJdk)
-        if (!k6.canExecute()) throw BenchInputException("$k6 is not an executable k6; setup/k6.sh builds one")
+        if (!k6.canExecute()) throw BadInput("$k6 is not an executable k6; setup/k6.sh builds one")
         val generators = loadGenerators()
         // wrk runs beside the servers only: with load from other hosts, or no --wrk (make bench-vps ships none), the full step is
         // left out, and the manifest's profile says so. A --wrk that is not an executable is refused below.
@@ -144,7 +137,7 @@ private class BenchCommand : CliktCommand(name = "bench") {
         val profile = if (fullStepLeftOut != null) asLoaded.copy(jsonFullStepSeconds = 0) else asLoaded
         VegetaCurve.checkGenerator(profile, profileName, vegeta, loadHere = generators == null)
         if (profile.offersWrk && wrk?.canExecute() != true) {
-            throw BenchInputException(
+            throw BadInput(
                 "profile $profileName has a full step (jsonFullStepSeconds), which needs wrk: pass --wrk (setup/wrk.sh installs it)",
             )
         }
@@ -159,16 +152,15 @@ private class BenchCommand : CliktCommand(name = "bench") {
         split?.pinToLoadCpus()
 
         val progress = Progress()
-        val runDir = RunFolder.create(resultsDir, profileName)
-        val jfr = JfrRecording.write(runDir, pinThresholdMs)
-        val manifest =
-            ManifestFile(
-                File(runDir, "manifest.json"),
+        val run =
+            startRun(
+                profileName,
                 Manifest.serializer(),
-                firstManifest(profile, jdk, decision, limits, generators, split).copy(hostChecks = listOf(host), jfrFlags = jfr.jvmOptions),
-            ) {
-                System.err.println("stopped: ${runDir.path} is marked incomplete")
-            }
+                firstManifest(profile, jdk, decision, limits, generators, split).copy(hostChecks = listOf(host)),
+            )
+        val runDir = run.folder
+        val jfr = JfrRecording.write(runDir, pinThresholdMs)
+        run.record { it.copy(jfrFlags = jfr.jvmOptions) }
         RunFolder.linkLatest(resultsDir, runDir)
         progress.say(
             "run ${runDir.path}: profile $profileName, ${decision.idleSockets} idle sockets, JDK ${jdk.version}, ${collector.label}",
@@ -193,18 +185,15 @@ private class BenchCommand : CliktCommand(name = "bench") {
                 wrk = wrk?.takeIf { profile.offersWrk }?.let { Wrk(it, File(repo.absoluteFile, Wrk.SCRIPT)) },
                 collector = collector,
             )
-            val rate = jsonRate(declared, File(runDir, "calibration"), manifest, progress)
-            runPasses(declared.copy(profile = profile.copy(jsonRatePerSecond = rate)), runDir, manifest, progress)
+            val rate = jsonRate(declared, File(runDir, "calibration"), run, progress)
+            runPasses(declared.copy(profile = profile.copy(jsonRatePerSecond = rate)), runDir, run, progress)
         } catch (e: LoadGeneratorLost) {
-            manifest.update { it.copy(provenance = it.provenance.ended(Provenance.INCOMPLETE), reason = e.message) }
-            progress.say("stopped: ${e.message}; ${runDir.path} is marked incomplete")
+            progress.say("stopped: ${e.message}")
+            run.stop { it.copy(reason = e.message) }
             throw ProgramResult(1)
         }
-        val failed = outcomes.filterNot { it.ok }
-        manifest.end(if (failed.isEmpty()) Provenance.COMPLETE else Provenance.FAILED)
         progress.say(OutcomeTable.of(outcomes))
-        progress.say("run folder: ${runDir.path}")
-        if (failed.isNotEmpty()) throw ProgramResult(1)
+        run.end { problems -> "${problems.size} of ${outcomes.size} passes failed; the report shows what the others measured" }
     }
 
     private fun firstManifest(
@@ -216,7 +205,7 @@ private class BenchCommand : CliktCommand(name = "bench") {
         split: CpuSplit?,
     ) = Manifest(
         // make bench-vps ships jars, not the repository: it says which commit they came from.
-        provenance = Provenance.start(Provenance.thisCommand("bench"), jdk, repo, sourceCommit, sourceDirty),
+        provenance = provenance(jdk, sourceCommit, sourceDirty),
         runFolderFormat = RunFolderFormat.version,
         profileName = profileName,
         profile = profile,
@@ -242,7 +231,7 @@ private class BenchCommand : CliktCommand(name = "bench") {
     )
 
     /** The /json rate of the run: `--json-rate`'s, the one calibration finds (recorded with its probes), or the profile's. */
-    private fun jsonRate(setup: RunSetup, calibrationDir: File, manifest: ManifestFile<Manifest>, progress: Progress): Int {
+    private fun jsonRate(setup: RunSetup, calibrationDir: File, run: ExperimentRun<Manifest>, progress: Progress): Int {
         val profile = setup.profile
         val calibration = if (jsonRate == null && profile.calibrationSeconds > 0) {
             progress.say("calibration: the highest /json rate up to ${profile.jsonRatePerSecond}/s that every server sustains")
@@ -258,7 +247,7 @@ private class BenchCommand : CliktCommand(name = "bench") {
                     "with zero dropped iterations in a ${profile.calibrationSeconds} s probe (see calibration/)"
             else -> "the profile's: ${profile.jsonRateReason.ifBlank { "declared in loadtests/profiles/$profileName.json" }}"
         }
-        manifest.update {
+        run.record {
             it.copy(
                 jsonRatePerSecond = rate,
                 jsonRateChoice = choice,
@@ -278,11 +267,11 @@ private class BenchCommand : CliktCommand(name = "bench") {
     }
 
     /** Every pass of the run, in [Pass.plan]'s order (recorded first), each outcome recorded in the manifest as its pass ends. */
-    private fun runPasses(setup: RunSetup, runDir: File, manifest: ManifestFile<Manifest>, progress: Progress): List<ServerOutcome> {
+    private fun runPasses(setup: RunSetup, runDir: File, run: ExperimentRun<Manifest>, progress: Progress): List<ServerOutcome> {
         val outcomes = mutableListOf<ServerOutcome>()
         val seed = passSeed ?: Random.nextLong()
         val passes = Pass.plan(servers, setup.profile.repeats, setup.profile.compareWithoutJfr, seed)
-        manifest.update { it.copy(passOrder = passes.map(Pass::folder), passSeed = seed) }
+        run.record { it.copy(passOrder = passes.map(Pass::folder), passSeed = seed) }
         progress.say("${passes.size} passes, in this order (seed $seed): ${passes.joinToString { it.folder }}")
         for ((index, pass) in passes.withIndex()) {
             val name = pass.folder
@@ -293,13 +282,14 @@ private class BenchCommand : CliktCommand(name = "bench") {
             val checking = if (index == 0) null else CompletableFuture.supplyAsync { QuietHost.check(betweenPasses = true) }
             val ran = ServerRun(pass.server, setup, File(runDir, name), progress, pass.streamJfr, label = name).run()
             val host = checking?.join()
-            host?.let { check -> manifest.update { it.copy(hostChecks = it.hostChecks + check) } }
+            host?.let { check -> run.record { it.copy(hostChecks = it.hostChecks + check) } }
             host?.reasons?.forEach { progress.say("$name: host: $it") }
             val outcome = ran.copy(repeat = pass.repeat, marks = ran.marks + host?.reasons.orEmpty().map { "the host was not quiet: $it" })
             outcomes += outcome
-            manifest.update {
+            run.record {
                 it.copy(outcomes = outcomes.toList(), kernelMemorySource = it.kernelMemorySource ?: outcome.kernelMemorySource)
             }
+            if (!outcome.ok) run.problem("$name: ${outcome.status}${outcome.reason?.let { " ($it)" } ?: ""}")
             progress.say("$name: ${outcome.status}${outcome.reason?.let { " ($it)" } ?: ""}")
         }
         return outcomes
@@ -307,8 +297,8 @@ private class BenchCommand : CliktCommand(name = "bench") {
 
     private fun loadGenerators(): LoadGenerators? {
         if (loadgens.isEmpty()) return null
-        val key = loadgenKey ?: throw BenchInputException("--loadgen needs --loadgen-key, the run's SSH key for the load generators")
-        if (!key.isFile) throw BenchInputException("--loadgen-key $key is not a file")
+        val key = loadgenKey ?: throw BadInput("--loadgen needs --loadgen-key, the run's SSH key for the load generators")
+        if (!key.isFile) throw BadInput("--loadgen-key $key is not a file")
         return LoadGenerators(
             hosts = loadgens.map(SshHost::parse),
             key = key,
@@ -319,4 +309,4 @@ private class BenchCommand : CliktCommand(name = "bench") {
     }
 }
 
-fun main(args: Array<String>): Unit = LabMain.exit("make bench", BenchCommand(), args)
+fun main(args: Array<String>): Unit = BenchCommand().main(args)

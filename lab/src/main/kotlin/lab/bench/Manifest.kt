@@ -8,10 +8,10 @@ import lab.bench.host.QuietHost
 import lab.bench.load.LoadGenerators
 import lab.bench.load.LoadPhase
 import lab.bench.load.Profile
+import lab.experiment.ExperimentManifest
 import lab.support.Collector
 import lab.support.EngineEntry
 import lab.support.Provenance
-import lab.support.RunManifest
 import lab.support.ServerEntry
 
 /**
@@ -85,6 +85,6 @@ data class Manifest(
     val hostChecks: List<QuietHost.Check> = emptyList(),
     /** Empty: k6 ran on the server host and shared its CPU with the servers. Otherwise each host's k6 execution segment. */
     val loadGenerators: List<LoadGenerators.Segment> = emptyList(),
-) : RunManifest<Manifest> {
-    override fun with(provenance: Provenance) = copy(provenance = provenance)
-}
+    /** One sentence for each pass that failed (its outcome says more); the other passes ran. */
+    override val problems: List<String> = emptyList(),
+) : ExperimentManifest

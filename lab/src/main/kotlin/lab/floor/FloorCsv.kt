@@ -30,5 +30,6 @@ class FloorCsv(private val file: File) {
 
     companion object {
         const val KIND = "floor"
+        const val FILE = "floor.csv"
     }
 }

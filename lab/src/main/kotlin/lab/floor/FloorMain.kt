@@ -1,9 +1,8 @@
 package lab.floor
 
-import com.github.ajalt.clikt.core.CliktCommand
 import com.github.ajalt.clikt.core.Context
-import com.github.ajalt.clikt.core.UsageError
 import com.github.ajalt.clikt.parameters.options.default
+import com.github.ajalt.clikt.parameters.options.flag
 import com.github.ajalt.clikt.parameters.options.multiple
 import com.github.ajalt.clikt.parameters.options.option
 import com.github.ajalt.clikt.parameters.options.split
@@ -13,8 +12,8 @@ import com.github.ajalt.clikt.parameters.types.int
 import com.github.ajalt.clikt.parameters.types.long
 import com.github.ajalt.clikt.parameters.types.restrictTo
 import lab.bench.folder.RunFolderFormat
-import lab.bench.load.BenchInputException
 import lab.bench.load.Profile
+import lab.experiment.ExperimentMain
 import lab.floor.tasks.FloorDefaults
 import lab.floor.tasks.Model
 import lab.floor.tasks.StepMeasurement
@@ -24,11 +23,7 @@ import lab.floor.tasks.modelsOption
 import lab.floor.tasks.stepsOption
 import lab.floor.tasks.warmthsOption
 import lab.support.JvmFlags
-import lab.support.LabMain
-import lab.support.ManifestFile
-import lab.support.NotAJdk
 import lab.support.Provenance
-import lab.support.RunFolder
 import lab.support.collectorOption
 import java.io.File
 import java.util.Locale
@@ -41,12 +36,18 @@ import java.util.Locale
  * `results/<time>-floor/floor.csv`, and the manifest says what ran and what failed. A JVM that
  * fails is recorded and the run goes on. The analysis fits the bytes per task.
  */
-private class FloorCommand(private val argv: List<String>) : CliktCommand(name = "floor") {
+private class FloorCommand : ExperimentMain("floor") {
     override fun help(context: Context) = "Each concurrency model's memory per parked task, with no server, on each JDK."
 
-    private val jdkHomes by option("--jdk", help = "a JDK home to park the tasks on; repeat for each JDK").file().multiple(required = true)
-    private val repo by option("--repo", help = "the lab's repository root").file().default(File("."))
-    private val resultsDir by option("--results", help = "where run folders go").file().default(File("results"))
+    private val jdks by option(
+        "--jdk",
+        help = "a JDK home to park the tasks on; repeat for each JDK",
+    ).file().jdk().multiple(required = true)
+        .validate { jdks ->
+            require(jdks.map { it.feature }.distinct().size == jdks.distinctBy { it.home }.size) {
+                "give each JDK feature version once, got ${jdks.map { it.version }}"
+            }
+        }
     private val models by modelsOption()
     private val depths by option("--depths", help = "call depths each task parks at, comma-separated").int().split(",")
         .default(FloorDefaults.DEPTHS)
@@ -62,39 +63,28 @@ private class FloorCommand(private val argv: List<String>) : CliktCommand(name =
         .restrictTo(10L..3_600L).default(300)
     private val ballastBytes by ballastOption()
     private val collector by collectorOption("every floor JVM")
+    private val unlessMeasured by option(
+        "--unless-measured",
+        help = "park tasks only on the JDKs of which --results holds no whole floor of this collector, every model and warmth asked for",
+    ).flag()
 
     override fun run() {
-        val runtimes = mutableMapOf<String, JdkRuntime>()
-        val jdks = jdkHomes.map { home ->
-            try {
-                Provenance.Jdk.read(home)
-            } catch (e: NotAJdk) {
-                throw UsageError("${e.message}; setup/jdk.sh 21 or 25 prints one")
-            }
-        }.distinctBy { it.home }.map { jdk ->
-            val runtime = JdkRuntime.of(jdk.home).also { runtimes["${jdk.feature}"] = it }
-            jdk.copy(vendor = jdk.vendor ?: runtime.vendor)
-        }
-        if (jdks.map { it.feature }.toSet().size <
-            jdks.size
-        ) {
-            throw UsageError("--jdk: give each JDK feature version once, got ${jdks.map { it.version }}")
-        }
+        val unmeasured = jdks.distinctBy { it.home }.filter { jdk -> !unlessMeasured || measured(jdk) == null }
+        if (unmeasured.isEmpty()) return
+        val runtimes = unmeasured.associate { "${it.feature}" to JdkRuntime.of(it.home) }
+        val parkedOn = unmeasured.map { it.copy(vendor = it.vendor ?: runtimes.getValue("${it.feature}").vendor) }
         val jar = File(repo, JAR)
-        if (!jar.isFile) throw UsageError("${jar.path} is missing; run `make build` first")
+        requireBuilt(listOf(jar))
         val heapMb = Profile.load(File(repo, "loadtests/profiles"), BENCH_PROFILE).heapMb
-        val flags = jdks.associate { "${it.feature}" to JvmFlags.common(heapMb, it.feature, collector) + NMT }
+        val flags = parkedOn.associate { "${it.feature}" to JvmFlags.common(heapMb, it.feature, collector) + NMT }
 
-        val dir = RunFolder.create(resultsDir, "floor")
-        val manifest = ManifestFile(File(dir, "manifest.json"), FloorManifest.serializer(), firstManifest(jdks, runtimes, flags, heapMb)) {
-            System.err.println("stopped: ${dir.path} is marked incomplete")
-        }
-        val csv = FloorCsv(File(dir, "floor.csv"))
-        val cells = FloorPlan.cells(jdks, models, depths, warmths, repeats, seed)
+        val run = startRun("floor", FloorManifest.serializer(), firstManifest(parkedOn, runtimes, flags, heapMb))
+        val csv = FloorCsv(File(run.folder, FloorCsv.FILE))
+        val cells = FloorPlan.cells(parkedOn, models, depths, warmths, repeats, seed)
         println(
             "floor: ${models.joinToString { it.slug }} at depths ${depths.joinToString()}, ${warmths.joinToString { it.slug }}, " +
-                "on JDK ${jdks.joinToString { it.version }}, " +
-                "$repeats repeats, steps ${steps.joinToString(",")}: ${cells.size} JVMs, into ${dir.path}",
+                "on JDK ${parkedOn.joinToString { it.version }}, " +
+                "$repeats repeats, steps ${steps.joinToString(",")}: ${cells.size} JVMs, into ${run.folder.path}",
         )
         val clock = RunProgress(cells)
         for (cell in cells) {
@@ -102,23 +92,28 @@ private class FloorCommand(private val argv: List<String>) : CliktCommand(name =
                 listOf("-jar", jar.path, "--model", cell.model.slug, "--depth", "${cell.depth}", "--steps", steps.joinToString(",")) +
                 listOf("--warmup-rounds", "${cell.warmth.warmupRounds(cell.model)}") +
                 (if (ballastBytes > 0) listOf("--ballast-bytes", "$ballastBytes") else emptyList())
-            val result = FloorJvm(command, File(dir, cell.logName), steps.size, cellTimeoutSeconds).run { step -> clock.step(cell, step) }
+            val result = FloorJvm(command, File(run.folder, cell.logName), steps.size, cellTimeoutSeconds).run { step ->
+                clock.step(cell, step)
+            }
             val outcome = cell.outcome(result.steps.size, result.seconds, result.failure)
             if (result.failure == null) csv.append(cell, result.steps)
             clock.ended(cell, outcome)
-            manifest.update {
-                it.copy(
-                    cells = it.cells + outcome,
-                    problems =
-                    it.problems + listOfNotNull(result.failure?.let { why -> "${cell.label}: $why" }),
-                )
-            }
+            run.record { it.copy(cells = it.cells + outcome) }
+            result.failure?.let { why -> run.problem("${cell.label}: $why") }
         }
-        val problems = manifest.current.problems
-        manifest.end(if (problems.isEmpty()) Provenance.COMPLETE else Provenance.FAILED)
-        problems.forEach { System.err.println("make floor: $it") }
-        println("run folder: ${dir.path}")
-        if (problems.isNotEmpty()) throw RunFailed("${problems.size} of ${cells.size} JVMs failed; the others are in floor.csv")
+        run.end { problems -> "${problems.size} of ${cells.size} JVMs failed; the others are in floor.csv" }
+    }
+
+    /** The newest whole floor in --results of [jdk] as asked for, said in a line; null, also said, where there is none. */
+    private fun measured(jdk: Provenance.Jdk): File? {
+        val (modelSlugs, warmthSlugs) = models.map { it.slug } to warmths.map { it.slug }
+        val what = "JDK ${jdk.feature} on ${collector.label}, ${modelSlugs.joinToString()}, ${warmthSlugs.joinToString()}"
+        val found = MeasuredFloors.covering(resultsDir, jdk.feature, collector, modelSlugs, warmthSlugs).lastOrNull()
+        println(
+            found?.let { "floor: ${it.path} measured $what already" }
+                ?: "floor: no whole floor in ${resultsDir.path} measured $what: measuring it",
+        )
+        return found
     }
 
     private fun firstManifest(
@@ -127,7 +122,7 @@ private class FloorCommand(private val argv: List<String>) : CliktCommand(name =
         flags: Map<String, List<String>>,
         heapMb: Int,
     ) = FloorManifest(
-        provenance = Provenance.start("lab.floor.FloorMain " + argv.joinToString(" "), Provenance.Jdk.current(), repo),
+        provenance = provenance(),
         runFolderFormat = RunFolderFormat.version,
         jdks = jdks,
         jdkRuntimes = runtimes,
@@ -209,13 +204,5 @@ private class FloorCommand(private val argv: List<String>) : CliktCommand(name =
     }
 }
 
-private class RunFailed(message: String) : IllegalStateException(message)
-
 // The floor JVMs are stopped by Children's shutdown hook as this JVM exits.
-fun main(args: Array<String>): Unit = LabMain.exit(
-    "make floor",
-    FloorCommand(args.toList()),
-    args,
-    badInput = { it is BenchInputException },
-    failure = { it is IllegalStateException },
-)
+fun main(args: Array<String>): Unit = FloorCommand().main(args)

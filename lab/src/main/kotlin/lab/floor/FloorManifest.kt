@@ -1,10 +1,10 @@
 package lab.floor
 
 import kotlinx.serialization.Serializable
+import lab.experiment.ExperimentManifest
 import lab.floor.tasks.FloorDefaults
 import lab.support.Collector
 import lab.support.Provenance
-import lab.support.RunManifest
 
 /**
  * `manifest.json` of a `make floor` run, beside its `floor.csv`. The floor runs on several JDKs,
@@ -30,10 +30,8 @@ data class FloorManifest(
     /** Every JVM that ended, in the order they ran. */
     val cells: List<FloorCell.Outcome> = emptyList(),
     /** One sentence for each JVM that failed; its steps are not in floor.csv. */
-    val problems: List<String> = emptyList(),
-) : RunManifest<FloorManifest> {
-    override fun with(provenance: Provenance) = copy(provenance = provenance)
-
+    override val problems: List<String> = emptyList(),
+) : ExperimentManifest {
     @Serializable
     data class Settings(
         val models: List<String>,

@@ -1,6 +1,5 @@
 package lab.sweep
 
-import com.github.ajalt.clikt.core.CliktCommand
 import com.github.ajalt.clikt.core.Context
 import com.github.ajalt.clikt.core.UsageError
 import com.github.ajalt.clikt.parameters.options.default
@@ -18,16 +17,13 @@ import lab.bench.folder.RunFolderFormat
 import lab.bench.host.CpuSplit
 import lab.bench.host.HostLimits
 import lab.bench.host.PreflightRefusal
-import lab.bench.load.BenchInputException
 import lab.bench.load.Profile
 import lab.bench.load.Wrk
+import lab.experiment.BadInput
+import lab.experiment.ExperimentMain
 import lab.support.BuiltJars
 import lab.support.Catalogue
-import lab.support.LabMain
-import lab.support.ManifestFile
-import lab.support.NotAJdk
 import lab.support.Provenance
-import lab.support.RunFolder
 import lab.support.ServerEntry
 import lab.support.serversOption
 import java.io.File
@@ -44,12 +40,10 @@ import java.util.Locale
  * so a drift of the host lands on every server alike; each server meets each workload in a JVM of
  * its own ([SweepPass] says why). Writes `results/<time>-sweep/`.
  */
-private class SweepCommand(private val argv: List<String>) : CliktCommand(name = "sweep") {
+private class SweepCommand : ExperimentMain("sweep") {
     override fun help(context: Context) = "C requests in flight on each server, waiting D ms each: throughput, latency, threads and memory."
 
-    private val jdkHome by option("--jdk", help = "the JDK home the servers run on (21 or later)").file().required()
-    private val repo by option("--repo", help = "the lab's repository root").file().default(File("."))
-    private val resultsDir by option("--results", help = "where run folders go").file().default(File("results"))
+    private val jdk by option("--jdk", help = "the JDK home the servers run on (21 or later)").file().jdk().required()
     private val wrkBinary by option("--wrk", help = "wrk's path (setup/wrk.sh prints it)").file().default(File("/usr/bin/wrk"))
     private val servers by serversOption()
     private val workloadSlugs by option("--workloads", help = "delay, dashboard or both, comma-separated").split(",")
@@ -78,35 +72,24 @@ private class SweepCommand(private val argv: List<String>) : CliktCommand(name =
         .int().restrictTo(1..20).default(3)
 
     override fun run() {
-        val jdk = try {
-            Provenance.Jdk.read(jdkHome)
-        } catch (e: NotAJdk) {
-            throw UsageError("${e.message}; setup/jdk.sh 21 or 25 prints one")
-        }
-        if (jdk.feature <
-            21
-        ) {
-            throw UsageError("--jdk: ${jdk.home} is JDK ${jdk.version}; virtual threads need 21 or later (setup/jdk.sh 25)")
-        }
         val workloads = try {
             workloadSlugs.map { SweepWorkload.bySlug(it.trim()) }.distinct()
         } catch (e: IllegalArgumentException) {
             throw UsageError("--workloads: ${e.message}")
         }
         if (!wrkBinary.canExecute()) throw UsageError("--wrk: ${wrkBinary.path} is not an executable; setup/wrk.sh installs wrk")
-        servers.map { it.jarIn(repo) }.firstOrNull { !it.isFile }?.let { throw UsageError("${it.path} is missing; run `make build` first") }
-        BuiltJars.refusalForRun(repo, servers)?.let { throw UsageError(it) }
+        requireBuilt(servers.map { it.jarIn(repo) })
+        BuiltJars.refusalForRun(repo, servers)?.let { throw BadInput(it) }
 
         val profile = Profile.load(File(repo, "loadtests/profiles"), BENCH_PROFILE)
         val limits = HostLimits.read()
         val split = try {
             CpuSplit.forThisHost(profile.serverCpus)
         } catch (e: PreflightRefusal) {
-            throw BenchInputException(e.reasons.joinToString("; "))
+            throw BadInput(e.reasons.joinToString("; "))
         }
         split?.pinToLoadCpus()
-        val dir = RunFolder.create(resultsDir, "sweep")
-        val setup = SweepSetup(
+        val planned = SweepSetup(
             repo = repo.absoluteFile,
             java = File(jdk.home, "bin/java"),
             jdkFeature = jdk.feature,
@@ -120,17 +103,11 @@ private class SweepCommand(private val argv: List<String>) : CliktCommand(name =
             codeWarmupMaxSeconds = maxOf(warmupSeconds, codeWarmupMaxSeconds),
             seconds = seconds,
             openFilesLimit = limits.openFilesHard,
-            profile = if (jfrProfile) JfrProfile.write(dir) else null,
+            profile = null,
         )
-        val highest = workloads.associate { it.slug to setup.highestConcurrency(it) }
-        val manifest =
-            ManifestFile(
-                File(dir, "manifest.json"),
-                SweepManifest.serializer(),
-                firstManifest(setup, jdk, servers, highest),
-            ) {
-                System.err.println("stopped: ${dir.path} is marked incomplete")
-            }
+        val highest = workloads.associate { it.slug to planned.highestConcurrency(it) }
+        val run = startRun("sweep", SweepManifest.serializer(), firstManifest(planned, jdk, servers, highest))
+        val setup = planned.copy(profile = if (jfrProfile) JfrProfile.write(run.folder) else null)
         val stepsPerPass = workloads.sumOf { w -> concurrencies.count { it <= highest.getValue(w.slug) } }
         val stepsS = stepsPerPass * (warmupSeconds + seconds + STEP_OVERHEAD_S) + workloads.size * PASS_OVERHEAD_S
         // Each workload's code warm-up lasts until the JIT settles: between the declared warm-up and its cap.
@@ -140,7 +117,7 @@ private class SweepCommand(private val argv: List<String>) : CliktCommand(name =
             "sweep: ${servers.joinToString {
                 it.name
             }} on JDK ${jdk.version}, ${workloads.joinToString { it.slug }} at C=${concurrencies.joinToString(",")}, " +
-                "D=$delayMs ms, $passes passes: ${estimateS / 60} to ${longestS / 60} min, into ${dir.path}",
+                "D=$delayMs ms, $passes passes: ${estimateS / 60} to ${longestS / 60} min, into ${run.folder.path}",
         )
         workloads.filter { highest.getValue(it.slug) < concurrencies.last() }.forEach {
             println(
@@ -151,7 +128,7 @@ private class SweepCommand(private val argv: List<String>) : CliktCommand(name =
             )
         }
         val startNs = System.nanoTime()
-        SweepCsv(dir).use { csv ->
+        SweepCsv(run.folder).use { csv ->
             for (pass in 1..passes) {
                 for (i in servers.indices) {
                     val server = servers[(i + pass - 1) % servers.size]
@@ -160,44 +137,31 @@ private class SweepCommand(private val argv: List<String>) : CliktCommand(name =
                         val say = { line: String ->
                             println("[%s] %s".format(Locale.ROOT, clock((System.nanoTime() - startNs) / 1e9), line))
                         }
-                        val label = "${server.name} ${workload.slug} pass $pass"
+                        val which = "${server.name} ${workload.slug} pass $pass"
                         val failure = SweepPass(
                             setup,
                             server,
                             workload,
                             pass,
-                            File(dir, "${server.name}-${workload.slug}-pass$pass"),
+                            File(run.folder, "${server.name}-${workload.slug}-pass$pass"),
                             csv,
                             say,
                         ).run()
                         val passSeconds = (System.nanoTime() - passStartNs) / 1e9
-                        failure?.let { say("$label ended early: $it") }
-                        manifest.update {
+                        failure?.let { say("$which ended early: $it") }
+                        val status = if (failure == null) "ok" else "failed"
+                        run.record {
                             it.copy(
-                                passes = it.passes + SweepManifest.Pass(
-                                    pass,
-                                    server.name,
-                                    workload.slug,
-                                    if (failure == null) "ok" else "failed",
-                                    passSeconds,
-                                    failure,
-                                ),
-                                problems = it.problems + listOfNotNull(failure?.let { why -> "$label: $why" }),
+                                passes =
+                                it.passes + SweepManifest.Pass(pass, server.name, workload.slug, status, passSeconds, failure),
                             )
                         }
+                        failure?.let { why -> run.problem("$which: $why") }
                     }
                 }
             }
         }
-        val problems = manifest.current.problems
-        manifest.end(if (problems.isEmpty()) Provenance.COMPLETE else Provenance.FAILED)
-        problems.forEach { System.err.println("make sweep: $it") }
-        println("run folder: ${dir.path}")
-        if (problems.isNotEmpty()) {
-            throw SweepFailed(
-                "${problems.size} server pass(es) ended early; their steps until then are in sweep.csv",
-            )
-        }
+        run.end { problems -> "${problems.size} server pass(es) ended early; their steps until then are in sweep.csv" }
     }
 
     private fun firstManifest(
@@ -206,7 +170,7 @@ private class SweepCommand(private val argv: List<String>) : CliktCommand(name =
         servers: List<ServerEntry>,
         highest: Map<String, Int>,
     ) = SweepManifest(
-        provenance = Provenance.start("lab.sweep.SweepMainKt " + argv.joinToString(" "), Provenance.Jdk.current(), repo),
+        provenance = provenance(),
         runFolderFormat = RunFolderFormat.version,
         serverJdk = jdk,
         jvmFlags = setup.serverFlags,
@@ -222,7 +186,7 @@ private class SweepCommand(private val argv: List<String>) : CliktCommand(name =
             heapMb = setup.heapMb,
             wrkTimeoutSeconds = setup.timeoutSeconds,
             openFilesLimit = setup.openFilesLimit,
-            jfrProfile = setup.profile != null,
+            jfrProfile = jfrProfile,
             poolThreads = setup.poolThreads,
             openFilesLimitSource = "the hard limit on open files per process (ulimit -Hn), " +
                 "which every process of a step (server, stub, wrk) is under",
@@ -249,13 +213,5 @@ private class SweepCommand(private val argv: List<String>) : CliktCommand(name =
     }
 }
 
-private class SweepFailed(message: String) : IllegalStateException(message)
-
 // The servers, stubs and wrk are stopped by Children's shutdown hook as this JVM exits.
-fun main(args: Array<String>): Unit = LabMain.exit(
-    "make sweep",
-    SweepCommand(args.toList()),
-    args,
-    badInput = { it is BenchInputException },
-    failure = { it is IllegalStateException },
-)
+fun main(args: Array<String>): Unit = SweepCommand().main(args)

@@ -2,9 +2,9 @@ package lab.sweep
 
 import kotlinx.serialization.Serializable
 import lab.bench.host.CpuSplit
+import lab.experiment.ExperimentManifest
 import lab.support.EngineEntry
 import lab.support.Provenance
-import lab.support.RunManifest
 import lab.support.ServerEntry
 
 /** `manifest.json` of a `make sweep` run, beside its `sweep.csv` and `memory.csv`: what ran, on what, and what failed. */
@@ -32,10 +32,8 @@ data class SweepManifest(
     val highestConcurrency: Map<String, Int>,
     val passes: List<Pass> = emptyList(),
     /** One sentence for each server's workload in a pass that ended early; its steps until then are in sweep.csv. */
-    val problems: List<String> = emptyList(),
-) : RunManifest<SweepManifest> {
-    override fun with(provenance: Provenance) = copy(provenance = provenance)
-
+    override val problems: List<String> = emptyList(),
+) : ExperimentManifest {
     @Serializable
     data class Settings(
         val workloads: List<String>,

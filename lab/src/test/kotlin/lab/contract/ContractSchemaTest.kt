@@ -13,7 +13,7 @@ import lab.bench.collect.WallClockStep
 import lab.bench.host.QuietHost
 import lab.bench.load.LoadPhase
 import lab.bench.load.Profile
-import lab.experiment.ClientsManifest
+import lab.clients.ClientsManifest
 import lab.floor.FloorCell
 import lab.floor.FloorManifest
 import lab.support.Provenance

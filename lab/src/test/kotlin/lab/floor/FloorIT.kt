@@ -115,6 +115,20 @@ class FloorIT {
         }
     }
 
+    @Test
+    fun `asked to measure only what results holds no floor of, a run after a whole one measures nothing and makes no folder`() {
+        val into = plain.dir.parentFile
+        val log = File(results, "unless-measured.log")
+        val code = start(listOf("--jdk", env("LAB_SERVER_JDK"), "--unless-measured"), into, log)
+        val said = log.readLines().filterNot { it.startsWith("WARNING") }
+        assertEquals(0, code, "$said")
+        assertTrue(
+            said.single().startsWith("floor: ${plain.dir.path} measured JDK ") && said.single().endsWith("already"),
+            "$said",
+        )
+        assertEquals(listOf(plain.dir), into.listFiles().orEmpty().filter { it.isDirectory })
+    }
+
     @ParameterizedTest(name = "{0} {1}")
     @CsvSource(
         "--steps, '400,200', --steps: must be ascending",

@@ -173,9 +173,8 @@ object QuietHost {
     }
 
     /**
-     * A lab program (`make bench`, `make floor`, `make audit-pinning`, `make clients`, or a JVM one of
-     * them started): a `java` whose class path or `-jar` is the harness's `lab.jar`, or whose main
-     * class is in one of the harness's programs' packages.
+     * A lab program (any experiment's, or a JVM one of them started): a `java` whose class path or `-jar` is the harness's
+     * `lab.jar`, or whose main class is in one of the experiments' packages.
      */
     fun isLabRun(arguments: List<String>): Boolean {
         if (arguments.firstOrNull()?.substringAfterLast('/') != "java") return false
@@ -188,7 +187,7 @@ object QuietHost {
     fun parseLoadAverage1m(text: String): Double = text.trim().substringBefore(' ').toDouble()
 
     private const val LAB_JAR = "lab.jar"
-    private val LAB_PROGRAMS = listOf("lab.bench.", "lab.floor.", "lab.audit.", "lab.experiment.")
+    private val LAB_PROGRAMS = listOf("lab.bench.", "lab.sweep.", "lab.floor.", "lab.autobahn.", "lab.clients.", "lab.audit.")
 
     private fun decimals(places: Int, value: Double): String = String.format(Locale.ROOT, "%.${places}f", value)
 

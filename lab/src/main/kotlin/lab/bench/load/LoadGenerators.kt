@@ -1,6 +1,7 @@
 package lab.bench.load
 
 import kotlinx.serialization.Serializable
+import lab.experiment.BadInput
 import java.io.File
 import java.util.concurrent.TimeUnit
 
@@ -127,9 +128,9 @@ data class SshHost(val user: String, val host: String, val port: Int = 22) {
 
         fun parse(text: String): SshHost {
             val match = FORM.matchEntire(text.trim())
-                ?: throw BenchInputException("load generator '$text' is not user@host or user@host:port")
+                ?: throw BadInput("load generator '$text' is not user@host or user@host:port")
             val port = match.groupValues[3].takeIf { it.isNotEmpty() }?.toInt() ?: 22
-            if (port !in 1..65535) throw BenchInputException("load generator '$text': port $port is outside 1-65535")
+            if (port !in 1..65535) throw BadInput("load generator '$text': port $port is outside 1-65535")
             return SshHost(match.groupValues[1], match.groupValues[2], port)
         }
     }

@@ -4,6 +4,7 @@ import kotlinx.serialization.ExperimentalSerializationApi
 import kotlinx.serialization.Serializable
 import kotlinx.serialization.json.Json
 import kotlinx.serialization.json.decodeFromStream
+import lab.experiment.BadInput
 import lab.floor.tasks.Warmth
 import java.io.File
 import kotlin.math.ceil
@@ -300,23 +301,20 @@ data class Profile(
         @OptIn(ExperimentalSerializationApi::class)
         private val strict = Json { ignoreUnknownKeys = false }
 
-        /** Reads and checks a profile; throws [BenchInputException] with a one-line reason. */
+        /** Reads and checks a profile; throws [BadInput] with a one-line reason. */
         @OptIn(ExperimentalSerializationApi::class)
         fun load(profilesDir: File, name: String): Profile {
             val known = profilesDir.listFiles { f -> f.extension == "json" }.orEmpty().map { it.nameWithoutExtension }.sorted()
             val file = File(profilesDir, "$name.json")
-            if (!file.isFile) throw BenchInputException("unknown profile '$name'; choose one of: ${known.joinToString()}")
+            if (!file.isFile) throw BadInput("unknown profile '$name'; choose one of: ${known.joinToString()}")
             val profile = try {
                 file.inputStream().use { strict.decodeFromStream<Profile>(it) }
             } catch (e: IllegalArgumentException) {
-                throw BenchInputException("$file is not a valid profile: ${e.message?.lineSequence()?.first()}")
+                throw BadInput("$file is not a valid profile: ${e.message?.lineSequence()?.first()}")
             }
             val problems = profile.problems()
-            if (problems.isNotEmpty()) throw BenchInputException("$file: ${problems.joinToString("; ")}")
+            if (problems.isNotEmpty()) throw BadInput("$file: ${problems.joinToString("; ")}")
             return profile
         }
     }
 }
-
-/** Bad input from the user: reported as one line, with what to do, and never as a stack trace. */
-class BenchInputException(message: String) : Exception(message)

@@ -3,6 +3,7 @@ package lab.bench.load
 import de.siegmar.fastcsv.reader.CsvReader
 import lab.bench.collect.RunClock
 import lab.bench.folder.SeriesCsv
+import lab.experiment.BadInput
 import lab.support.Children
 import java.io.File
 import java.io.IOException
@@ -265,16 +266,16 @@ class VegetaCurve(
         fun checkGenerator(profile: Profile, profileName: String, vegeta: File?, loadHere: Boolean) {
             if (!profile.offersVegeta) return
             val binary = vegeta
-                ?: throw BenchInputException(
+                ?: throw BadInput(
                     "profile $profileName gives load to vegeta: pass --vegeta, the vegeta-steps that setup/vegeta-steps.sh builds",
                 )
             if (!binary.canExecute()) {
-                throw BenchInputException(
+                throw BadInput(
                     "$binary is not an executable vegeta-steps; setup/vegeta-steps.sh builds one",
                 )
             }
             if (!loadHere) {
-                throw BenchInputException(
+                throw BadInput(
                     "profile $profileName gives load to vegeta, which runs beside the servers only: drop --loadgen",
                 )
             }

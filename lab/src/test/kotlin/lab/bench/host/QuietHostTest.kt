@@ -85,7 +85,7 @@ class QuietHostTest {
             ),
         )
         assertTrue(QuietHost.isLabRun(listOf("java", "-cp", "/work/main/lab/target/lab.jar", "lab.floor.FloorMainKt")))
-        assertTrue(QuietHost.isLabRun(listOf("java", "-cp", "a.jar:lab/target/classes", "lab.experiment.ClientsExperimentKt")))
+        assertTrue(QuietHost.isLabRun(listOf("java", "-cp", "a.jar:lab/target/classes", "lab.clients.ClientsMainKt")))
         assertFalse(QuietHost.isLabRun(listOf("/bin/sh", "-c", "status=0; java -jar lab/target/lab.jar --profile local")), "make's shell")
         val server = listOf("java", "-jar", "jetty-virtual-server/target/jetty-virtual-server.jar", "--port", "8080")
         assertFalse(QuietHost.isLabRun(server), "a server")

@@ -1,5 +1,6 @@
 package lab.bench.load
 
+import lab.experiment.BadInput
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.assertThrows
 import org.junit.jupiter.api.io.TempDir
@@ -229,9 +230,9 @@ class LoadTimelineTest {
         val warm = text.replace("\"socketsHeadline\": \"cold\"", "\"socketsHeadline\": \"warm\"")
         File(dir, "nowarm.json").writeText(warm.replace("\"warmSockets\": true", "\"warmSockets\": false"))
         File(dir, "tepid.json").writeText(text.replace("\"socketsHeadline\": \"cold\"", "\"socketsHeadline\": \"tepid\""))
-        val nowarm = assertThrows<BenchInputException> { Profile.load(dir, "nowarm") }
+        val nowarm = assertThrows<BadInput> { Profile.load(dir, "nowarm") }
         assertTrue("socketsHeadline \"warm\" needs warmSockets true" in nowarm.message!!, nowarm.message)
-        val tepid = assertThrows<BenchInputException> { Profile.load(dir, "tepid") }
+        val tepid = assertThrows<BadInput> { Profile.load(dir, "tepid") }
         assertTrue("socketsHeadline must be one of cold, warm, not \"tepid\"" in tepid.message!!, tepid.message)
     }
 
@@ -244,14 +245,14 @@ class LoadTimelineTest {
         ).writeText(text.replace("\"jsonCurveRatesPerSecond\": [100, 200]", "\"jsonCurveRatesPerSecond\": [200, 100]"))
         File(dir, "unbound.json").writeText(text.replace(Regex("\"dashboardCurveP99BoundMs\": [\\d.]+"), "\"dashboardCurveP99BoundMs\": 0"))
         File(dir, "short.json").writeText(text.replace(Regex("\"curveStepSeconds\": \\d+"), "\"curveStepSeconds\": 3"))
-        val falling = assertThrows<BenchInputException> { Profile.load(dir, "falling") }
+        val falling = assertThrows<BadInput> { Profile.load(dir, "falling") }
         assertTrue("jsonCurveRatesPerSecond must rise" in falling.message!!, falling.message)
-        val unbound = assertThrows<BenchInputException> { Profile.load(dir, "unbound") }
+        val unbound = assertThrows<BadInput> { Profile.load(dir, "unbound") }
         assertTrue("dashboardCurveP99BoundMs must be above 0" in unbound.message!!, unbound.message)
-        val short = assertThrows<BenchInputException> { Profile.load(dir, "short") }
+        val short = assertThrows<BadInput> { Profile.load(dir, "short") }
         assertTrue("curveStepSeconds must be at least 4" in short.message!!, short.message)
         File(dir, "k6search.json").writeText(text.replace("\"curveStepSeconds\"", "\"curveSearchSteps\": 3, \"curveStepSeconds\""))
-        val k6search = assertThrows<BenchInputException> { Profile.load(dir, "k6search") }
+        val k6search = assertThrows<BadInput> { Profile.load(dir, "k6search") }
         assertTrue("curveSearchSteps needs curveGenerator \"vegeta\"" in k6search.message!!, k6search.message)
     }
 }

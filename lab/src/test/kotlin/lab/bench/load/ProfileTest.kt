@@ -1,5 +1,6 @@
 package lab.bench.load
 
+import lab.experiment.BadInput
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.assertThrows
 import org.junit.jupiter.api.io.TempDir
@@ -51,7 +52,7 @@ class ProfileTest {
 
     @Test
     fun `an unknown profile is a one-line error that lists the known ones`() {
-        val error = assertThrows<BenchInputException> { Profile.load(profiles, "huge") }
+        val error = assertThrows<BadInput> { Profile.load(profiles, "huge") }
         assertTrue(error.message!!.startsWith("unknown profile 'huge'; choose one of: "), error.message)
         assertTrue("local" in error.message!! && '\n' !in error.message!!, error.message)
     }
@@ -61,17 +62,17 @@ class ProfileTest {
         val smoke = File(profiles, "smoke.json").readText()
         File(dir, "typo.json").writeText(smoke.replace("\"jsonSeconds\"", "\"jsonSecs\""))
         File(dir, "zero.json").writeText(smoke.replace(Regex("\"socketSteps\": \\d+"), "\"socketSteps\": 0"))
-        assertThrows<BenchInputException> { Profile.load(dir, "typo") }
-        val zero = assertThrows<BenchInputException> { Profile.load(dir, "zero") }
+        assertThrows<BadInput> { Profile.load(dir, "typo") }
+        val zero = assertThrows<BadInput> { Profile.load(dir, "zero") }
         assertTrue("socketSteps must be at least 1" in zero.message!!, zero.message)
         File(dir, "pins.json").writeText(smoke.replace(Regex("\"pinTrapsPerSecond\": \\d+"), "\"pinTrapsPerSecond\": -1"))
-        val pins = assertThrows<BenchInputException> { Profile.load(dir, "pins") }
+        val pins = assertThrows<BadInput> { Profile.load(dir, "pins") }
         assertTrue("pinTrapsPerSecond must be 0 or more" in pins.message!!, pins.message)
         File(dir, "gen.json").writeText(smoke.replace("{", "{\n  \"curveGenerator\": \"wrk\","))
-        val generator = assertThrows<BenchInputException> { Profile.load(dir, "gen") }
+        val generator = assertThrows<BadInput> { Profile.load(dir, "gen") }
         assertTrue("curveGenerator must be one of k6, vegeta, not \"wrk\"" in generator.message!!, generator.message)
         File(dir, "steady.json").writeText(smoke.replace("{", "{\n  \"jsonGenerator\": \"wrk\","))
-        val steady = assertThrows<BenchInputException> { Profile.load(dir, "steady") }
+        val steady = assertThrows<BadInput> { Profile.load(dir, "steady") }
         assertTrue("jsonGenerator must be one of k6, vegeta, not \"wrk\"" in steady.message!!, steady.message)
     }
 
@@ -92,7 +93,7 @@ class ProfileTest {
         val curve = File(profiles, "curve.json").readText()
         // The curve profile's /dashboard top, 2,400/s in 100 ms, holds 240 in flight.
         File(dir, "small.json").writeText(curve.replace(Regex("\"curveConnections\": \\d+"), "\"curveConnections\": 239"))
-        val small = assertThrows<BenchInputException> { Profile.load(dir, "small") }
+        val small = assertThrows<BadInput> { Profile.load(dir, "small") }
         assertTrue(
             "curveConnections must be at least 240: /dashboard's top, 2400/s, answered in its 100 ms bound" in small.message!!,
             small.message,

@@ -1,4 +1,4 @@
-package lab.clients
+package lab.clients.probe
 
 import okhttp3.ConnectionPool
 import okhttp3.Dispatcher

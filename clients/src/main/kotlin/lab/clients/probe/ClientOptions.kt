@@ -1,4 +1,4 @@
-package lab.clients
+package lab.clients.probe
 
 import com.github.ajalt.clikt.core.CliktCommand
 import com.github.ajalt.clikt.parameters.options.convert

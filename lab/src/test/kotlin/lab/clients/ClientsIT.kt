@@ -1,10 +1,10 @@
-package lab.experiment
+package lab.clients
 
 import kotlinx.serialization.json.Json
-import lab.clients.ClientKind
-import lab.clients.DownloadProbe
-import lab.clients.DownloadSample
-import lab.clients.ThreadSample
+import lab.clients.probe.ClientKind
+import lab.clients.probe.DownloadProbe
+import lab.clients.probe.DownloadSample
+import lab.clients.probe.ThreadSample
 import lab.support.Catalogue
 import org.junit.jupiter.api.BeforeAll
 import org.junit.jupiter.api.Test
@@ -27,7 +27,7 @@ import kotlin.test.fail
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 6, unit = TimeUnit.MINUTES)
-class ClientsExperimentIT {
+class ClientsIT {
     private val root = File(System.getProperty("lab.root"))
     private val results = File(System.getProperty("lab.results"), "clients")
     private val lenient = Json { ignoreUnknownKeys = true }
@@ -130,7 +130,7 @@ class ClientsExperimentIT {
         }
         val log = File(dir, "clients.log")
         val process = ProcessBuilder(
-            "${env("LAB_HARNESS_JDK")}/bin/java", "-cp", File(root, "lab/target/lab.jar").path, "lab.experiment.ClientsExperimentKt",
+            "${env("LAB_HARNESS_JDK")}/bin/java", "-cp", File(root, "lab/target/lab.jar").path, "lab.clients.ClientsMainKt",
             "--jdk", env("LAB_SERVER_JDK"), "--repo", root.path, "--results", dir.path, *args,
         ).redirectErrorStream(true).redirectOutput(log).start()
         if (!process.waitFor(5, TimeUnit.MINUTES)) {

@@ -1,4 +1,4 @@
-package lab.clients
+package lab.clients.probe
 
 import io.ktor.client.HttpClient
 import io.ktor.client.engine.HttpClientEngineConfig

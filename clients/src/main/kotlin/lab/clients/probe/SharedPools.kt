@@ -1,4 +1,4 @@
-package lab.clients
+package lab.clients.probe
 
 /**
  * Thread pools that belong to the JVM, not to a client: the coroutine scheduler, the virtual-thread

@@ -1,8 +1,8 @@
-package lab.experiment
+package lab.clients
 
 import kotlinx.serialization.Serializable
+import lab.experiment.ExperimentManifest
 import lab.support.Provenance
-import lab.support.RunManifest
 
 /**
  * `manifest.json` of a `make clients` run: what ran, on what, with which settings, and how it
@@ -16,15 +16,13 @@ data class ClientsManifest(
     val jvmFlags: List<String>,
     val curlVersion: String,
     val settings: Settings,
-    /** What each client's call holds while its answer is due ([lab.clients.ClientKind.waits]), for the report. */
+    /** What each client's call holds while its answer is due ([lab.clients.probe.ClientKind.waits]), for the report. */
     val clientWaits: Map<String, String>,
     val stubUrl: String? = null,
     val servers: Map<String, String> = emptyMap(),
     /** One sentence for each thing that went wrong: a server that died, a probe that failed. */
-    val problems: List<String> = emptyList(),
-) : RunManifest<ClientsManifest> {
-    override fun with(provenance: Provenance) = copy(provenance = provenance)
-
+    override val problems: List<String> = emptyList(),
+) : ExperimentManifest {
     @Serializable
     data class Settings(
         val servers: List<String>,

@@ -1,4 +1,4 @@
-package lab.clients
+package lab.clients.probe
 
 /**
  * One HTTP client as an application holds it: opened for at most `maxConcurrent` requests in

@@ -1,4 +1,4 @@
-package lab.clients
+package lab.clients.probe
 
 import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.coroutineScope

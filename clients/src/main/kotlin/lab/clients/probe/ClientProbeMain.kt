@@ -1,4 +1,4 @@
-package lab.clients
+package lab.clients.probe
 
 import com.github.ajalt.clikt.core.CliktCommand
 import com.github.ajalt.clikt.core.Context
@@ -21,7 +21,7 @@ import java.io.File
 import kotlin.random.Random
 
 /**
- * The JVM the clients run in, started by `make clients` (lab.experiment.ClientsExperiment) with
+ * The JVM the clients run in, started by `make clients` (lab.clients.ClientsMain) with
  * the servers and the stub already up. Nothing else runs here, so every thread a census finds
  * is the client's, the JVM's, or a shared pool's. Each measurement is one JSON line, written
  * as soon as it is made, so a run cut short keeps what it measured.

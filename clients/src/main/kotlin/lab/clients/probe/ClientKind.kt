@@ -1,4 +1,4 @@
-package lab.clients
+package lab.clients.probe
 
 import io.ktor.client.engine.apache5.Apache5
 import io.ktor.client.engine.cio.CIO

@@ -1,6 +1,5 @@
-package lab.experiment
+package lab.clients
 
-import com.github.ajalt.clikt.core.CliktCommand
 import com.github.ajalt.clikt.core.Context
 import com.github.ajalt.clikt.core.UsageError
 import com.github.ajalt.clikt.parameters.options.convert
@@ -12,17 +11,16 @@ import com.github.ajalt.clikt.parameters.types.file
 import com.github.ajalt.clikt.parameters.types.int
 import com.github.ajalt.clikt.parameters.types.long
 import com.github.ajalt.clikt.parameters.types.restrictTo
-import lab.clients.ClientKind
-import lab.clients.StubCalls
-import lab.clients.StubUnreachable
-import lab.clients.ThreadAudit
-import lab.clients.clientsOption
+import lab.clients.probe.ClientKind
+import lab.clients.probe.StubCalls
+import lab.clients.probe.StubUnreachable
+import lab.clients.probe.ThreadAudit
+import lab.clients.probe.clientsOption
+import lab.experiment.BadInput
+import lab.experiment.ExperimentMain
 import lab.handlers.Limits
 import lab.support.Children
 import lab.support.JvmFlags
-import lab.support.LabMain
-import lab.support.ManifestFile
-import lab.support.NotAJdk
 import lab.support.Provenance
 import lab.support.RunFolder
 import lab.support.Stub
@@ -32,17 +30,15 @@ import java.io.File
 /**
  * `make clients`: the client experiments of the client-threads and large-downloads articles.
  * It starts the stub (answering after `--delay-ms`) and the servers, then the client probe
- * (lab.clients.ClientProbeMain) in a JVM of its own, twice: the thread census, then the
+ * (lab.clients.probe.ClientProbeMain) in a JVM of its own, twice: the thread census, then the
  * downloads. Everything lands in `results/<time>-clients/`, line by line as it is measured.
  */
-private class ClientsCommand(private val argv: List<String>) : CliktCommand(name = "clients") {
+private class ClientsCommand : ExperimentMain("clients") {
     override fun help(context: Context) = "How many threads each HTTP client blocks, and how fast each one downloads."
 
     private val servers by serversOption()
     private val clients by clientsOption()
-    private val jdk by option("--jdk", help = "the JDK home the servers and the clients run on").file().required()
-    private val repo by option("--repo", help = "the lab's repository root").file().default(File("."))
-    private val resultsDir by option("--results", help = "where run folders go").file().default(File("results"))
+    private val jdk by option("--jdk", help = "the JDK home the servers and the clients run on").file().jdk().required()
     private val requests by option("--requests", help = "concurrent delayed calls, comma-separated").int().split(",")
         .default(listOf(100, 500))
     private val delayMs by option(
@@ -63,59 +59,53 @@ private class ClientsCommand(private val argv: List<String>) : CliktCommand(name
     private val seed by option("--seed", help = "for the random orders").long().default(System.currentTimeMillis())
 
     override fun run() {
-        val jdk = checkedJdk()
-        val dir = RunFolder.create(resultsDir, "clients")
+        checkInputs()
         val flags = JvmFlags.common(HEAP_MB, jdk.feature)
-        val manifest = ManifestFile(File(dir, "manifest.json"), ClientsManifest.serializer(), firstManifest(jdk, flags))
-        println("clients: ${clients.size} clients, servers ${servers.joinToString { it.name }}, JDK ${jdk.version}, into ${dir.path}")
-
-        val problems = mutableListOf<String>()
+        val run = startRun("clients", ClientsManifest.serializer(), firstManifest(jdk, flags))
+        println(
+            "clients: ${clients.size} clients, servers ${servers.joinToString {
+                it.name
+            }}, JDK ${jdk.version}, into ${run.folder.path}",
+        )
         try {
             val java = File(jdk.home, "bin/java").path
             val stubUrl = stub?.let { Started(it, null) }
-                ?: start("stub", Stub.command(java, repo, delayMs), dir)
+                ?: start("stub", Stub.command(java, repo, delayMs), run.folder)
             val running = servers.associate { server ->
                 val command = listOf(java) + flags + server.jarCommand(repo, listOf("--port", "0", "--downstream-url", stubUrl.url))
-                server.name to start(server.name, command, dir)
+                server.name to start(server.name, command, run.folder)
             }
-            manifest.update { it.copy(stubUrl = stubUrl.url, servers = running.mapValues { it.value.url }) }
-            val probe = listOf(java) + flags + listOf("-cp", File(repo, "lab/target/lab.jar").path, "lab.clients.ClientProbeMainKt")
-            problems += census(probe, stubUrl.url, dir) + downloads(probe, running, dir)
+            run.record { it.copy(stubUrl = stubUrl.url, servers = running.mapValues { it.value.url }) }
+            val probe = listOf(java) + flags + listOf("-cp", File(repo, "lab/target/lab.jar").path, "lab.clients.probe.ClientProbeMainKt")
+            (census(probe, stubUrl.url, run.folder) + downloads(probe, running, run.folder)).forEach { run.problem(it) }
             // A server that died mid-run is data: its downloads failed, and the manifest says why.
             running.forEach { (name, server) ->
                 val process = server.process!!
-                if (!process.isAlive) problems += "$name exited with code ${process.exitValue()} during the run; see $name.log"
+                if (!process.isAlive) run.problem("$name exited with code ${process.exitValue()} during the run; see $name.log")
             }
             (running.values + stubUrl).forEach { started -> started.process?.let { Children.stop(it, graceSeconds = 10) } }
         } catch (e: IllegalStateException) {
-            problems += e.message ?: "$e"
+            run.problem(e.message ?: "$e")
         }
-        manifest.update {
-            it.copy(
-                provenance = it.provenance.ended(if (problems.isEmpty()) Provenance.COMPLETE else Provenance.FAILED),
-                problems = problems,
-            )
-        }
-        problems.forEach { System.err.println("make clients: $it") }
-        println("run folder: ${dir.path}")
-        if (problems.isNotEmpty()) throw RunFailed()
+        run.end { problems -> "${problems.size} part(s) of the run failed; what ran is in ${run.folder.path}" }
     }
 
-    /** The options checked against each other and the machine, before anything starts: the JDK they name. */
-    private fun checkedJdk(): Provenance.Jdk {
+    /** The options checked against each other and the machine, before anything starts. */
+    private fun checkInputs() {
         val maxBytes = Limits().maxBytes
         (sizes + streamBytes).firstOrNull { it !in 1..maxBytes }?.let { throw UsageError("sizes must be 1 to $maxBytes bytes, got $it") }
         val most = ThreadAudit.MAX_REQUESTS
         if (requests.any { it !in 1..most }) throw UsageError("--requests must be 1 to $most each, got $requests")
-        val jdk = Provenance.Jdk.read(jdk)
-        stub?.let { url -> StubCalls.read(url) }
-        val jars = listOf(File(repo, Stub.JAR)) + servers.map { it.jarIn(repo) } + File(repo, "lab/target/lab.jar")
-        jars.firstOrNull { !it.isFile }?.let { throw UsageError("${it.path} is missing; run `make build` first") }
-        return jdk
+        try {
+            stub?.let { url -> StubCalls.read(url) }
+        } catch (e: StubUnreachable) {
+            throw BadInput(e.message ?: "--stub: $stub does not answer")
+        }
+        requireBuilt(listOf(File(repo, Stub.JAR)) + servers.map { it.jarIn(repo) } + File(repo, "lab/target/lab.jar"))
     }
 
     private fun firstManifest(jdk: Provenance.Jdk, flags: List<String>) = ClientsManifest(
-        provenance = Provenance.start("lab.experiment.ClientsExperiment " + argv.joinToString(" "), jdk, repo),
+        provenance = provenance(jdk),
         jvmFlags = flags,
         curlVersion = RunFolder.commandText("curl", "--version").lineSequence().first().trim(),
         clientWaits = ClientKind.entries.associate { it.slug to it.waits },
@@ -190,13 +180,5 @@ private class ClientsCommand(private val argv: List<String>) : CliktCommand(name
     }
 }
 
-private class RunFailed : Exception()
-
-fun main(args: Array<String>): Unit = LabMain.exit(
-    "make clients",
-    ClientsCommand(args.toList()),
-    args,
-    badInput = { it is StubUnreachable || it is NotAJdk },
-    // The stub and the servers are stopped by Children's shutdown hook as the JVM exits.
-    failure = { it is RunFailed || it is IllegalStateException },
-)
+// The stub and the servers are stopped by Children's shutdown hook as the JVM exits.
+fun main(args: Array<String>): Unit = ClientsCommand().main(args)
