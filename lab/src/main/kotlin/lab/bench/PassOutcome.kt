@@ -25,7 +25,7 @@ internal object PassOutcome {
         failure: String?,
         startNs: Long,
     ): ServerOutcome {
-        val summary = measured.k6?.summaryFile?.takeIf { it.isFile }?.let { Json.parseToJsonElement(it.readText()).jsonObject }
+        val summary = measured.k6Summary?.takeIf { it.isFile }?.let { Json.parseToJsonElement(it.readText()).jsonObject }
         // k6's figures of the steady /json phase, where k6 offered it; where vegeta did (Profile.jsonGenerator), the report reads
         // vegeta's, and the terminal's table shows none.
         val k6Json = summary?.takeIf { setup.profile.jsonGenerator == Profile.K6 }
@@ -72,13 +72,12 @@ internal object PassOutcome {
                 failedChecks?.takeIf { it > 0 }?.let { "$it k6 check(s) failed: not every answer under load was the contract's" },
                 socketsOpened?.takeIf { it < planned }?.let { "${planned - it} of $planned idle sockets never opened" },
                 measured.noWire,
-                measured.wire?.droppedPackets?.takeIf {
+                measured.wireDroppedPackets.takeIf {
                     it > 0
                 }?.let { "the wire capture dropped $it packets: wire.csv misses their requests" },
-            ) + measured.snapshots?.problems.orEmpty() + measured.vegeta?.problems.orEmpty() + measured.closedLoop?.problems.orEmpty() +
-                wallClockSteps.map(::wallClockMark),
+            ) + measured.problems + wallClockSteps.map(::wallClockMark),
             wallClockSteps = wallClockSteps,
-            pinnedEvents = measured.jfr?.pinnedEvents?.get(),
+            pinnedEvents = measured.pinnedEvents,
         )
     }
 

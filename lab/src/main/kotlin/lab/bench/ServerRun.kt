@@ -32,6 +32,7 @@ import lab.support.Stub
 import lab.verify.ContractCheck
 import java.io.File
 import java.net.URI
+import java.util.concurrent.CompletableFuture
 import java.util.concurrent.TimeUnit
 
 /**
@@ -54,34 +55,39 @@ class ServerRun(
     /** The pass's name on this host, unique within the run and across runs: its cgroups' and k6's run tag. */
     private val hostName = "${dir.parentFile.name}-${dir.name}"
 
+    /** What the pass has seen so far, each fact recorded by a copy as it is seen, so that however the pass ends its outcome has them. */
+    private var measured = PassMeasured()
+
+    /** What the pass starts before the server and stops after it: the server's CPU budget for the curve, and its own stub. */
+    private class Around(val budget: CpuBudget?, val stub: Stub.Started, val stubExitSeconds: CompletableFuture<Double>)
+
+    /** Runs the pass, once. */
     fun run(): ServerOutcome {
         dir.mkdirs()
         val clock = RunClock(setup.profile)
         val startNs = System.nanoTime()
-        val measured = PassMeasured()
         var failure: String? = null
         var lostGenerator: LoadGeneratorLost? = null
         // k6's view, once a second: the socket count the memory series are plotted against.
         val load = SeriesCsv.create(dir, "load.csv", flushEachRow = true)
         // The server's CPU budget for the curve, where the profile gives one: made before anything starts, as the preflight
         // checked that this host can.
-        measured.budget =
-            setup.profile.curveServerCpuBudget.takeIf { it > 0 }?.let { CpuBudget.create(hostName, it) }
+        val budget = setup.profile.curveServerCpuBudget.takeIf { it > 0 }?.let { CpuBudget.create(hostName, it) }
         // Each pass calls a stub of its own, freshly started, so no pass inherits the connections,
         // JIT state or garbage of the passes before it.
         val stub = Stub.start(setup.java.path, setup.repo, setup.stubLatencyMs, dir)
         if (stub == null) {
             load.close()
-            measured.budget?.close()
+            budget?.close()
             return record(PassOutcome.of(server, setup, dir, streamJfr, measured, clock, "the stub did not start; see stub.log", startNs))
         }
-        measured.stub = stub
-        measured.stubExit = stub.process.onExit().thenApply { clock.seconds() }
+        val around = Around(budget, stub, stub.process.onExit().thenApply { clock.seconds() })
         // The server's own memory group, where this host lets the harness make one, counts the kernel's memory for it alone.
         val kernel = KernelMemory.forServer(hostName)
-        val process = startServer(stub.url, kernel, measured.budget)
+        val process = startServer(stub.url, kernel, budget)
+        val collectors = PassCollectors()
         try {
-            failure = drive(process, kernel, clock, measured, load)
+            failure = drive(process, kernel, clock, collectors, around, load)
         } catch (e: LoadGeneratorLost) {
             // Not this server's failure: without its load generator no later run would get the profile's load either.
             lostGenerator = e
@@ -94,23 +100,16 @@ class ServerRun(
             failure = "${e.javaClass.simpleName}: ${e.message}"
         } finally {
             runCatching { load.close() }
-            runCatching { measured.snapshots?.close() }
-            runCatching { measured.memory?.close() }
-            runCatching { measured.k6?.close() }
-            runCatching { measured.vegeta?.close() }
-            runCatching { measured.closedLoop?.close() }
-            runCatching { measured.wire?.close() }
-            runCatching { measured.search?.close() }
-            runCatching { measured.proc?.close() }
-            runCatching { measured.cpu?.close() }
-            runCatching { measured.jfr?.close() }.onFailure { if (failure == null) failure = "the JFR stream failed: ${it.message}" }
+            val closed = collectors.close(measured)
+            measured = closed.measured
+            closed.failures[JFR]?.let { if (failure == null) failure = "the JFR stream failed: ${it.message}" }
             // Nothing is measured from here on (the collectors are closed), so the server stops at its full speed, not the budget's.
-            runCatching { measured.budget?.lift() }
+            runCatching { budget?.lift() }
             Children.stop(process, graceSeconds = 10)
             JfrRecording.tidy(dir)
             Children.stop(stub.process, graceSeconds = 5)
             runCatching { kernel.close() }
-            runCatching { measured.budget?.close() }
+            runCatching { budget?.close() }
         }
         lostGenerator?.let { throw it }
         val outcome = PassOutcome.of(server, setup, dir, streamJfr, measured, clock, failure, startNs)
@@ -130,35 +129,56 @@ class ServerRun(
     }
 
     /** Starts the collectors and k6 on the ready server and follows the load to its end; returns why k6's run does not count, if it does not. */
-    private fun drive(process: Process, kernel: KernelMemory, clock: RunClock, measured: PassMeasured, load: SeriesCsv): String? {
+    private fun drive(
+        process: Process,
+        kernel: KernelMemory,
+        clock: RunClock,
+        collectors: PassCollectors,
+        around: Around,
+        load: SeriesCsv,
+    ): String? {
         val url = Children.awaitReady(process, File(dir, "server.log"), READY_TIMEOUT_S)
             ?: throw ServerFailure("did not print its READY line within $READY_TIMEOUT_S s")
-        measured.readyLine = ReadyLine.firstIn(File(dir, "server.log"))
+        measured = measured.copy(readyLine = ReadyLine.firstIn(File(dir, "server.log")))
         // k6 starts paused, and initialises its VUs while the contract is checked and the memory at rest taken apart: it sends
         // nothing until its timeline starts (awaitRunning).
         val plan = K6Plan.of(setup.profile, setup.preflight.idleSockets, url)
-        val k6 = setup.loadGenerators?.let { K6Segments(it, setup.script, plan, dir, runTag = hostName) }
+        val k6: K6Load = setup.loadGenerators?.let { K6Segments(it, setup.script, plan, dir, runTag = hostName) }
             ?: K6Run(setup.k6, setup.script, plan, dir, setup.preflight.sourceAddresses, setup.k6Dashboard)
-        measured.k6 = k6
-        measured.k6StartEpochMs = System.currentTimeMillis()
+        collectors.addLoad("k6", k6) { copy(k6Summary = it.summaryFile) }
+        measured = measured.copy(k6StartEpochMs = System.currentTimeMillis())
         k6.start()
         ContractCheck.firstBreach(URI(url))?.let { throw ServerFailure("broke the contract before any load: $it") }
         // Each request as the wire saw it (WireLatency), beside k6's own timing of it, on the interface the load arrives by.
-        try {
-            measured.wire = WireLatency.open(setup.bindAddress, URI(url).port, File(dir, "wire.csv"), clock).also { it.start() }
+        val wire = try {
+            WireLatency.open(setup.bindAddress, URI(url).port, File(dir, "wire.csv"), clock).also { it.start() }
+                .let { collectors.add("wire", it) { wire -> copy(wireDroppedPackets = wire.droppedPackets) } }
         } catch (e: PacketSocket.Unavailable) {
-            measured.noWire = "no wire latency (wire.csv): ${e.message}"
+            measured = measured.copy(noWire = "no wire latency (wire.csv): ${e.message}")
+            null
         }
-        if (streamJfr) measured.jfr = JfrCollector(awaitChunks(process), dir, clock).also { it.start() }
-        measured.proc = ProcSampler(process.pid(), File(dir, "proc.csv"), clock).also { it.start() }
+        val jfr = if (streamJfr) {
+            collectors.add(
+                JFR,
+                JfrCollector(awaitChunks(process), dir, clock).also {
+                    it.start()
+                },
+            ) { copy(pinnedEvents = it.pinnedEvents.get()) }
+        } else {
+            null
+        }
+        val proc = collectors.add("proc", ProcSampler(process.pid(), File(dir, "proc.csv"), clock).also { it.start() })
         val pids = mapOf(
             CpuSampler.Role.SERVER to process.pid(),
             CpuSampler.Role.HARNESS to ProcessHandle.current().pid(),
-        ) + listOfNotNull(measured.stub?.let { CpuSampler.Role.STUB to it.process.pid() })
-        measured.cpu = CpuSampler(clock, File(dir, "cpu.csv"), pids, setup.cpuSplit, measured.budget).also { it.start() }
-        k6.localPid?.let { measured.cpu?.track(CpuSampler.Role.K6, it) }
-        val memory = MemoryCollector(process.pid(), url, dir, clock, kernel).also { measured.memory = it }
-        measured.snapshots = PlateauSnapshots(memory, setup.profile).also { it.atRest() }
+            CpuSampler.Role.STUB to around.stub.process.pid(),
+        )
+        val cpu = collectors.add("cpu", CpuSampler(clock, File(dir, "cpu.csv"), pids, setup.cpuSplit, around.budget).also { it.start() })
+        k6.localPid?.let { cpu.track(CpuSampler.Role.K6, it) }
+        val memory = collectors.add("memory", MemoryCollector(process.pid(), url, dir, clock, kernel))
+        val snapshots = collectors.add("snapshots", PlateauSnapshots(memory, setup.profile).also { it.atRest() }) {
+            copy(problems = problems + it.problems)
+        }
         if (!k6.awaitRunning(K6_START_TIMEOUT_S)) {
             throw ServerFailure(
                 when {
@@ -169,26 +189,26 @@ class ServerRun(
             )
         }
         clock.markLoadStart()
-        measured.snapshots?.scheduleFromLoadStart()
-        measured.loadStartEpochMs = System.currentTimeMillis()
-        measured.vegeta = setup.vegeta?.let { binary ->
-            measured.search = searchFor(clock, measured.wire)
-            VegetaCurve(binary, url, setup.profile.timeline, setup.profile.curveConnections, dir, clock, measured.search) { pid ->
-                measured.cpu?.track(CpuSampler.Role.VEGETA, pid)
-            }
-        }?.also { it.start() }
-        measured.closedLoop = setup.wrk?.let { wrk ->
+        snapshots.scheduleFromLoadStart()
+        measured = measured.copy(loadStartEpochMs = System.currentTimeMillis())
+        val vegeta = setup.vegeta?.let { binary ->
+            val search = searchFor(clock, wire)?.let { collectors.add("search", it) }
+            VegetaCurve(binary, url, setup.profile.timeline, setup.profile.curveConnections, dir, clock, search) { pid ->
+                cpu.track(CpuSampler.Role.VEGETA, pid)
+            }.also { it.start() }
+        }?.let { collectors.addLoad("vegeta", it) { vegeta -> copy(problems = problems + vegeta.problems) } }
+        val closedLoop = setup.wrk?.let { wrk ->
             ClosedLoopStep(wrk, url, setup.profile.timeline, setup.profile.curveConnections, dir, clock) { pid ->
-                measured.cpu?.track(CpuSampler.Role.WRK, pid)
-            }
-        }?.also { it.start() }
-        follow(process, k6, clock, measured, load)
+                cpu.track(CpuSampler.Role.WRK, pid)
+            }.also { it.start() }
+        }?.let { collectors.addLoad("closed loop", it) { step -> copy(problems = problems + step.problems) } }
+        follow(process, k6, clock, around, proc, jfr, vegeta, load)
         // A stub lost in the last second, before k6 ended, is still this pass's.
-        noteStubLost(clock, measured)
+        noteStubLost(clock, around)
         val exited = k6.exitCode().takeIf { it !in setOf(0, 99) }?.let { "k6 exited with code $it; see k6.log" }
         k6.collect()
-        measured.vegeta?.collect()
-        measured.closedLoop?.collect()
+        vegeta?.collect()
+        closedLoop?.collect()
         return exited ?: k6LogFiles().firstNotNullOfOrNull(::k6ScriptErrors)
     }
 
@@ -206,7 +226,16 @@ class ServerRun(
     }
 
     /** Once a second until k6 ends: a row of load.csv, the peaks, and every few seconds a progress line; the server dying ends it. */
-    private fun follow(process: Process, k6: K6Load, clock: RunClock, measured: PassMeasured, load: SeriesCsv) {
+    private fun follow(
+        process: Process,
+        k6: K6Load,
+        clock: RunClock,
+        around: Around,
+        proc: ProcSampler,
+        jfr: JfrCollector?,
+        vegeta: VegetaCurve?,
+        load: SeriesCsv,
+    ) {
         var previous: K6Load.Live? = null
         var ticks = 0
         var coldOpened = 0
@@ -218,28 +247,29 @@ class ServerRun(
             if (System.nanoTime() > deadlineNs) throw ServerFailure("k6 did not finish within the profile's time plus $K6_GRACE_S s")
             if (setup.holdIn == clock.phase()) hold(clock.phase())
             // Within a second of the curve's start, in its first step's settling.
-            measured.budget?.takeIf { it.inEffectCores == null && clock.loadSeconds() in curveSeconds }?.impose()
-            if (curveOver(clock, curveSeconds.endInclusive, measured)) measured.budget?.lift()
-            noteStubLost(clock, measured)
+            around.budget?.takeIf { it.inEffectCores == null && clock.loadSeconds() in curveSeconds }?.impose()
+            if (curveOver(clock, curveSeconds.endInclusive, around.budget, vegeta)) around.budget?.lift()
+            noteStubLost(clock, around)
             val live = k6.live()
             val rate = live?.rateSince(previous) ?: 0.0
             previous = live ?: previous
-            val sample = measured.proc?.latest
+            val sample = proc.latest
             // k6 counts the sockets it opened, cold and then warm; the warm ones open after the cold ones closed.
             val opened = live?.socketsOpened?.toInt() ?: 0
             val warm = LoadTimeline.isWarmSockets(clock.phase())
             if (!warm) coldOpened = opened
             val open = if (warm) opened - coldOpened else opened
-            measured.peakSockets = maxOf(measured.peakSockets, open)
-            measured.peakRss = maxOf(measured.peakRss, sample?.rssBytes ?: 0)
-            measured.peakThreads = maxOf(measured.peakThreads, sample?.threads ?: 0)
+            measured = measured.copy(
+                peakSockets = maxOf(measured.peakSockets, open),
+                peakRss = maxOf(measured.peakRss, sample?.rssBytes ?: 0),
+                peakThreads = maxOf(measured.peakThreads, sample?.threads ?: 0),
+            )
             // Flushed row by row, so that a person (or a test) can follow the run in load.csv.
             live?.let { load.row(clock.seconds(), clock.phase(), it.socketsOpened, it.requests, rate, it.p95Ms) }
             if (++ticks % PROGRESS_EVERY_TICKS == 0) {
-                val jfr = measured.jfr
                 progress.line(
                     label, clock, setup.profile.durationSeconds, open, live, rate, sample, jfr?.heapUsedBytes, jfr?.pinnedEvents?.get(),
-                    k6.dashboardUrl, measured.vegeta?.offering(clock.loadSeconds()),
+                    k6.dashboardUrl, vegeta?.offering(clock.loadSeconds()),
                 )
             }
         }
@@ -254,19 +284,18 @@ class ServerRun(
      * Where k6 offered the curve, it is over at the curve's end: the pass's end, unless the warm sockets follow, which must open
      * on the server's whole CPU as the cold ones did.
      */
-    private fun curveOver(clock: RunClock, curveEndS: Double, measured: PassMeasured): Boolean {
-        val budget = measured.budget ?: return false
-        if (budget.inEffectCores == null || clock.loadSeconds() < curveEndS) return false
-        return setup.profile.curveGenerator != Profile.VEGETA || measured.vegeta?.allEnded() == true
+    private fun curveOver(clock: RunClock, curveEndS: Double, budget: CpuBudget?, vegeta: VegetaCurve?): Boolean {
+        if (budget?.inEffectCores == null || clock.loadSeconds() < curveEndS) return false
+        return setup.profile.curveGenerator != Profile.VEGETA || vegeta?.allEnded() == true
     }
 
     /** Marks the pass once its stub has exited under load, with the phase and time of the exit. */
-    private fun noteStubLost(clock: RunClock, measured: PassMeasured) {
-        val exitS = measured.stubExit?.takeIf { it.isDone && measured.stubLost == null }?.join() ?: return
-        val code = measured.stub?.process?.exitValue() ?: return
-        measured.stubLost = "the stub ${exitDescription(code)} during ${clock.phase(exitS)} at $exitS s: " +
+    private fun noteStubLost(clock: RunClock, around: Around) {
+        val exitS = around.stubExitSeconds.takeIf { it.isDone && measured.stubLost == null }?.join() ?: return
+        val lost = "the stub ${exitDescription(around.stub.process.exitValue())} during ${clock.phase(exitS)} at $exitS s: " +
             "/dashboard got the servers' 502 from then on"
-        progress.say("$label: ${measured.stubLost}")
+        measured = measured.copy(stubLost = lost)
+        progress.say("$label: $lost")
     }
 
     /**
@@ -305,6 +334,8 @@ class ServerRun(
     private class ServerFailure(message: String) : Exception(message)
 
     companion object {
+        /** The JFR stream's name among the collectors: a pass whose stream fails to stop has lost its pinning events. */
+        private const val JFR = "jfr"
         const val READY_TIMEOUT_S = 60L
         const val K6_GRACE_S = 90L
         const val K6_START_TIMEOUT_S = 60L
