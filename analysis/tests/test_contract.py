@@ -14,12 +14,14 @@ from typing import Any
 
 import pytest
 
+from labanalysis.clients import clients
 from labanalysis.floor import floor
 from labanalysis.folder import autobahnfolder, sweepfolder
 from labanalysis.folder.bench_manifest import BenchManifest
 from labanalysis.folder.declared import ADDED_LATER, DeclaredError, default_of, recorded, recorded_name
-from labanalysis.folder.experiment_manifests import AutobahnManifest, FloorManifest, SweepManifest
+from labanalysis.folder.experiment_manifests import AutobahnManifest, ClientsManifest, FloorManifest, SweepManifest
 from labanalysis.folder.outcome import PassOutcome
+from labanalysis.folder.provenance import FIELDS as PROVENANCE_FIELDS
 from labanalysis.folder.run import RunFolderError, load_run
 
 CONTRACT = Path(__file__).resolve().parents[2] / "contract"
@@ -36,6 +38,7 @@ DECLARED_AS = [
     (SweepManifest, "sweep-manifest.schema.json", "lab.sweep.SweepManifest"),
     (FloorManifest, "floor-manifest.schema.json", "lab.floor.FloorManifest"),
     (AutobahnManifest, "autobahn-manifest.schema.json", "lab.autobahn.AutobahnManifest"),
+    (ClientsManifest, "clients-manifest.schema.json", "lab.clients.ClientsManifest"),
 ]
 
 
@@ -221,3 +224,12 @@ def test_every_part_a_committed_run_recorded_reads_as_it_was_written(fixture, lo
     manifest = json.loads((FIXTURES / fixture / "manifest.json").read_text())
 
     _same_as_recorded(manifest, recorded(load(FIXTURES / fixture).manifest), "manifest")
+
+
+def test_a_clients_run_from_before_the_header_reads_its_top_levels_header_properties_as_its_header():
+    manifest = json.loads((FIXTURES / "clients" / "manifest.json").read_text())
+    read = recorded(clients.load(FIXTURES / "clients").manifest)
+
+    assert "provenance" not in manifest
+    _same_as_recorded({name: value for name, value in manifest.items() if name not in PROVENANCE_FIELDS}, read, "manifest")
+    _same_as_recorded({name: value for name, value in manifest.items() if name in PROVENANCE_FIELDS}, read["provenance"], "provenance")

@@ -17,6 +17,7 @@ import pandas as pd
 
 from ..folder import provenance
 from ..folder.declared import DeclaredError
+from ..folder.experiment_manifests import ClientsManifest, clients_manifest
 
 CLIENTS_SUFFIX = "-clients"
 CURL = "curl"
@@ -30,7 +31,7 @@ class ClientsFolderError(Exception):
 @dataclass
 class ClientsRun:
     folder: Path
-    manifest: dict
+    manifest: ClientsManifest
     threads: pd.DataFrame
     downloads: pd.DataFrame
     concurrent: pd.DataFrame
@@ -38,7 +39,7 @@ class ClientsRun:
 
     @property
     def delay_ms(self) -> int:
-        return self.manifest["settings"]["delayMs"]
+        return self.manifest.settings.delay_ms
 
 
 def load(folder: Path) -> ClientsRun:
@@ -46,12 +47,11 @@ def load(folder: Path) -> ClientsRun:
     manifest_file = folder / "manifest.json"
     if not manifest_file.is_file():
         raise ClientsFolderError(f"{folder} is not a `make clients` folder (no manifest.json); pass results/<time>-clients")
-    manifest = json.loads(manifest_file.read_text())
     try:
-        made = provenance.of(manifest)
+        manifest = clients_manifest(json.loads(manifest_file.read_text()))
     except DeclaredError as e:
         raise ClientsFolderError(f"{manifest_file}: {e}") from e
-    problems = provenance.problems_of(made, tuple(manifest.get("problems", [])))
+    problems = provenance.problems_of(manifest.provenance, manifest.problems)
     threads = _lines(folder / "threads.jsonl", problems)
     downloads = _lines(folder / "downloads.jsonl", problems)
     concurrent = _lines(folder / "concurrent.jsonl", problems)
@@ -112,7 +112,7 @@ def thread_table(run: ClientsRun) -> pd.DataFrame:
     t = run.threads
     if t.empty:
         return pd.DataFrame()
-    waits = run.manifest.get("clientWaits", {})
+    waits = run.manifest.client_waits
     rows = []
     for client, by_client in t.groupby("client", sort=False):
         row = {"client": client}
@@ -215,20 +215,20 @@ def size_label(n: float) -> str:
 
 def facts(run: ClientsRun) -> dict[str, str]:
     m = run.manifest
-    s = m["settings"]
-    header = provenance.of(m)
+    s = m.settings
+    header = m.provenance
     return {
         **header.run_facts(),
         "JDK": f"{header.jdk.version} ({header.jdk.home})",
-        "JVM flags (servers and clients)": " ".join(m["jvmFlags"]),
+        "JVM flags (servers and clients)": " ".join(m.jvm_flags),
         "git commit": header.commit(),
-        "curl": m["curlVersion"],
+        "curl": m.curl_version,
         "thread census": (
-            f"{', '.join(map(str, s['requests']))} calls answered after {s['delayMs']} ms; {s['repeats']} repeats in random order (seed {s['seed']})"
+            f"{', '.join(map(str, s.requests))} calls answered after {s.delay_ms} ms; {s.repeats} repeats in random order (seed {s.seed})"
         ),
         "downloads": (
-            f"{', '.join(size_label(x) for x in s['sizesBytes'])} from {', '.join(s['servers'])}; "
-            f"{s['downloadRepeats']} repeats after a byte-checked warm-up"
+            f"{', '.join(size_label(x) for x in s.sizes_bytes)} from {', '.join(s.servers)}; "
+            f"{s.download_repeats} repeats after a byte-checked warm-up"
         ),
-        "concurrent downloads": f"{s['streams']} x {size_label(s['streamBytes'])} from each server" if s["streams"] else "none",
+        "concurrent downloads": f"{s.streams} x {size_label(s.stream_bytes)} from each server" if s.streams else "none",
     }

@@ -1,4 +1,4 @@
-"""The manifests of the experiments beside the bench (a sweep's, a floor's, an Autobahn run's), each read into a type declared as
+"""The manifests of the experiments beside the bench (a sweep's, a floor's, an Autobahn run's, a clients run's), each read into a type declared as
 the harness's class that wrote it (contract/<experiment>-manifest.schema.json; tests/test_contract.py holds each here to its
 declaration there). The servers' catalogue entries and their engines stay servers.json's mappings, read by catalogue.py."""
 
@@ -9,8 +9,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .bench_manifest import ZGC, CpuSplit
-from .declared import ADDED_LATER
+from .declared import ADDED_LATER, read_as
 from .floor_folders import BEFORE_WARMTHS
+from .provenance import FIELDS as PROVENANCE_FIELDS
 from .provenance import Jdk, Provenance
 
 
@@ -202,3 +203,45 @@ class AutobahnManifest:
     outcomes: tuple[AutobahnOutcome, ...] = ()
     # One sentence for each pass that failed: its folder and why (its outcome says it too).
     problems: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ClientsSettings:
+    """What a `make clients` run was asked to run (lab.clients.ClientsManifest.Settings)."""
+
+    servers: tuple[str, ...]
+    clients: tuple[str, ...]
+    requests: tuple[int, ...]
+    delay_ms: int
+    repeats: int
+    sizes_bytes: tuple[int, ...]
+    download_repeats: int
+    streams: int
+    stream_bytes: int
+    seed: int
+
+
+@dataclass(frozen=True)
+class ClientsManifest:
+    """`manifest.json` of a `make clients` run (lab.clients.ClientsManifest): the servers and clients share one JDK, the header's."""
+
+    provenance: Provenance
+    # The flags of the servers and of the client probe's JVM alike.
+    jvm_flags: tuple[str, ...]
+    curl_version: str
+    settings: ClientsSettings
+    # What each client's call holds while its answer is due.
+    client_waits: Mapping[str, str]
+    stub_url: str | None = None
+    # Each server's URL, by name.
+    servers: Mapping[str, str] = field(default_factory=dict)
+    problems: tuple[str, ...] = ()
+
+
+def clients_manifest(recorded: Mapping[str, Any]) -> ClientsManifest:
+    """A clients run's manifest. One from before the provenance header held the header's properties at its top level: they are
+    read as its header."""
+    if "provenance" not in recorded:
+        header = {name: recorded[name] for name in PROVENANCE_FIELDS if name in recorded}
+        recorded = {"provenance": header} | {name: value for name, value in recorded.items() if name not in header}
+    return read_as(ClientsManifest, recorded, "the clients run's manifest")

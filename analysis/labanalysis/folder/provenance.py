@@ -83,8 +83,8 @@ class Provenance:
 
 
 def of(manifest: Mapping[str, Any]) -> Provenance:
-    """The header of a manifest the analysis reads as a mapping (a clients or an io-bench run's); a manifest read into its type
-    holds its own (`.provenance`)."""
+    """The header of a manifest the analysis reads as a mapping (an io-bench run's); a manifest read into its type holds its own
+    (`.provenance`)."""
     return read_as(Provenance, manifest.get("provenance", manifest), "the manifest's provenance")
 
 
@@ -94,7 +94,7 @@ FIELDS = ("status", "command", "startedAt", "finishedAt", "host", "jdk", "gitCom
 
 def recorded(manifest: Mapping[str, Any]) -> dict[str, Any]:
     """The header as a mapping, every property present (None, or {} for host and jdk, where the run did not record one): for the
-    manifests not yet read into types, a clients run's and an io-bench run's, whose committed fixtures predate the header."""
+    manifest not yet read into a type, an io-bench run's, whose committed fixture predates the header."""
     header = manifest.get("provenance", manifest)
     found = {name: header.get(name) for name in FIELDS}
     return found | {"host": found["host"] or {}, "jdk": found["jdk"] or {}, "gitDirtyPaths": found["gitDirtyPaths"] or []}
