@@ -35,7 +35,7 @@ def fixture_copy(tmp_path: Path):
 
 @pytest.fixture
 def repeats_folder(tmp_path: Path) -> Path:
-    """A copy of the repeats-run fixture (issue 16's files, two servers x three passes), so a test may write into it."""
+    """A copy of the repeats-run fixture (two servers x three passes), so a test may write into it."""
     copy = tmp_path / "20261123-100000-fixture"
     shutil.copytree(REPEATS, copy)
     return copy

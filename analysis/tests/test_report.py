@@ -253,7 +253,7 @@ def test_with_a_floor_folder_beside_the_run_each_servers_memory_per_socket_is_sp
     assert "parked 20 frames deep" in claims
 
 
-# ---- a run in issue 16's format: two servers x three passes (make_repeats_run.py) --------------------
+# ---- a run of repeated passes: two servers x three passes (make_repeats_run.py) -----------------------
 
 
 @pytest.fixture(scope="module")

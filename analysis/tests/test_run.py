@@ -185,7 +185,7 @@ def test_a_k6_script_that_threw_is_a_problem(run_folder):
     ]
 
 
-# ---- the files of issue 16: cpu.csv, memory.csv, histogram.csv and the manifest's additions ---------
+# ---- the files of repeated passes: cpu.csv, memory.csv, histogram.csv and the manifest's additions ---
 
 
 def test_a_run_in_the_new_format_reads_cpu_memory_and_histogram_for_every_pass(repeats_folder):
