@@ -33,10 +33,7 @@ class ExperimentRun<M : ExperimentManifest> private constructor(
     init {
         write(first)
         Children.beforeStop {
-            if (current.provenance.status == Provenance.RUNNING) {
-                update { it.with(PROVENANCE, it.provenance.ended(Provenance.INCOMPLETE)) }
-                System.err.println("stopped: ${folder.path} is marked incomplete")
-            }
+            if (current.provenance.status == Provenance.RUNNING) stop()
         }
     }
 
@@ -62,7 +59,7 @@ class ExperimentRun<M : ExperimentManifest> private constructor(
 
     /** Ends the run early for a reason that is no one part's failure (a load generator lost), after [change]: `incomplete`. */
     fun stop(change: (M) -> M = { it }) {
-        update { change(it).let { changed -> changed.with(PROVENANCE, changed.provenance.ended(Provenance.INCOMPLETE)) } }
+        update { change(it).run { with(PROVENANCE, provenance.ended(Provenance.INCOMPLETE)) } }
         System.err.println("stopped: ${folder.path} is marked incomplete")
     }
 
